@@ -1,0 +1,224 @@
+package core
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+// TypedArray is a stored array: an element dtype, a full shape [length, *element_shape]
+// whose first axis is time, and the raw row-major little-endian element bytes.
+type TypedArray struct {
+	DType DType
+	Shape []int
+	Data  []byte
+}
+
+// Element is the set of Go types that map one-to-one onto a dtype.
+type Element interface {
+	float64 | float32 | int64 | int32 | uint64 | bool
+}
+
+func dtypeOf[T Element]() DType {
+	var z T
+	switch any(z).(type) {
+	case float64:
+		return F64
+	case float32:
+		return F32
+	case int64:
+		return I64
+	case int32:
+		return I32
+	case uint64:
+		return U64
+	default:
+		return Bool
+	}
+}
+
+// ArrayOf builds a TypedArray from Go values. shape is the full shape; when omitted the
+// array is one-dimensional. The values are copied.
+func ArrayOf[T Element](values []T, shape ...int) TypedArray {
+	dt := dtypeOf[T]()
+	if len(shape) == 0 {
+		shape = []int{len(values)}
+	}
+	data := make([]byte, len(values)*dt.Width())
+	for i, v := range values {
+		putElement(data, i, v)
+	}
+	return TypedArray{DType: dt, Shape: append([]int(nil), shape...), Data: data}
+}
+
+func putElement[T Element](data []byte, i int, v T) {
+	switch x := any(v).(type) {
+	case float64:
+		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(x))
+	case float32:
+		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(x))
+	case int64:
+		binary.LittleEndian.PutUint64(data[8*i:], uint64(x))
+	case int32:
+		binary.LittleEndian.PutUint32(data[4*i:], uint32(x))
+	case uint64:
+		binary.LittleEndian.PutUint64(data[8*i:], x)
+	case bool:
+		data[i] = 0
+		if x {
+			data[i] = 1
+		}
+	}
+}
+
+// Values decodes a TypedArray into Go values; T must match the array's dtype.
+func Values[T Element](a TypedArray) ([]T, error) {
+	if dtypeOf[T]() != a.DType {
+		return nil, invalid("", "dtype", "array holds %s, not %s", a.DType, dtypeOf[T]())
+	}
+	n := len(a.Data) / max(a.DType.Width(), 1)
+	out := make([]T, n)
+	for i := range out {
+		var v any
+		switch a.DType {
+		case F64:
+			v = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
+		case F32:
+			v = math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:]))
+		case I64:
+			v = int64(binary.LittleEndian.Uint64(a.Data[8*i:]))
+		case I32:
+			v = int32(binary.LittleEndian.Uint32(a.Data[4*i:]))
+		case U64:
+			v = binary.LittleEndian.Uint64(a.Data[8*i:])
+		case Bool:
+			v = a.Data[i] != 0
+		}
+		out[i] = v.(T)
+	}
+	return out, nil
+}
+
+// Len is the length of the time axis.
+func (a TypedArray) Len() int {
+	if len(a.Shape) == 0 {
+		return 0
+	}
+	return a.Shape[0]
+}
+
+// ElementShape is the per-step shape (the trailing axes).
+func (a TypedArray) ElementShape() []int {
+	if len(a.Shape) <= 1 {
+		return []int{}
+	}
+	return append([]int(nil), a.Shape[1:]...)
+}
+
+// maxElements bounds any one array so that byte counts never overflow an int.
+const maxElements = 1 << 40
+
+// validate checks the array for writing: a known dtype, a non-empty shape with no zero or
+// negative axis (a fixed netCDF dimension cannot be 0, format-details §7), a byte length
+// equal to shape × width, and bools that are 0 or 1.
+func (a TypedArray) validate(field string) error {
+	if !a.DType.Valid() {
+		return invalid("", field+".dtype", "unknown dtype code %d", uint8(a.DType))
+	}
+	if len(a.Shape) == 0 {
+		return invalid("", field+".shape", "shape is empty; the first axis is time")
+	}
+	n := 1
+	for i, d := range a.Shape {
+		if d <= 0 {
+			return invalid("", field+".shape", "axis %d of shape %v is %d; every axis must be at least 1", i, a.Shape, d)
+		}
+		if n > maxElements/d {
+			return invalid("", field+".shape", "shape %v is too large", a.Shape)
+		}
+		n *= d
+	}
+	if want := n * a.DType.Width(); len(a.Data) != want {
+		return invalid("", field+".data", "%d bytes do not match shape %v of %s (%d elements × %d bytes = %d)",
+			len(a.Data), a.Shape, a.DType, n, a.DType.Width(), want)
+	}
+	if a.DType == Bool {
+		for i, b := range a.Data {
+			if b > 1 {
+				return invalid("", field+".data", "bool element %d is %d; bools are stored as 0 or 1", i, b)
+			}
+		}
+	}
+	return nil
+}
+
+func (a TypedArray) hash() hashing.Digest {
+	shape := make([]uint64, len(a.Shape))
+	for i, d := range a.Shape {
+		shape[i] = uint64(d)
+	}
+	return hashing.Array(a.DType.String(), shape, a.Data, dtypeInfo[a.DType].float)
+}
+
+// elementCount is the product of dims (1 for none).
+func elementCount(dims []int) int {
+	n := 1
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}
+
+// shapeJSON is the compact JSON of an element shape, as the element_shape column holds it.
+func shapeJSON(shape []int) string {
+	parts := make([]string, len(shape))
+	for i, d := range shape {
+		parts[i] = strconv.Itoa(d)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+func parseShapeJSON(s string) ([]int, error) {
+	if s == "" {
+		return []int{}, nil
+	}
+	var shape []int
+	if err := json.Unmarshal([]byte(s), &shape); err != nil {
+		return nil, fmt.Errorf("element_shape %q is not a JSON array of integers", s)
+	}
+	for _, d := range shape {
+		if d <= 0 {
+			return nil, fmt.Errorf("element_shape %q has an axis below 1", s)
+		}
+	}
+	if shape == nil {
+		shape = []int{}
+	}
+	return shape, nil
+}
+
+// alignedBytes returns n zeroed bytes aligned for any element type. The netcdf typed I/O
+// calls reinterpret byte buffers as []float64 etc., which must be aligned.
+func alignedBytes(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+}
+
+// aligned returns b itself when it is suitably aligned for width, else an aligned copy.
+func aligned(b []byte, width int) []byte {
+	if len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(width) == 0 {
+		return b
+	}
+	c := alignedBytes(len(b))
+	copy(c, b)
+	return c
+}

@@ -1,0 +1,79 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// One sentinel per error kind of format-details §9. Every error the store returns wraps
+// exactly one of them, so errors.Is(err, core.ErrNotFound) and friends work on all of them.
+var (
+	ErrInvalidParameter     = errors.New("invalid parameter")
+	ErrNotFound             = errors.New("not found")
+	ErrDuplicateTimeSeries  = errors.New("duplicate time series")
+	ErrDuplicateAssociation = errors.New("duplicate association")
+	ErrIntegrity            = errors.New("integrity error")
+	ErrReadOnly             = errors.New("store is read-only")
+	ErrIO                   = errors.New("i/o error")
+	ErrIncompatibleFormat   = errors.New("incompatible format")
+	ErrInternal             = errors.New("internal error")
+)
+
+// Error is the structured error every store operation returns: which operation failed,
+// which field (if one is to blame) and why.
+type Error struct {
+	Kind  error  // one of the Err* sentinels
+	Op    string // the public operation, e.g. "add_time_series"
+	Field string // the offending field or value, when there is one
+	Msg   string
+	Err   error // the underlying cause (netcdf, sqlite, os), if any
+}
+
+func (e *Error) Error() string {
+	s := "tsstore: " + e.Op + ": "
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	s += e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s + " (" + e.Kind.Error() + ")"
+}
+
+// Unwrap exposes both the kind and the cause to errors.Is / errors.As.
+func (e *Error) Unwrap() []error {
+	if e.Err != nil {
+		return []error{e.Kind, e.Err}
+	}
+	return []error{e.Kind}
+}
+
+func newErr(kind error, op, field, format string, args ...any) *Error {
+	return &Error{Kind: kind, Op: op, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func invalid(op, field, format string, args ...any) *Error {
+	return newErr(ErrInvalidParameter, op, field, format, args...)
+}
+
+// wrapIO classifies a failure of netcdf-c, SQLite or the OS.
+func wrapIO(op string, err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &Error{Kind: ErrIO, Op: op, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// withOp re-labels an error produced by a helper with the public operation that called it.
+func withOp(op string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Op == "" {
+		e.Op = op
+	}
+	return err
+}

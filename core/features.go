@@ -1,0 +1,276 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+// FeatureValue is one typed feature value: an int (i64), a float (f64), a bool or a string.
+type FeatureValue struct {
+	kind hashing.FeatureKind
+	i    int64
+	f    float64
+	b    bool
+	s    string
+}
+
+// Int, Float, Bool and Str build feature values of each kind.
+func Int(v int64) FeatureValue      { return FeatureValue{kind: hashing.KindInt, i: v} }
+func Float(v float64) FeatureValue  { return FeatureValue{kind: hashing.KindFloat, f: v} }
+func BoolValue(v bool) FeatureValue { return FeatureValue{kind: hashing.KindBool, b: v} }
+func Str(v string) FeatureValue     { return FeatureValue{kind: hashing.KindStr, s: v} }
+
+// Value returns the value as int64, float64, bool or string.
+func (v FeatureValue) Value() any {
+	switch v.kind {
+	case hashing.KindInt:
+		return v.i
+	case hashing.KindFloat:
+		return v.f
+	case hashing.KindBool:
+		return v.b
+	default:
+		return v.s
+	}
+}
+
+// Kind is the catalog's value_kind text: "int", "float", "bool" or "str".
+func (v FeatureValue) Kind() string {
+	switch v.kind {
+	case hashing.KindInt:
+		return "int"
+	case hashing.KindFloat:
+		return "float"
+	case hashing.KindBool:
+		return "bool"
+	default:
+		return "str"
+	}
+}
+
+func (v FeatureValue) equal(w FeatureValue) bool {
+	if v.kind != w.kind {
+		return false
+	}
+	if v.kind == hashing.KindFloat && math.IsNaN(v.f) {
+		return math.IsNaN(w.f)
+	}
+	return v == w
+}
+
+func (v FeatureValue) String() string {
+	switch v.kind {
+	case hashing.KindInt:
+		return strconv.FormatInt(v.i, 10)
+	case hashing.KindFloat:
+		return formatFloatJSON(v.f)
+	case hashing.KindBool:
+		return strconv.FormatBool(v.b)
+	default:
+		return strconv.Quote(v.s)
+	}
+}
+
+// Features is a feature map: extra identity of a series (a scenario name, a model year…).
+// The empty map is a valid, distinct identity component.
+type Features map[string]FeatureValue
+
+// reservedFeatureNames shadow series or key fields and are refused on write (format-details §8).
+var reservedFeatureNames = map[string]bool{
+	"count": true, "data": true, "data_hash": true, "dtype": true, "element_shape": true,
+	"ext": true, "features": true, "horizon": true, "initial_timestamp": true, "interval": true,
+	"length": true, "name": true, "owner_category": true, "owner_id": true, "owner_type": true,
+	"percentiles": true, "resolution": true, "scenario_count": true, "time_series_type": true,
+	"timestamps": true, "units": true,
+}
+
+// validate refuses reserved and malformed names and non-UTF-8 strings.
+func (f Features) validate() error {
+	for k, v := range f {
+		if k == "" {
+			return invalid("", "features", "a feature name is empty")
+		}
+		if !utf8.ValidString(k) {
+			return invalid("", "features", "feature name %q is not valid UTF-8", k)
+		}
+		if reservedFeatureNames[k] {
+			return invalid("", "features."+k, "feature name %q is reserved (it shadows a series field)", k)
+		}
+		if v.kind == 0 {
+			return invalid("", "features."+k, "feature value has no kind; build it with core.Int, Float, BoolValue or Str")
+		}
+		if v.kind == hashing.KindStr && !utf8.ValidString(v.s) {
+			return invalid("", "features."+k, "string value is not valid UTF-8")
+		}
+	}
+	return nil
+}
+
+func (f Features) entries() []hashing.Feature {
+	out := make([]hashing.Feature, 0, len(f))
+	for k, v := range f {
+		out = append(out, hashing.Feature{Key: k, Kind: v.kind, Int: v.i, Float: v.f, Bool: v.b, Str: v.s})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+func (f Features) hash() hashing.Digest { return hashing.Features(f.entries()) }
+
+func featuresFromEntries(entries []hashing.Feature) Features {
+	f := make(Features, len(entries))
+	for _, e := range entries {
+		f[e.Key] = FeatureValue{kind: e.Kind, i: e.Int, f: e.Float, b: e.Bool, s: e.Str}
+	}
+	return f
+}
+
+// Equal reports whether two feature maps are the same identity.
+func (f Features) Equal(g Features) bool {
+	if len(f) != len(g) {
+		return false
+	}
+	for k, v := range f {
+		w, ok := g[k]
+		if !ok || !v.equal(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// JSON renders the map as a JSON object with keys in byte order. Integers are written
+// without a decimal point and floats always with one (or an exponent), so ParseFeaturesJSON
+// reads back the same kinds. NaN and infinities, which JSON lacks, are written as the
+// strings the parser maps back to floats only when given as {"$float": "NaN"}.
+func (f Features) JSON() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range f.entries() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		v := f[e.Key]
+		switch v.kind {
+		case hashing.KindStr:
+			s, _ := json.Marshal(v.s)
+			b.Write(s)
+		case hashing.KindFloat:
+			if math.IsNaN(v.f) || math.IsInf(v.f, 0) {
+				fmt.Fprintf(&b, `{"$float":"%s"}`, strconv.FormatFloat(v.f, 'g', -1, 64))
+			} else {
+				b.WriteString(formatFloatJSON(v.f))
+			}
+		default:
+			b.WriteString(v.String())
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func formatFloatJSON(x float64) string {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") { // keep the float kind visible: 2.0, not 2
+		s += ".0"
+	}
+	return s
+}
+
+// ParseFeaturesJSON reads a flat JSON object of feature values. A number without a decimal
+// point or exponent is an int (it must fit in int64), any other number a float; true/false
+// are bools; strings are strings. {"$float": "NaN"|"Inf"|"-Inf"} spells the non-finite floats
+// JSON cannot. Nested objects, arrays and null are refused, naming the key.
+func ParseFeaturesJSON(s string) (Features, error) {
+	const op = "parse_features"
+	if strings.TrimSpace(s) == "" {
+		return Features{}, nil
+	}
+	if !utf8.ValidString(s) {
+		return nil, invalid(op, "features", "JSON is not valid UTF-8")
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return nil, invalid(op, "features", "not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return nil, invalid(op, "features", "trailing data after the JSON object")
+	}
+	if raw == nil {
+		return nil, invalid(op, "features", "JSON null is not a feature object")
+	}
+	out := make(Features, len(raw))
+	for k, msg := range raw {
+		v, err := parseFeatureValue(msg)
+		if err != nil {
+			return nil, invalid(op, "features."+k, "%v", err)
+		}
+		out[k] = v
+	}
+	if err := out.validate(); err != nil {
+		return nil, withOp(op, err)
+	}
+	return out, nil
+}
+
+func parseFeatureValue(msg json.RawMessage) (FeatureValue, error) {
+	msg = bytes.TrimSpace(msg)
+	if len(msg) == 0 {
+		return FeatureValue{}, fmt.Errorf("empty value")
+	}
+	switch msg[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(msg, &s); err != nil {
+			return FeatureValue{}, err
+		}
+		return Str(s), nil
+	case 't', 'f':
+		var b bool
+		if err := json.Unmarshal(msg, &b); err != nil {
+			return FeatureValue{}, err
+		}
+		return BoolValue(b), nil
+	case '{':
+		var special map[string]string
+		if err := json.Unmarshal(msg, &special); err == nil && len(special) == 1 {
+			if txt, ok := special["$float"]; ok {
+				x, err := strconv.ParseFloat(txt, 64)
+				if err == nil {
+					return Float(x), nil
+				}
+			}
+		}
+		return FeatureValue{}, fmt.Errorf("value %s is an object; feature values are numbers, bools or strings", msg)
+	case '[':
+		return FeatureValue{}, fmt.Errorf("value %s is an array; feature values are numbers, bools or strings", msg)
+	case 'n':
+		return FeatureValue{}, fmt.Errorf("value is null; feature values are numbers, bools or strings")
+	}
+	txt := string(msg)
+	if !strings.ContainsAny(txt, ".eE") {
+		i, err := strconv.ParseInt(txt, 10, 64)
+		if err != nil {
+			return FeatureValue{}, fmt.Errorf("integer %s does not fit in 64 bits", txt)
+		}
+		return Int(i), nil
+	}
+	x, err := strconv.ParseFloat(txt, 64)
+	if err != nil {
+		return FeatureValue{}, fmt.Errorf("number %s is not a 64-bit float", txt)
+	}
+	return Float(x), nil
+}

@@ -1,0 +1,470 @@
+// Package catalog is the SQLite half of a store: the DDL of the on-disk format, the
+// statements the store runs, and transaction nesting. It knows columns and rows, not series:
+// validation and the meaning of a row belong to the core package.
+//
+// A Catalog holds one connection for its whole life. netcdf-c calls are serialised anyway,
+// one connection makes "reads inside a transaction see its writes" hold trivially, and an
+// in-memory database (":memory:") exists per connection, so a pool would lose it.
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+// ErrUnique reports a violated unique index (a duplicate key).
+var ErrUnique = errors.New("unique constraint violated")
+
+// ErrNoCatalog reports that the catalog file of an existing store is missing.
+var ErrNoCatalog = errors.New("catalog file does not exist")
+
+// Row is one time_series_associations row. Nullable columns are sql.Null* so that a NULL
+// written by another implementation reads back as NULL, not as a zero value.
+type Row struct {
+	ID               int64
+	OwnerID          int64
+	OwnerType        string
+	OwnerCategory    string
+	SeriesType       string
+	Name             string
+	InitialTimestamp sql.NullString
+	Resolution       sql.NullString
+	Length           sql.NullInt64
+	Horizon          sql.NullString
+	Interval         sql.NullString
+	Count            sql.NullInt64
+	TimestampsJSON   sql.NullString
+	Units            sql.NullString
+	PercentilesJSON  sql.NullString
+	DType            string
+	ElementShape     sql.NullString
+	Ext              sql.NullString
+	DataHash         []byte
+	FeaturesHash     []byte
+}
+
+const rowColumns = `id, owner_id, owner_type, owner_category, time_series_type, name,
+	initial_timestamp, resolution, length, horizon, interval, count, timestamps_json, units,
+	percentiles_json, dtype, element_shape, ext, data_hash, features_hash`
+
+func (r *Row) scanTargets() []any {
+	return []any{&r.ID, &r.OwnerID, &r.OwnerType, &r.OwnerCategory, &r.SeriesType, &r.Name,
+		&r.InitialTimestamp, &r.Resolution, &r.Length, &r.Horizon, &r.Interval, &r.Count,
+		&r.TimestampsJSON, &r.Units, &r.PercentilesJSON, &r.DType, &r.ElementShape, &r.Ext,
+		&r.DataHash, &r.FeaturesHash}
+}
+
+// Identity is the uniqueness key of a row (format-details §8). Resolution and Interval are
+// "" for NULL, the sentinel uq_ts_assoc_coalesced folds NULL to.
+type Identity struct {
+	OwnerID       int64
+	OwnerCategory string
+	SeriesType    string
+	Name          string
+	Resolution    string
+	Interval      string
+	FeaturesHash  []byte
+}
+
+// Catalog is an open catalog database. It is not safe for concurrent use; the store
+// serialises access.
+type Catalog struct {
+	db       *sql.DB
+	conn     *sql.Conn
+	readOnly bool
+	depth    int // transaction nesting: 0 none, 1 BEGIN, >1 savepoints
+	stmts    map[string]*sql.Stmt
+}
+
+var ctx = context.Background()
+
+// Open opens the catalog at path. A writable open creates the file when create is true and
+// applies the DDL; a read-only open runs no DDL and needs no write permission.
+func Open(path string, readOnly, create bool) (*Catalog, error) {
+	if !create {
+		if _, err := os.Stat(path); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("%w: %s", ErrNoCatalog, path)
+			}
+			return nil, err
+		}
+	}
+	mode := "rw"
+	if readOnly {
+		mode = "ro"
+	} else if create {
+		mode = "rwc"
+	}
+	// A rollback journal (DELETE mode) exists only while a transaction is open, so after a
+	// commit the .nc.sqlite alone holds the catalog: users move the two files as a pair.
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=" + mode +
+		"&_foreign_keys=on&_journal_mode=DELETE&_busy_timeout=10000"
+	return open(dsn, readOnly)
+}
+
+// OpenMemory opens an empty in-memory catalog with the schema applied.
+func OpenMemory() (*Catalog, error) {
+	return open("file::memory:?_foreign_keys=on", false)
+}
+
+func open(dsn string, readOnly bool) (*Catalog, error) {
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c := &Catalog{db: db, conn: conn, readOnly: readOnly, stmts: map[string]*sql.Stmt{}}
+	// Touch the database so that a file that is not SQLite fails here, at open.
+	if _, err := c.conn.ExecContext(ctx, "PRAGMA foreign_keys = ON"); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var n int
+	if err := c.conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if !readOnly {
+		if _, err := c.conn.ExecContext(ctx, ddl); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("applying catalog schema: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// Close releases the connection. It is safe to call twice.
+func (c *Catalog) Close() error {
+	if c == nil || c.db == nil {
+		return nil
+	}
+	for _, s := range c.stmts {
+		s.Close()
+	}
+	c.stmts = nil
+	c.conn.Close()
+	err := c.db.Close()
+	c.db = nil
+	return err
+}
+
+// ReadOnly reports whether the catalog was opened read-only.
+func (c *Catalog) ReadOnly() bool { return c.readOnly }
+
+func (c *Catalog) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := c.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := c.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.stmts[query] = s
+	return s, nil
+}
+
+func (c *Catalog) exec(query string, args ...any) (sql.Result, error) {
+	s, err := c.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.ExecContext(ctx, args...)
+	return res, translate(err)
+}
+
+func translate(err error) error {
+	var se sqlite3.Error
+	if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique {
+		return fmt.Errorf("%w: %v", ErrUnique, err)
+	}
+	return err
+}
+
+// Begin opens a transaction, or a savepoint inside the current one.
+func (c *Catalog) Begin() error {
+	var err error
+	if c.depth == 0 {
+		_, err = c.conn.ExecContext(ctx, "BEGIN IMMEDIATE")
+	} else {
+		_, err = c.conn.ExecContext(ctx, fmt.Sprintf("SAVEPOINT sp%d", c.depth))
+	}
+	if err == nil {
+		c.depth++
+	}
+	return err
+}
+
+// Commit ends the innermost transaction level; only the outermost commit is durable.
+func (c *Catalog) Commit() error {
+	if c.depth == 0 {
+		return errors.New("commit without a transaction")
+	}
+	var err error
+	if c.depth == 1 {
+		_, err = c.conn.ExecContext(ctx, "COMMIT")
+	} else {
+		_, err = c.conn.ExecContext(ctx, fmt.Sprintf("RELEASE sp%d", c.depth-1))
+	}
+	if err == nil {
+		c.depth--
+	}
+	return err
+}
+
+// Rollback undoes the innermost transaction level.
+func (c *Catalog) Rollback() error {
+	if c.depth == 0 {
+		return errors.New("rollback without a transaction")
+	}
+	var err error
+	if c.depth == 1 {
+		_, err = c.conn.ExecContext(ctx, "ROLLBACK")
+	} else {
+		sp := fmt.Sprintf("sp%d", c.depth-1)
+		_, err = c.conn.ExecContext(ctx, "ROLLBACK TO "+sp+"; RELEASE "+sp)
+	}
+	c.depth--
+	return err
+}
+
+// Depth is the current transaction nesting level (0 outside any transaction).
+func (c *Catalog) Depth() int { return c.depth }
+
+// InTx runs fn inside one transaction level, committing when it returns nil.
+func (c *Catalog) InTx(fn func() error) error {
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if rerr := c.Rollback(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	return c.Commit()
+}
+
+// Insert adds one association row and returns its id. A duplicate identity is ErrUnique.
+func (c *Catalog) Insert(r *Row) (int64, error) {
+	res, err := c.exec(`INSERT INTO time_series_associations (owner_id, owner_type,
+		owner_category, time_series_type, name, initial_timestamp, resolution, length, horizon,
+		interval, count, timestamps_json, units, percentiles_json, dtype, element_shape, ext,
+		data_hash, features_hash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.OwnerID, r.OwnerType, r.OwnerCategory, r.SeriesType, r.Name, r.InitialTimestamp,
+		r.Resolution, r.Length, r.Horizon, r.Interval, r.Count, r.TimestampsJSON, r.Units,
+		r.PercentilesJSON, r.DType, r.ElementShape, r.Ext, r.DataHash, r.FeaturesHash)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// PutFeatureSet stores a feature map under its hash unless a set with that hash exists
+// (sets are content-addressed and shared, on-disk-format.md "feature_sets").
+func (c *Catalog) PutFeatureSet(hash []byte, entries []hashing.Feature) error {
+	for _, e := range entries {
+		var vi, vf, vb, vs any
+		kind := ""
+		switch e.Kind {
+		case hashing.KindInt:
+			kind, vi = "int", e.Int
+		case hashing.KindFloat:
+			kind, vf = "float", e.Float
+		case hashing.KindBool:
+			kind, vb = "bool", e.Bool
+		case hashing.KindStr:
+			kind, vs = "str", e.Str
+		default:
+			return fmt.Errorf("feature %q has unknown kind %q", e.Key, e.Kind)
+		}
+		if _, err := c.exec(`INSERT OR IGNORE INTO feature_sets (key, value_kind, value_int,
+			value_float, value_bool, value_str, features_hash) VALUES (?,?,?,?,?,?,?)`,
+			e.Key, kind, vi, vf, vb, vs, hash); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FeatureSet returns the entries stored under hash, in key order. Unknown kinds are an error
+// because a reader must not silently drop part of an identity.
+func (c *Catalog) FeatureSet(hash []byte) ([]hashing.Feature, error) {
+	s, err := c.stmt(`SELECT key, value_kind, value_int, value_float, value_bool, value_str
+		FROM feature_sets WHERE features_hash = ? ORDER BY key`)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []hashing.Feature
+	for rows.Next() {
+		var key, kind string
+		var vi sql.NullInt64
+		var vf sql.NullFloat64
+		var vb sql.NullBool
+		var vs sql.NullString
+		if err := rows.Scan(&key, &kind, &vi, &vf, &vb, &vs); err != nil {
+			return nil, err
+		}
+		f := hashing.Feature{Key: key}
+		switch kind {
+		case "int":
+			f.Kind, f.Int = hashing.KindInt, vi.Int64
+		case "float":
+			f.Kind, f.Float = hashing.KindFloat, vf.Float64
+		case "bool":
+			f.Kind, f.Bool = hashing.KindBool, vb.Bool
+		case "str":
+			f.Kind, f.Str = hashing.KindStr, vs.String
+		default:
+			return nil, fmt.Errorf("feature %q has unknown value_kind %q", key, kind)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+// Lookup returns the row with the given identity, or nil when there is none.
+func (c *Catalog) Lookup(k Identity) (*Row, error) {
+	s, err := c.stmt(`SELECT ` + rowColumns + ` FROM time_series_associations
+		WHERE owner_id = ? AND owner_category = ? AND time_series_type = ? AND name = ?
+		AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`)
+	if err != nil {
+		return nil, err
+	}
+	var r Row
+	err = s.QueryRowContext(ctx, k.OwnerID, k.OwnerCategory, k.SeriesType, k.Name,
+		k.Resolution, k.Interval, k.FeaturesHash).Scan(r.scanTargets()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Delete removes the row with the given id.
+func (c *Catalog) Delete(id int64) error {
+	_, err := c.exec(`DELETE FROM time_series_associations WHERE id = ?`, id)
+	return err
+}
+
+// CountByHash counts the rows of any type that reference an array hash.
+func (c *Catalog) CountByHash(hash []byte) (int64, error) {
+	s, err := c.stmt(`SELECT count(*) FROM time_series_associations WHERE data_hash = ?`)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = s.QueryRowContext(ctx, hash).Scan(&n)
+	return n, err
+}
+
+// Filter selects rows; a nil field matches everything. Features is a subset match: a row
+// matches when its feature set contains every given entry.
+type Filter struct {
+	OwnerID       *int64
+	OwnerCategory *string
+	SeriesTypes   []string
+	Name          *string
+	Resolution    *string
+	Features      []hashing.Feature
+}
+
+func (f *Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.OwnerID != nil {
+		conds = append(conds, "a.owner_id = ?")
+		args = append(args, *f.OwnerID)
+	}
+	if f.OwnerCategory != nil {
+		conds = append(conds, "a.owner_category = ?")
+		args = append(args, *f.OwnerCategory)
+	}
+	if len(f.SeriesTypes) > 0 {
+		conds = append(conds, "a.time_series_type IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.SeriesTypes)), ",")+")")
+		for _, t := range f.SeriesTypes {
+			args = append(args, t)
+		}
+	}
+	if f.Name != nil {
+		conds = append(conds, "a.name = ?")
+		args = append(args, *f.Name)
+	}
+	if f.Resolution != nil {
+		conds = append(conds, "a.resolution = ?")
+		args = append(args, *f.Resolution)
+	}
+	for _, e := range f.Features {
+		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "
+		switch e.Kind {
+		case hashing.KindInt:
+			cond += "fs.value_int = ?)"
+			args = append(args, e.Key, "int", e.Int)
+		case hashing.KindFloat:
+			cond += "fs.value_float = ?)"
+			args = append(args, e.Key, "float", e.Float)
+		case hashing.KindBool:
+			cond += "fs.value_bool = ?)"
+			args = append(args, e.Key, "bool", e.Bool)
+		default:
+			cond += "fs.value_str = ?)"
+			args = append(args, e.Key, "str", e.Str)
+		}
+		conds = append(conds, cond)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// List returns the rows matching f in id order.
+func (c *Catalog) List(f Filter) ([]Row, error) {
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(r.scanTargets()...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// VacuumInto writes a compacted, journal-free copy of the database to path.
+func (c *Catalog) VacuumInto(path string) error {
+	_, err := c.conn.ExecContext(ctx, "VACUUM INTO ?", path)
+	return err
+}
+
+// DeleteAllFeatureSets empties feature_sets (used when a store is cleared).
+func (c *Catalog) DeleteAllFeatureSets() error {
+	_, err := c.exec(`DELETE FROM feature_sets`)
+	return err
+}

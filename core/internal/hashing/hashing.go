@@ -1,0 +1,142 @@
+// Package hashing computes the two content addresses of the on-disk format (format-details §4).
+// The byte sequences hashed here are part of the format: another implementation must arrive
+// at the same digests, so nothing in this file may change for convenience.
+package hashing
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"math"
+	"sort"
+)
+
+// Digest is a raw SHA-256 digest, as stored in the catalog's BLOB columns.
+type Digest [32]byte
+
+const (
+	canonicalNaN64 = 0x7ff8000000000000
+	canonicalNaN32 = 0x7fc00000
+)
+
+// FloatKind says how elements are canonicalised before hashing.
+type FloatKind int
+
+const (
+	NotFloat FloatKind = iota
+	Float32
+	Float64
+)
+
+// Array hashes a typed array: the dtype name and a NUL, the rank and dimensions of the full
+// shape as u64 LE, then the little-endian element bytes with every NaN replaced by the
+// canonical quiet NaN so that NaN payloads do not split otherwise equal arrays.
+func Array(dtypeName string, shape []uint64, data []byte, kind FloatKind) Digest {
+	h := sha256.New()
+	var word [8]byte
+	h.Write([]byte(dtypeName))
+	h.Write([]byte{0})
+	binary.LittleEndian.PutUint64(word[:], uint64(len(shape)))
+	h.Write(word[:])
+	for _, d := range shape {
+		binary.LittleEndian.PutUint64(word[:], d)
+		h.Write(word[:])
+	}
+	switch kind {
+	case Float64:
+		writeCanonical(h, data, 8, func(b []byte) {
+			if v := binary.LittleEndian.Uint64(b); math.IsNaN(math.Float64frombits(v)) {
+				binary.LittleEndian.PutUint64(b, canonicalNaN64)
+			}
+		})
+	case Float32:
+		writeCanonical(h, data, 4, func(b []byte) {
+			if v := binary.LittleEndian.Uint32(b); math.IsNaN(float64(math.Float32frombits(v))) {
+				binary.LittleEndian.PutUint32(b, canonicalNaN32)
+			}
+		})
+	default:
+		h.Write(data)
+	}
+	var d Digest
+	h.Sum(d[:0])
+	return d
+}
+
+// writeCanonical feeds data to w through a bounded scratch buffer, canonicalising each
+// element in the copy so the caller's bytes are never modified.
+func writeCanonical(w interface{ Write([]byte) (int, error) }, data []byte, width int, fix func([]byte)) {
+	const block = 64 << 10
+	buf := make([]byte, min(len(data), block))
+	for len(data) > 0 {
+		n := copy(buf, data)
+		chunk := buf[:n]
+		for i := 0; i+width <= n; i += width {
+			fix(chunk[i : i+width])
+		}
+		w.Write(chunk)
+		data = data[n:]
+	}
+}
+
+// FeatureKind is the one-byte tag of a feature value in the features hash.
+type FeatureKind byte
+
+const (
+	KindInt   FeatureKind = 'i'
+	KindFloat FeatureKind = 'f'
+	KindBool  FeatureKind = 'b'
+	KindStr   FeatureKind = 's'
+)
+
+// Feature is one entry of a feature map as the hash sees it.
+type Feature struct {
+	Key   string
+	Kind  FeatureKind
+	Int   int64
+	Float float64
+	Bool  bool
+	Str   string
+}
+
+// Features hashes a feature map: "features" and a NUL, the entry count, then each entry in
+// ascending byte order of its key. The empty map has a digest too, because the features hash
+// is part of every series' identity.
+func Features(entries []Feature) Digest {
+	sorted := append([]Feature(nil), entries...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Key < sorted[j].Key })
+	h := sha256.New()
+	var word [8]byte
+	putU64 := func(v uint64) {
+		binary.LittleEndian.PutUint64(word[:], v)
+		h.Write(word[:])
+	}
+	h.Write([]byte("features\x00"))
+	putU64(uint64(len(sorted)))
+	for _, e := range sorted {
+		putU64(uint64(len(e.Key)))
+		h.Write([]byte(e.Key))
+		h.Write([]byte{byte(e.Kind)})
+		switch e.Kind {
+		case KindInt:
+			putU64(uint64(e.Int))
+		case KindFloat:
+			bits := math.Float64bits(e.Float)
+			if math.IsNaN(e.Float) {
+				bits = canonicalNaN64
+			}
+			putU64(bits)
+		case KindBool:
+			b := byte(0)
+			if e.Bool {
+				b = 1
+			}
+			h.Write([]byte{b})
+		case KindStr:
+			putU64(uint64(len(e.Str)))
+			h.Write([]byte(e.Str))
+		}
+	}
+	var d Digest
+	h.Sum(d[:0])
+	return d
+}

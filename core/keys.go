@@ -1,0 +1,195 @@
+package core
+
+import (
+	"strconv"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// Remove deletes one series. Its array is freed only when no remaining row of any type
+// references the same data_hash (format-details §8); the catalog commits first, so a failure
+// while freeing can leave an unreferenced array, never a row without one.
+func (s *Store) Remove(k Key) error {
+	const op = "remove_time_series"
+	if err := s.lock(op, true); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	r, err := s.lookupKey(k)
+	if err != nil {
+		return withOp(op, err)
+	}
+	if err := s.cat.InTx(func() error { return s.cat.Delete(r.ID) }); err != nil {
+		return wrapIO(op, err, "deleting the catalog row")
+	}
+	return withOp(op, s.releaseArrays([][]byte{r.DataHash}))
+}
+
+// releaseArrays frees every listed array that no row references any more.
+func (s *Store) releaseArrays(hashes [][]byte) error {
+	seen := map[hashing.Digest]bool{}
+	for _, h := range hashes {
+		var d hashing.Digest
+		copy(d[:], h)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		n, err := s.cat.CountByHash(h)
+		if err != nil {
+			return wrapIO("", err, "counting references to %x", h)
+		}
+		if n > 0 {
+			continue
+		}
+		// Standalone variables cannot be deleted from a netCDF file; they stay indexed
+		// (see writeStandalone). Packed columns are zero-filled and their slot emptied.
+		if err := s.nc.freePacked(d); err != nil {
+			return wrapIO("", err, "freeing packed column of %x", h)
+		}
+	}
+	return nil
+}
+
+// KeyFilter selects series; nil fields match everything. Features is a subset match: a
+// series matches when its features include every given entry.
+type KeyFilter struct {
+	OwnerID       *int64
+	OwnerCategory *OwnerCategory
+	Type          *SeriesType
+	Name          *string
+	Resolution    *Period
+	Features      Features
+}
+
+func (f KeyFilter) toCatalog() (catalog.Filter, error) {
+	var cf catalog.Filter
+	cf.OwnerID, cf.Name = f.OwnerID, f.Name
+	if f.OwnerCategory != nil {
+		if !f.OwnerCategory.Valid() {
+			return cf, invalid("", "filter.owner_category", "unknown code %d", uint8(*f.OwnerCategory))
+		}
+		c := f.OwnerCategory.String()
+		cf.OwnerCategory = &c
+	}
+	if f.Type != nil {
+		switch {
+		case *f.Type == AbstractDeterministicType:
+			cf.SeriesTypes = []string{DeterministicType.String(), DeterministicSingleTimeSeriesType.String()}
+		case f.Type.Valid():
+			cf.SeriesTypes = []string{f.Type.String()}
+		default:
+			return cf, invalid("", "filter.type", "unknown code %d", uint8(*f.Type))
+		}
+	}
+	if f.Resolution != nil {
+		r := f.Resolution.String()
+		cf.Resolution = &r
+	}
+	if err := f.Features.validate(); err != nil {
+		return cf, err
+	}
+	cf.Features = f.Features.entries()
+	return cf, nil
+}
+
+// ListMetadata returns the catalog records matching f, in insertion order.
+func (s *Store) ListMetadata(f KeyFilter) ([]Metadata, error) {
+	const op = "list_metadata"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	ms, err := s.listMetadata(f)
+	return ms, withOp(op, err)
+}
+
+func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
+	cf, err := f.toCatalog()
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.cat.List(cf)
+	if err != nil {
+		return nil, wrapIO("", err, "listing the catalog")
+	}
+	featureCache := map[string]Features{}
+	out := make([]Metadata, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		fs, ok := featureCache[string(r.FeaturesHash)]
+		if !ok {
+			entries, err := s.cat.FeatureSet(r.FeaturesHash)
+			if err != nil {
+				return nil, corrupt(r, "features_hash", "%v", err)
+			}
+			fs = featuresFromEntries(entries)
+			featureCache[string(r.FeaturesHash)] = fs
+		}
+		m, err := s.metadataOf(r, fs)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *m)
+	}
+	return out, nil
+}
+
+// ListKeys returns the keys of the series matching f, in insertion order.
+func (s *Store) ListKeys(f KeyFilter) ([]Key, error) {
+	ms, err := s.ListMetadata(f)
+	if err != nil {
+		return nil, withOp("list_keys", err)
+	}
+	keys := make([]Key, len(ms))
+	for i := range ms {
+		keys[i] = ms[i].Key
+	}
+	return keys, nil
+}
+
+// Clear removes every series, and with them every feature set (on-disk-format.md: clearing a
+// store drops them all outright). It returns the number of series removed.
+func (s *Store) Clear() (int, error) {
+	return s.clear("clear_time_series", catalog.Filter{}, true)
+}
+
+// ClearOwner removes every series of one owner and returns how many it removed.
+func (s *Store) ClearOwner(ownerID int64, category OwnerCategory) (int, error) {
+	if !category.Valid() {
+		return 0, invalid("clear_owner", "owner_category", "unknown code %d", uint8(category))
+	}
+	c := category.String()
+	return s.clear("clear_owner", catalog.Filter{OwnerID: &ownerID, OwnerCategory: &c}, false)
+}
+
+func (s *Store) clear(op string, f catalog.Filter, all bool) (int, error) {
+	if err := s.lock(op, true); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	rows, err := s.cat.List(f)
+	if err != nil {
+		return 0, wrapIO(op, err, "listing the catalog")
+	}
+	hashes := make([][]byte, len(rows))
+	err = s.cat.InTx(func() error {
+		for i, r := range rows {
+			hashes[i] = r.DataHash
+			if err := s.cat.Delete(r.ID); err != nil {
+				return err
+			}
+		}
+		if all {
+			return s.cat.DeleteAllFeatureSets()
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, wrapIO(op, err, "deleting catalog rows")
+	}
+	return len(rows), withOp(op, s.releaseArrays(hashes))
+}

@@ -1,0 +1,349 @@
+package core
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/fhs/go-netcdf/netcdf"
+	"github.com/fhs/go-netcdf/netcdf/ncmem"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+// DataFormatVersion is the on-disk format this build reads and writes. Opening a store
+// recorded with any other version fails with ErrIncompatibleFormat (exact equality).
+const DataFormatVersion = "0.11.0"
+
+const (
+	attrVersion     = "data_format_version"
+	attrCompression = "compression"
+	groupTop        = "time_series"
+	groupSingle     = "single"
+)
+
+// ncFile is the NetCDF half of a store: the file or in-memory image, the /time_series/single
+// group, and the index of arrays rebuilt from it. Every method takes ncshim.Mu.
+type ncFile struct {
+	root     netcdf.Dataset
+	grp      netcdf.Dataset
+	inMemory bool
+	readOnly bool
+	open     bool
+	comp     Compression
+
+	families   map[familyKey][]*packedDS // each family's datasets in suffix order
+	packed     map[hashing.Digest]packedSlot
+	standalone map[hashing.Digest]*standaloneVar
+}
+
+func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
+	return &ncFile{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
+		families:   map[familyKey][]*packedDS{},
+		packed:     map[hashing.Digest]packedSlot{},
+		standalone: map[hashing.Digest]*standaloneVar{},
+	}
+}
+
+// createNC makes a new store file (or in-memory image) with the root attributes and groups.
+func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	var root netcdf.Dataset
+	var err error
+	if inMemory {
+		var m ncmem.Dataset
+		m, err = ncmem.Create(path, netcdf.NETCDF4, 1<<20)
+		root = m.Dataset
+	} else {
+		root, err = netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
+	}
+	if err != nil {
+		return nil, wrapIO("create", err, "creating %s", path)
+	}
+	f := newNCFile(root, inMemory, false)
+	f.comp = comp
+	if err := f.initLayout(); err != nil {
+		f.closeLocked()
+		if !inMemory {
+			os.Remove(path)
+		}
+		return nil, wrapIO("create", err, "writing the layout of %s", path)
+	}
+	return f, nil
+}
+
+func (f *ncFile) initLayout() error {
+	// Text attributes are NC_CHAR: the other implementation reads only NC_CHAR here
+	// (format-details §7).
+	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
+		return err
+	}
+	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrCompression, f.comp.String()); err != nil {
+		return err
+	}
+	top, err := ncshim.DefGroup(f.root, groupTop)
+	if err != nil {
+		return err
+	}
+	if f.grp, err = ncshim.DefGroup(top, groupSingle); err != nil {
+		return err
+	}
+	if err := ncshim.EndDef(f.root); err != nil {
+		return err
+	}
+	return ncshim.Sync(f.root)
+}
+
+// openNC opens an existing store file, checks its format version and rebuilds the index.
+func openNC(path string, readOnly bool) (*ncFile, error) {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	if _, err := os.Stat(path); err != nil {
+		return nil, wrapIO("open", err, "the NetCDF file of the store")
+	}
+	mode := netcdf.WRITE
+	if readOnly {
+		mode = netcdf.NOWRITE
+	}
+	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+	if err != nil {
+		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
+	}
+	f := newNCFile(root, false, readOnly)
+	if err := f.load(path); err != nil {
+		f.closeLocked()
+		return nil, err
+	}
+	return f, nil
+}
+
+// openWithStandaloneCache opens a file while netcdf-c's default per-variable chunk cache is
+// zero, so that the thousands of standalone arrays a store may hold each get no cache: they
+// are read and written a whole chunk (block) at a time, where a cache only retains memory
+// until the file closes (netcdf-c keeps every variable's cache for the life of the file).
+// Packed datasets then get a deliberate cache of their own in setPackedCache.
+func openWithStandaloneCache(open func() (netcdf.Dataset, error)) (netcdf.Dataset, error) {
+	prev, err := ncshim.GetChunkCacheDefault()
+	if err != nil {
+		return 0, err
+	}
+	if err := ncshim.SetChunkCacheDefault(ncshim.ChunkCacheDefault{Bytes: 0, Slots: 1, Preemption: prev.Preemption}); err != nil {
+		return 0, err
+	}
+	defer ncshim.SetChunkCacheDefault(prev)
+	return open()
+}
+
+// load validates the version attribute, finds the group and indexes every array.
+func (f *ncFile) load(path string) error {
+	version, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrVersion)
+	if err != nil {
+		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
+	}
+	if !ok {
+		version = "unspecified"
+	}
+	if version != DataFormatVersion {
+		return newErr(ErrIncompatibleFormat, "open", attrVersion,
+			"%s records data_format_version %s; this build reads %s (regenerate the store with a matching build)",
+			path, version, DataFormatVersion)
+	}
+	// An absent or unparseable policy means the default the file was written with
+	// (on-disk-format.md, "Compression").
+	f.comp = DefaultCompression
+	if s, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrCompression); err == nil && ok {
+		if c, err := ParseCompression(s); err == nil {
+			f.comp = c
+		}
+	}
+	top, err := ncshim.Group(f.root, groupTop)
+	if err != nil {
+		return newErr(ErrIntegrity, "open", "", "%s has no /%s group", path, groupTop)
+	}
+	if f.grp, err = ncshim.Group(top, groupSingle); err != nil {
+		return newErr(ErrIntegrity, "open", "", "%s has no /%s/%s group", path, groupTop, groupSingle)
+	}
+	return f.rebuildIndex()
+}
+
+func (f *ncFile) closeLocked() error {
+	if !f.open {
+		return nil
+	}
+	f.open = false
+	if f.inMemory {
+		return ncmem.Dataset{Dataset: f.root}.Close()
+	}
+	return f.root.Close()
+}
+
+func (f *ncFile) close() error {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	return f.closeLocked()
+}
+
+// sync makes every array written so far durable in the file.
+func (f *ncFile) sync() error {
+	if f.readOnly || f.inMemory {
+		return nil
+	}
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	return ncshim.Sync(f.root)
+}
+
+// persistTo writes the in-memory image to path and goes on working in memory on a copy of
+// it: netcdf-c hands the image over only by closing the dataset.
+func (f *ncFile) persistTo(path string) error {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	img, err := ncmem.Dataset{Dataset: f.root}.CloseBytes()
+	f.open = false
+	if err != nil {
+		return wrapIO("persist", err, "closing the in-memory NetCDF image")
+	}
+	defer img.Free()
+	// Reopen before writing the copy, so a failed write still leaves a usable store.
+	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
+		m, err := ncmem.Open(path, netcdf.WRITE, 0, img.Data)
+		return m.Dataset, err
+	})
+	if err != nil {
+		return wrapIO("persist", err, "reopening the in-memory NetCDF image")
+	}
+	f.root, f.open = root, true
+	f.families = map[familyKey][]*packedDS{}
+	f.packed = map[hashing.Digest]packedSlot{}
+	f.standalone = map[hashing.Digest]*standaloneVar{}
+	if err := f.load(path); err != nil {
+		return err
+	}
+	if err := writeFileNoClobber(path, img.Data); err != nil {
+		return wrapIO("persist", err, "writing %s", path)
+	}
+	return nil
+}
+
+func writeFileNoClobber(path string, data []byte) error {
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(data); err != nil {
+		out.Close()
+		os.Remove(path)
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		os.Remove(path)
+		return err
+	}
+	return out.Close()
+}
+
+// applyCompression sets the store's filter on a data variable.
+func (f *ncFile) applyCompression(v netcdf.Var) error {
+	if !f.comp.Deflate {
+		return nil
+	}
+	return v.SetCompression(f.comp.Shuffle, true, f.comp.Level)
+}
+
+// rebuildIndex scans the group: arr_{hex} variables are standalone arrays, sts_… variables
+// packed datasets whose {ds}_h companion names the hash of each column (on-disk-format.md,
+// "Packed mode").
+func (f *ncFile) rebuildIndex() error {
+	ids, err := ncshim.VarIDs(f.grp)
+	if err != nil {
+		return wrapIO("open", err, "listing variables")
+	}
+	names := make(map[string]int, len(ids))
+	for _, id := range ids {
+		name, err := ncshim.VarName(f.grp, id)
+		if err != nil {
+			return wrapIO("open", err, "reading a variable name")
+		}
+		names[name] = id
+	}
+	for name, id := range names {
+		switch {
+		case len(name) > 4 && name[:4] == "arr_":
+			if err := f.indexStandalone(name, id); err != nil {
+				return err
+			}
+		case len(name) > 4 && name[:4] == "sts_" && !isHashCompanion(name):
+			hid, ok := names[name+"_h"]
+			if !ok {
+				return newErr(ErrIntegrity, "open", name, "packed dataset has no %s_h hash companion", name)
+			}
+			if err := f.indexPacked(name, id, hid); err != nil {
+				return err
+			}
+		}
+	}
+	for _, list := range f.families {
+		sortBySuffix(list)
+	}
+	return nil
+}
+
+// ioSlice moves raw little-endian element bytes between buf and a hyperslab of v through
+// go-netcdf's typed calls. buf must be aligned for dt (see alignedBytes); the host is
+// little-endian (enforced at build time), so the bytes are the elements' native layout.
+func ioSlice(v netcdf.Var, dt DType, buf []byte, start, count []uint64, write bool) error {
+	n := len(buf) / dt.Width()
+	if n == 0 {
+		return nil
+	}
+	p := unsafe.Pointer(&buf[0])
+	switch dt {
+	case F64:
+		s := unsafe.Slice((*float64)(p), n)
+		if write {
+			return v.WriteFloat64Slice(s, start, count)
+		}
+		return v.ReadFloat64Slice(s, start, count)
+	case F32:
+		s := unsafe.Slice((*float32)(p), n)
+		if write {
+			return v.WriteFloat32Slice(s, start, count)
+		}
+		return v.ReadFloat32Slice(s, start, count)
+	case I64:
+		s := unsafe.Slice((*int64)(p), n)
+		if write {
+			return v.WriteInt64Slice(s, start, count)
+		}
+		return v.ReadInt64Slice(s, start, count)
+	case I32:
+		s := unsafe.Slice((*int32)(p), n)
+		if write {
+			return v.WriteInt32Slice(s, start, count)
+		}
+		return v.ReadInt32Slice(s, start, count)
+	case U64:
+		s := unsafe.Slice((*uint64)(p), n)
+		if write {
+			return v.WriteUint64Slice(s, start, count)
+		}
+		return v.ReadUint64Slice(s, start, count)
+	case Bool:
+		if write {
+			return v.WriteUint8Slice(buf, start, count)
+		}
+		return v.ReadUint8Slice(buf, start, count)
+	}
+	return fmt.Errorf("unknown dtype %d", dt)
+}
+
+func toU64(dims []int) []uint64 {
+	out := make([]uint64, len(dims))
+	for i, d := range dims {
+		out[i] = uint64(d)
+	}
+	return out
+}

@@ -1,0 +1,394 @@
+package core
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/fhs/go-netcdf/netcdf"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+const (
+	// DefaultColsPerDataset is the width of a packed dataset created by a one-at-a-time
+	// write (on-disk-format.md, DEFAULT_COLS_PER_DATASET).
+	DefaultColsPerDataset = 1000
+	// MaxChunkBytes caps one HDF5 chunk (MAX_CHUNK_BYTES).
+	MaxChunkBytes = 1 << 20
+	// packedCacheCap bounds the chunk cache of one packed dataset. A one-at-a-time add
+	// writes one column, which touches every row chunk of the dataset; when all of them fit
+	// in the cache, N adds compress and write each chunk once (at sync or close) instead of N
+	// times. HDF5 allocates cache entries only for chunks actually touched, so a dataset that
+	// is only read by rows costs one chunk, not the cap.
+	packedCacheCap = 128 << 20
+)
+
+// familyKey groups the arrays that may share a packed dataset: one (dtype, element shape,
+// length, resolution).
+type familyKey struct {
+	dtype  DType
+	shape  string // "s" for scalar elements, else dims joined by "x"
+	length int
+	res    string // canonical period
+}
+
+func (k familyKey) baseName() string {
+	return fmt.Sprintf("sts_%s_%s_%d_%s", k.dtype, k.shape, k.length, k.res)
+}
+
+func shapeToken(eshape []int) string {
+	if len(eshape) == 0 {
+		return "s"
+	}
+	parts := make([]string, len(eshape))
+	for i, d := range eshape {
+		parts[i] = strconv.Itoa(d)
+	}
+	return strings.Join(parts, "x")
+}
+
+// packedDS is one packed dataset (length, cols, *E) and its hash companion.
+type packedDS struct {
+	name   string
+	suffix int // 0 for the base dataset, n for …__n
+	fam    familyKey
+	eshape []int
+	cols   int
+	varid  int
+	hvarid int
+	slots  []string // hex hash of each column, "" when free
+	nfree  int
+}
+
+type packedSlot struct {
+	ds  *packedDS
+	col int
+}
+
+func isHashCompanion(name string) bool { return strings.HasSuffix(name, "_h") }
+
+func sortBySuffix(list []*packedDS) {
+	sort.Slice(list, func(i, j int) bool { return list[i].suffix < list[j].suffix })
+}
+
+// parsePackedName splits sts_{dtype}_{shape}_{length}_{res}[__n] (format-details §7).
+func parsePackedName(name string) (familyKey, []int, int, error) {
+	rest := strings.TrimPrefix(name, "sts_")
+	suffix := 0
+	if i := strings.LastIndex(rest, "__"); i >= 0 {
+		n, err := strconv.Atoi(rest[i+2:])
+		if err != nil || n < 1 {
+			return familyKey{}, nil, 0, fmt.Errorf("spill suffix %q is not a positive integer", rest[i+2:])
+		}
+		suffix, rest = n, rest[:i]
+	}
+	parts := strings.Split(rest, "_")
+	if len(parts) != 4 {
+		return familyKey{}, nil, 0, fmt.Errorf("name is not sts_{dtype}_{shape}_{length}_{res}")
+	}
+	dt, err := ParseDType(parts[0])
+	if err != nil {
+		return familyKey{}, nil, 0, fmt.Errorf("unknown dtype %q", parts[0])
+	}
+	var eshape []int
+	if parts[1] != "s" {
+		for _, p := range strings.Split(parts[1], "x") {
+			d, err := strconv.Atoi(p)
+			if err != nil || d < 1 {
+				return familyKey{}, nil, 0, fmt.Errorf("element shape %q is not s or dims joined by x", parts[1])
+			}
+			eshape = append(eshape, d)
+		}
+	}
+	length, err := strconv.Atoi(parts[2])
+	if err != nil || length < 0 {
+		return familyKey{}, nil, 0, fmt.Errorf("length %q is not an integer", parts[2])
+	}
+	res, err := isotime.ParsePeriod(parts[3])
+	if err != nil {
+		return familyKey{}, nil, 0, fmt.Errorf("resolution %q: %v", parts[3], err)
+	}
+	return familyKey{dt, shapeToken(eshape), length, res.String()}, eshape, suffix, nil
+}
+
+// indexPacked adds one packed dataset found on open. The name, the variable's type and its
+// dimensions must agree (IntegrityError otherwise): a disagreement means the file was not
+// written by a conforming writer and reads through it would return wrong data.
+func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
+	bad := func(format string, args ...any) error {
+		return newErr(ErrIntegrity, "open", name, format, args...)
+	}
+	fam, eshape, suffix, err := parsePackedName(name)
+	if err != nil {
+		return bad("%v", err)
+	}
+	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
+	if err != nil {
+		return wrapIO("open", err, "reading dimensions of %s", name)
+	}
+	if dt, ok := dtypeForNC(typ); !ok || dt != fam.dtype {
+		return bad("variable type %v disagrees with dtype %s in its name", typ, fam.dtype)
+	}
+	if len(lens) != 2+len(eshape) {
+		return bad("has %d dimensions; its name implies %d", len(lens), 2+len(eshape))
+	}
+	// An unlimited time dimension of current length 0 reads as empty (format-details §7).
+	if int(lens[0]) != fam.length && !(lens[0] == 0 && fam.length == 0) {
+		return bad("time dimension is %d; its name says %d", lens[0], fam.length)
+	}
+	for i, d := range eshape {
+		if int(lens[2+i]) != d {
+			return bad("element dimension %d is %d; its name says %d", i, lens[2+i], d)
+		}
+	}
+	// The column count comes from the _c dimension: that is how per-dataset widths
+	// round-trip (on-disk-format.md, "{dataset}_c is load-bearing").
+	cols := int(lens[1])
+	hl, htyp, err := ncshim.VarDimLens(f.grp, hvarid)
+	if err != nil {
+		return wrapIO("open", err, "reading %s_h", name)
+	}
+	if htyp != netcdf.STRING || len(hl) != 1 || int(hl[0]) != cols {
+		return bad("hash companion %s_h is not a string variable of %d slots", name, cols)
+	}
+	slots, err := ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols))
+	if err != nil {
+		return wrapIO("open", err, "reading %s_h", name)
+	}
+	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
+		varid: varid, hvarid: hvarid, slots: slots}
+	for col, h := range slots {
+		if h == "" {
+			ds.nfree++
+			continue
+		}
+		d, err := parseHexDigest(h)
+		if err != nil {
+			return bad("hash slot %d holds %q: %v", col, h, err)
+		}
+		if _, dup := f.packed[d]; !dup {
+			f.packed[d] = packedSlot{ds, col}
+		}
+	}
+	if err := f.setPackedCache(ds); err != nil {
+		return wrapIO("open", err, "sizing the chunk cache of %s", name)
+	}
+	f.families[fam] = append(f.families[fam], ds)
+	return nil
+}
+
+func parseHexDigest(h string) (hashing.Digest, error) {
+	var d hashing.Digest
+	if len(h) != 64 || strings.ToLower(h) != h {
+		return d, fmt.Errorf("not 64 lowercase hex characters")
+	}
+	if _, err := hex.Decode(d[:], []byte(h)); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+func (ds *packedDS) chunkBytes() int {
+	return ds.cols * elementCount(ds.eshape) * ds.fam.dtype.Width()
+}
+
+func (f *ncFile) setPackedCache(ds *packedDS) error {
+	chunk := uint64(ds.chunkBytes())
+	total := chunk * uint64(max(ds.fam.length, 1))
+	size := min(total, packedCacheCap)
+	fit := size / max(chunk, 1)
+	return ncshim.SetVarChunkCache(f.grp, ds.varid, size, nextPrime(2*fit+1), 1.0)
+}
+
+// nextPrime returns the smallest prime >= n; HDF5 wants a prime slot count to spread its
+// chunk hash.
+func nextPrime(n uint64) uint64 {
+	if n < 2 {
+		return 2
+	}
+	for ; ; n++ {
+		prime := true
+		for d := uint64(2); d*d <= n; d++ {
+			if n%d == 0 {
+				prime = false
+				break
+			}
+		}
+		if prime {
+			return n
+		}
+	}
+}
+
+// packedWidth clamps a requested width so one chunk (1, cols, *E) stays within
+// MaxChunkBytes (format-details §7).
+func packedWidth(requested int, eshape []int, dt DType) int {
+	limit := max(1, MaxChunkBytes/(elementCount(eshape)*dt.Width()))
+	return min(max(requested, 1), limit)
+}
+
+// freeColumn finds the first free column of the family, in suffix order (format-details §7
+// says "in name order"; we read that as the order the datasets were created, base then __1,
+// __2, …, which is also name order until __10).
+func (f *ncFile) freeColumn(fam familyKey) (*packedDS, int) {
+	for _, ds := range f.families[fam] {
+		if ds.nfree == 0 {
+			continue
+		}
+		for col, h := range ds.slots {
+			if h == "" {
+				return ds, col
+			}
+		}
+	}
+	return nil, 0
+}
+
+// definePacked creates the family's next dataset of the given width.
+func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS, error) {
+	list := f.families[fam]
+	suffix := 0
+	if len(list) > 0 {
+		suffix = list[len(list)-1].suffix + 1
+	}
+	name := fam.baseName()
+	if suffix > 0 {
+		name = fmt.Sprintf("%s__%d", name, suffix)
+	}
+	dims := make([]netcdf.Dim, 0, 2+len(eshape))
+	lens := append([]uint64{uint64(fam.length), uint64(cols)}, toU64(eshape)...)
+	dimNames := []string{name + "_t", name + "_c"}
+	for i := range eshape {
+		dimNames = append(dimNames, fmt.Sprintf("%s_e%d", name, i))
+	}
+	for i, dn := range dimNames {
+		d, err := f.grp.AddDim(dn, lens[i])
+		if err != nil {
+			return nil, err
+		}
+		dims = append(dims, d)
+	}
+	v, err := f.grp.AddVar(name, fam.dtype.ncType(), dims)
+	if err != nil {
+		return nil, err
+	}
+	varid, err := ncshim.VarID(f.grp, name)
+	if err != nil {
+		return nil, err
+	}
+	chunks := append([]uint64{1, uint64(cols)}, toU64(eshape)...)
+	if err := ncshim.DefChunking(f.grp, varid, chunks); err != nil {
+		return nil, err
+	}
+	if err := f.applyCompression(v); err != nil {
+		return nil, err
+	}
+	// The hash companion is a string variable and is never compressed (on-disk-format.md).
+	if _, err := f.grp.AddVar(name+"_h", netcdf.STRING, dims[1:2]); err != nil {
+		return nil, err
+	}
+	hvarid, err := ncshim.VarID(f.grp, name+"_h")
+	if err != nil {
+		return nil, err
+	}
+	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
+		varid: varid, hvarid: hvarid, slots: make([]string, cols), nfree: cols}
+	if err := f.setPackedCache(ds); err != nil {
+		return nil, err
+	}
+	f.families[fam] = append(list, ds)
+	return ds, nil
+}
+
+// writePacked stores arr as one column of its family, unless an identical array is already
+// stored. It reports whether it wrote a new column (so a failed catalog write can undo it).
+func (f *ncFile) writePacked(arr TypedArray, res Period, d hashing.Digest) (bool, error) {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	if _, ok := f.packed[d]; ok {
+		return false, nil
+	}
+	eshape := arr.ElementShape()
+	fam := familyKey{arr.DType, shapeToken(eshape), arr.Len(), res.String()}
+	ds, col := f.freeColumn(fam)
+	if ds == nil {
+		var err error
+		if ds, err = f.definePacked(fam, eshape, packedWidth(DefaultColsPerDataset, eshape, arr.DType)); err != nil {
+			return false, err
+		}
+		col = 0
+	}
+	if err := f.writeColumn(ds, col, aligned(arr.Data, arr.DType.Width())); err != nil {
+		return false, err
+	}
+	h := hex.EncodeToString(d[:])
+	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(col), []string{h}); err != nil {
+		return false, err
+	}
+	ds.slots[col] = h
+	ds.nfree--
+	f.packed[d] = packedSlot{ds, col}
+	return true, nil
+}
+
+func (f *ncFile) columnHyperslab(ds *packedDS, col int) (start, count []uint64) {
+	start = make([]uint64, 2+len(ds.eshape))
+	start[1] = uint64(col)
+	count = append([]uint64{uint64(ds.fam.length), 1}, toU64(ds.eshape)...)
+	return start, count
+}
+
+func (f *ncFile) writeColumn(ds *packedDS, col int, data []byte) error {
+	start, count := f.columnHyperslab(ds, col)
+	return ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, data, start, count, true)
+}
+
+// readPackedRows reads rows [first, first+n) of the column holding d.
+func (f *ncFile) readPackedRows(d hashing.Digest, first, n int) ([]byte, *packedDS, error) {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	slot, ok := f.packed[d]
+	if !ok {
+		return nil, nil, errNoArray(d)
+	}
+	ds := slot.ds
+	start, count := f.columnHyperslab(ds, slot.col)
+	start[0], count[0] = uint64(first), uint64(n)
+	buf := alignedBytes(n * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, false); err != nil {
+		return nil, nil, err
+	}
+	return buf, ds, nil
+}
+
+// freePacked zero-fills the column holding d and empties its hash slot, so no stale values
+// are readable through a reused slot (on-disk-format.md, "Deletion and compaction").
+func (f *ncFile) freePacked(d hashing.Digest) error {
+	ncshim.Mu.Lock()
+	defer ncshim.Mu.Unlock()
+	slot, ok := f.packed[d]
+	if !ok {
+		return nil
+	}
+	ds := slot.ds
+	zeros := alignedBytes(ds.fam.length * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	if err := f.writeColumn(ds, slot.col, zeros); err != nil {
+		return err
+	}
+	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(slot.col), []string{""}); err != nil {
+		return err
+	}
+	ds.slots[slot.col] = ""
+	ds.nfree++
+	delete(f.packed, d)
+	return nil
+}
+
+func errNoArray(d hashing.Digest) error {
+	return newErr(ErrIntegrity, "", "data_hash", "catalog names array %x, which the NetCDF file does not hold", d[:])
+}

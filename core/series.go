@@ -1,0 +1,540 @@
+package core
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+)
+
+// Add stores a series for an owner and returns its key. The array is written first and
+// deduplicated by content; the catalog row follows in one transaction (format-details §8).
+// Any refusal — a bad field, a duplicate key — is returned before anything is written.
+func (s *Store) Add(owner Owner, ts TimeSeries, opts *AddOptions) (Key, error) {
+	const op = "add_time_series"
+	if err := s.lock(op, true); err != nil {
+		return Key{}, err
+	}
+	defer s.mu.Unlock()
+	if opts == nil {
+		opts = &AddOptions{}
+	}
+	p, err := prepareAdd(owner, ts, opts)
+	if err != nil {
+		return Key{}, withOp(op, err)
+	}
+	return p.key, withOp(op, s.commitPrepared(p))
+}
+
+// prepared is a validated add: the row to insert and the array to store.
+type prepared struct {
+	key      Key
+	row      catalog.Row
+	features []hashing.Feature
+	arr      TypedArray
+	digest   hashing.Digest
+	packed   bool     // packed (SingleTimeSeries) or standalone
+	res      Period   // packed family resolution
+	chunks   []uint64 // standalone chunking, nil = whole array
+}
+
+func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error) {
+	if ts == nil {
+		return nil, invalid("", "time_series", "is nil")
+	}
+	if err := validateOwner(owner); err != nil {
+		return nil, err
+	}
+	if err := validateText("name", ts.SeriesName(), true); err != nil {
+		return nil, err
+	}
+	if err := validateText("units", opts.Units, false); err != nil {
+		return nil, err
+	}
+	if err := validateText("ext", opts.Ext, false); err != nil {
+		return nil, err
+	}
+	if err := opts.Features.validate(); err != nil {
+		return nil, err
+	}
+	p := &prepared{features: opts.Features.entries()}
+	p.row = catalog.Row{
+		OwnerID: owner.ID, OwnerType: owner.Type, OwnerCategory: owner.Category.String(),
+		SeriesType: ts.SeriesType().String(), Name: ts.SeriesName(),
+		Units: nullString(opts.Units), Ext: nullString(opts.Ext),
+	}
+	switch t := ts.(type) {
+	case *SingleTimeSeries:
+		if err := prepareSingle(p, t); err != nil {
+			return nil, err
+		}
+	case *NonSequentialTimeSeries:
+		if err := prepareNonSequential(p, t); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
+	}
+	fh := hashing.Features(p.features)
+	p.row.FeaturesHash = fh[:]
+	p.row.DataHash = p.digest[:]
+	p.row.DType = p.arr.DType.String()
+	p.row.ElementShape = nullString(shapeJSON(p.arr.ElementShape()))
+	p.row.Length = sql.NullInt64{Int64: int64(p.arr.Len()), Valid: true}
+	p.key = Key{OwnerID: owner.ID, OwnerCategory: owner.Category, Type: ts.SeriesType(),
+		Name: ts.SeriesName(), Resolution: p.res, Features: cloneFeatures(opts.Features)}
+	return p, nil
+}
+
+func prepareSingle(p *prepared, t *SingleTimeSeries) error {
+	if err := t.Data.validate("data"); err != nil {
+		return err
+	}
+	if !t.Resolution.IsPositive() {
+		return invalid("", "resolution", "%s is not a positive period", t.Resolution)
+	}
+	if _, err := t.Resolution.Step(t.InitialTimestamp, int64(t.Data.Len()-1)); err != nil {
+		return invalid("", "initial_timestamp", "%s + %d × %s is not a representable instant: %v",
+			isotime.FormatTimestamp(t.InitialTimestamp), t.Data.Len()-1, t.Resolution, err)
+	}
+	p.arr, p.packed, p.res = t.Data, true, t.Resolution
+	p.digest = t.Data.hash()
+	p.row.InitialTimestamp = nullString(isotime.FormatTimestamp(t.InitialTimestamp))
+	p.row.Resolution = nullString(t.Resolution.String())
+	return nil
+}
+
+func prepareNonSequential(p *prepared, t *NonSequentialTimeSeries) error {
+	if err := t.Data.validate("data"); err != nil {
+		return err
+	}
+	if len(t.Timestamps) != t.Data.Len() {
+		return invalid("", "timestamps", "%d timestamps for %d steps of data; they must be equal", len(t.Timestamps), t.Data.Len())
+	}
+	stamps := make([]string, len(t.Timestamps))
+	for i, ts := range t.Timestamps {
+		if i > 0 && !ts.After(t.Timestamps[i-1]) {
+			return invalid("", "timestamps", "timestamp %d (%s) is not after timestamp %d (%s); they must be strictly increasing",
+				i, isotime.FormatTimestampZ(ts), i-1, isotime.FormatTimestampZ(t.Timestamps[i-1]))
+		}
+		if y := ts.UTC().Year(); y < 0 || y > 9999 {
+			return invalid("", "timestamps", "timestamp %d is in year %d; RFC 3339 spans years 0–9999", i, y)
+		}
+		stamps[i] = isotime.FormatTimestampZ(ts)
+	}
+	js, _ := json.Marshal(stamps)
+	p.arr, p.packed = t.Data, false
+	p.digest = t.Data.hash()
+	p.row.TimestampsJSON = nullString(string(js))
+	return nil
+}
+
+func validateOwner(o Owner) error {
+	if !o.Category.Valid() {
+		return invalid("", "owner_category", "unknown code %d (0 Component, 1 SupplementalAttribute)", uint8(o.Category))
+	}
+	return validateText("owner_type", o.Type, true)
+}
+
+func validateText(field, v string, required bool) error {
+	if required && v == "" {
+		return invalid("", field, "is empty")
+	}
+	if !utf8.ValidString(v) {
+		return invalid("", field, "%q is not valid UTF-8", v)
+	}
+	if strings.IndexByte(v, 0) >= 0 {
+		return invalid("", field, "%q contains a NUL byte", v)
+	}
+	return nil
+}
+
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+func cloneFeatures(f Features) Features {
+	out := make(Features, len(f))
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// commitPrepared checks the key is free, writes the array (if new), then the catalog.
+func (s *Store) commitPrepared(p *prepared) error {
+	existing, err := s.cat.Lookup(identityOf(&p.row))
+	if err != nil {
+		return wrapIO("", err, "looking up the key")
+	}
+	if existing != nil {
+		return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
+	}
+	wrote, err := s.storeArray(p)
+	if err != nil {
+		return wrapIO("", err, "writing the array")
+	}
+	err = s.cat.InTx(func() error {
+		if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
+			return err
+		}
+		_, err := s.cat.Insert(&p.row)
+		return err
+	})
+	if err != nil {
+		if wrote {
+			s.unstoreArray(p)
+		}
+		if errors.Is(err, catalog.ErrUnique) {
+			return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
+		}
+		return wrapIO("", err, "writing the catalog row")
+	}
+	return nil
+}
+
+func (s *Store) storeArray(p *prepared) (bool, error) {
+	if p.packed {
+		return s.nc.writePacked(p.arr, p.res, p.digest)
+	}
+	return s.nc.writeStandalone(p.arr, p.digest, p.chunks)
+}
+
+func (s *Store) unstoreArray(p *prepared) {
+	if p.packed {
+		s.nc.freePacked(p.digest)
+	} else {
+		s.nc.dropStandalone(p.digest)
+	}
+}
+
+func identityOf(r *catalog.Row) catalog.Identity {
+	return catalog.Identity{OwnerID: r.OwnerID, OwnerCategory: r.OwnerCategory,
+		SeriesType: r.SeriesType, Name: r.Name, Resolution: r.Resolution.String,
+		Interval: r.Interval.String, FeaturesHash: r.FeaturesHash}
+}
+
+func keyIdentity(k Key) (catalog.Identity, error) {
+	if !k.OwnerCategory.Valid() {
+		return catalog.Identity{}, invalid("", "key.owner_category", "unknown code %d", uint8(k.OwnerCategory))
+	}
+	if !k.Type.Valid() || k.Type == AbstractDeterministicType {
+		return catalog.Identity{}, invalid("", "key.type", "unknown or request-only type code %d", uint8(k.Type))
+	}
+	if err := k.Features.validate(); err != nil {
+		return catalog.Identity{}, err
+	}
+	fh := k.Features.hash()
+	id := catalog.Identity{OwnerID: k.OwnerID, OwnerCategory: k.OwnerCategory.String(),
+		SeriesType: k.Type.String(), Name: k.Name, FeaturesHash: fh[:]}
+	if !k.Resolution.IsZero() {
+		id.Resolution = k.Resolution.String()
+	}
+	if !k.Interval.IsZero() {
+		id.Interval = k.Interval.String()
+	}
+	return id, nil
+}
+
+// lookupKey finds the row of k; ErrNotFound when there is none.
+func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
+	id, err := keyIdentity(k)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.cat.Lookup(id)
+	if err != nil {
+		return nil, wrapIO("", err, "looking up the key")
+	}
+	if r == nil {
+		return nil, newErr(ErrNotFound, "", "key", "%s is not stored", k)
+	}
+	return r, nil
+}
+
+// Has reports whether a series with exactly this key is stored.
+func (s *Store) Has(k Key) (bool, error) {
+	const op = "has_time_series"
+	if err := s.lock(op, false); err != nil {
+		return false, err
+	}
+	defer s.mu.Unlock()
+	_, err := s.lookupKey(k)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, withOp(op, err)
+}
+
+// GetMetadata returns the catalog record of one series.
+func (s *Store) GetMetadata(k Key) (*Metadata, error) {
+	const op = "get_metadata"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	r, err := s.lookupKey(k)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	m, err := s.metadataOf(r, nil)
+	return m, withOp(op, err)
+}
+
+// Get reads a whole series.
+func (s *Store) Get(k Key) (TimeSeries, error) {
+	return s.get("get_time_series", k, nil, nil)
+}
+
+// GetRange reads part of a series. For a SingleTimeSeries start is floored and end ceiled
+// onto the grid (both inclusive) and clamped to the series; for a NonSequentialTimeSeries
+// the range is half-open [start, end). An end before the start is an error.
+func (s *Store) GetRange(k Key, start, end time.Time) (TimeSeries, error) {
+	return s.get("get_time_series", k, &start, &end)
+}
+
+func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	if start != nil && end.Before(*start) {
+		return nil, invalid(op, "end", "%s is before start %s", isotime.FormatTimestamp(*end), isotime.FormatTimestamp(*start))
+	}
+	r, err := s.lookupKey(k)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	m, err := s.metadataOf(r, k.Features)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	var ts TimeSeries
+	switch m.Type {
+	case SingleTimeSeriesType:
+		ts, err = s.readSingle(m, start, end)
+	case NonSequentialTimeSeriesType:
+		ts, err = s.readNonSequential(m, r, start, end)
+	default:
+		err = invalid("", "key.type", "%s cannot be read by this build", m.Type)
+	}
+	return ts, withOp(op, err)
+}
+
+func (s *Store) readSingle(m *Metadata, start, end *time.Time) (*SingleTimeSeries, error) {
+	first, n := 0, m.Length
+	if start != nil {
+		lo, err := m.Resolution.StepsFloor(m.InitialTimestamp, *start)
+		if err != nil {
+			return nil, invalid("", "start", "%v", err)
+		}
+		hi, err := m.Resolution.StepsCeil(m.InitialTimestamp, *end)
+		if err != nil {
+			return nil, invalid("", "end", "%v", err)
+		}
+		lo, hi = max(lo, 0), min(hi, int64(m.Length-1))
+		if lo > hi {
+			last, _ := m.Resolution.Step(m.InitialTimestamp, int64(m.Length-1))
+			return nil, invalid("", "start", "range %s – %s does not overlap the series (%s – %s)",
+				isotime.FormatTimestamp(*start), isotime.FormatTimestamp(*end),
+				isotime.FormatTimestamp(m.InitialTimestamp), isotime.FormatTimestamp(last))
+		}
+		first, n = int(lo), int(hi-lo+1)
+	}
+	data, err := s.readRows(m, first, n)
+	if err != nil {
+		return nil, err
+	}
+	t0, _ := m.Resolution.Step(m.InitialTimestamp, int64(first))
+	return &SingleTimeSeries{Name: m.Name, InitialTimestamp: t0, Resolution: m.Resolution,
+		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: data}}, nil
+}
+
+func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.Time) (*NonSequentialTimeSeries, error) {
+	stamps, err := parseTimestampsJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	first, last := 0, len(stamps)
+	if start != nil {
+		for first < len(stamps) && stamps[first].Before(*start) {
+			first++
+		}
+		last = first
+		for last < len(stamps) && stamps[last].Before(*end) {
+			last++
+		}
+	}
+	n := last - first
+	var data []byte
+	if n > 0 {
+		if data, err = s.readRows(m, first, n); err != nil {
+			return nil, err
+		}
+	}
+	return &NonSequentialTimeSeries{Name: m.Name, Timestamps: stamps[first:last],
+		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: alignedOrEmpty(data)}}, nil
+}
+
+func alignedOrEmpty(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// readRows reads steps [first, first+n) of the array a row names, wherever it is stored,
+// after checking that what the file holds has the dtype and shape the row claims.
+func (s *Store) readRows(m *Metadata, first, n int) ([]byte, error) {
+	d := hashing.Digest(m.DataHash)
+	if _, ok := s.nc.packed[d]; ok {
+		data, ds, err := s.nc.readPackedRows(d, first, n)
+		if err != nil {
+			return nil, err
+		}
+		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !equalInts(ds.eshape, m.ElementShape) {
+			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
+				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+		}
+		return data, nil
+	}
+	if sv, ok := s.nc.standalone[d]; ok {
+		full := append([]int{m.Length}, m.ElementShape...)
+		if sv.dtype != m.DType || !equalInts(fromU64(sv.shape), full) {
+			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
+				m.DType, full, sv.name, sv.dtype, sv.shape)
+		}
+		start := make([]uint64, len(sv.shape))
+		count := append([]uint64(nil), sv.shape...)
+		start[0], count[0] = uint64(first), uint64(n)
+		data, _, err := s.nc.readStandalone(d, start, count)
+		return data, err
+	}
+	return nil, errNoArray(d)
+}
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func fromU64(v []uint64) []int {
+	out := make([]int, len(v))
+	for i, x := range v {
+		out[i] = int(x)
+	}
+	return out
+}
+
+func parseTimestampsJSON(r *catalog.Row) ([]time.Time, error) {
+	var raw []string
+	if err := json.Unmarshal([]byte(r.TimestampsJSON.String), &raw); err != nil {
+		return nil, corrupt(r, "timestamps_json", "is not a JSON array of strings: %v", err)
+	}
+	out := make([]time.Time, len(raw))
+	for i, s := range raw {
+		t, err := isotime.ParseTimestamp(s)
+		if err != nil {
+			return nil, corrupt(r, "timestamps_json", "entry %d: %v", i, err)
+		}
+		out[i] = t
+	}
+	if r.Length.Valid && int64(len(out)) != r.Length.Int64 {
+		return nil, corrupt(r, "timestamps_json", "holds %d timestamps for length %d", len(out), r.Length.Int64)
+	}
+	return out, nil
+}
+
+func corrupt(r *catalog.Row, column, format string, args ...any) error {
+	e := newErr(ErrIntegrity, "", column, format, args...)
+	e.Msg = "catalog row " + itoa(r.ID) + ": " + e.Msg
+	return e
+}
+
+// metadataOf decodes a catalog row. features, when the caller already knows them (it
+// looked the row up by a key holding them), saves a feature_sets query.
+func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error) {
+	m := &Metadata{OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
+	m.OwnerID, m.Name = r.OwnerID, r.Name
+	var err error
+	if m.OwnerCategory, err = parseOwnerCategory(r.OwnerCategory); err != nil {
+		return nil, corrupt(r, "owner_category", "%v", err)
+	}
+	if m.Type, err = parseSeriesType(r.SeriesType); err != nil {
+		return nil, corrupt(r, "time_series_type", "%v", err)
+	}
+	if m.DType, err = ParseDType(r.DType); err != nil {
+		return nil, corrupt(r, "dtype", "unknown dtype %q", r.DType)
+	}
+	if m.ElementShape, err = parseShapeJSON(r.ElementShape.String); err != nil {
+		return nil, corrupt(r, "element_shape", "%v", err)
+	}
+	if !r.Length.Valid || r.Length.Int64 < 0 {
+		return nil, corrupt(r, "length", "is missing or negative")
+	}
+	m.Length = int(r.Length.Int64)
+	if m.Resolution, err = parseOptionalPeriod(r, "resolution", r.Resolution); err != nil {
+		return nil, err
+	}
+	if m.Interval, err = parseOptionalPeriod(r, "interval", r.Interval); err != nil {
+		return nil, err
+	}
+	if m.Horizon, err = parseOptionalPeriod(r, "horizon", r.Horizon); err != nil {
+		return nil, err
+	}
+	if r.InitialTimestamp.Valid {
+		if m.InitialTimestamp, err = isotime.ParseTimestamp(r.InitialTimestamp.String); err != nil {
+			return nil, corrupt(r, "initial_timestamp", "%v", err)
+		}
+	}
+	if m.Type == SingleTimeSeriesType && (m.Resolution.IsZero() || !r.InitialTimestamp.Valid) {
+		return nil, corrupt(r, "resolution", "a SingleTimeSeries row needs a resolution and an initial timestamp")
+	}
+	if r.Count.Valid {
+		m.Count = int(r.Count.Int64)
+	}
+	if r.PercentilesJSON.Valid {
+		if err := json.Unmarshal([]byte(r.PercentilesJSON.String), &m.Percentiles); err != nil {
+			return nil, corrupt(r, "percentiles_json", "is not a JSON array of numbers: %v", err)
+		}
+	}
+	if len(r.DataHash) != 32 {
+		return nil, corrupt(r, "data_hash", "is %d bytes, not 32", len(r.DataHash))
+	}
+	if len(r.FeaturesHash) != 32 {
+		return nil, corrupt(r, "features_hash", "is %d bytes, not 32", len(r.FeaturesHash))
+	}
+	copy(m.DataHash[:], r.DataHash)
+	copy(m.FeaturesHash[:], r.FeaturesHash)
+	if features == nil {
+		entries, err := s.cat.FeatureSet(r.FeaturesHash)
+		if err != nil {
+			return nil, corrupt(r, "features_hash", "%v", err)
+		}
+		features = featuresFromEntries(entries)
+	}
+	m.Features = cloneFeatures(features)
+	return m, nil
+}
+
+func parseOptionalPeriod(r *catalog.Row, column string, v sql.NullString) (Period, error) {
+	if !v.Valid {
+		return Period{}, nil
+	}
+	p, err := isotime.ParsePeriod(v.String)
+	if err != nil {
+		return Period{}, corrupt(r, column, "%v", err)
+	}
+	return p, nil
+}

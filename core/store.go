@@ -1,0 +1,210 @@
+// Package core is the tsstore time-series store: arrays in a NetCDF4 file, metadata in a
+// SQLite catalog beside it (<name>.nc and <name>.nc.sqlite), in data format 0.11.0.
+//
+// A Store is safe for concurrent use by multiple goroutines: its methods are serialised by
+// one mutex per store, and every netcdf-c call in the process by one more (netcdf-c is not
+// thread-safe).
+package core
+
+import (
+	"errors"
+	"os"
+	"sync"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
+)
+
+// CatalogSuffix is appended to the NetCDF path to name the catalog.
+const CatalogSuffix = ".sqlite"
+
+// CatalogPath is the catalog file of the store whose NetCDF file is ncPath.
+func CatalogPath(ncPath string) string { return ncPath + CatalogSuffix }
+
+// Store is an open store.
+type Store struct {
+	mu       sync.Mutex
+	path     string
+	nc       *ncFile
+	cat      *catalog.Catalog
+	readOnly bool
+	inMemory bool
+	closed   bool
+}
+
+// CreateOptions configure a new store. A nil *CreateOptions means the defaults.
+type CreateOptions struct {
+	// Compression is the filter policy of every data variable; nil means DefaultCompression.
+	Compression *Compression
+}
+
+func (o *CreateOptions) compression() (Compression, error) {
+	if o == nil || o.Compression == nil {
+		return DefaultCompression, nil
+	}
+	c := *o.Compression
+	if c.Deflate && (c.Level < 0 || c.Level > 9) {
+		return c, invalid("create", "compression.level", "%d is outside 0–9", c.Level)
+	}
+	if !c.Deflate {
+		c = Compression{}
+	}
+	return c, nil
+}
+
+// Create makes a new store at path (and path+".sqlite"). Neither file may exist.
+func Create(path string, opts *CreateOptions) (*Store, error) {
+	const op = "create"
+	comp, err := opts.compression()
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, invalid(op, "path", "is empty")
+	}
+	for _, p := range []string{path, CatalogPath(path)} {
+		if _, err := os.Stat(p); err == nil {
+			return nil, invalid(op, "path", "%s already exists; open it, or remove both files of the old store first", p)
+		}
+	}
+	nc, err := createNC(path, comp, false)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Open(CatalogPath(path), false, true)
+	if err != nil {
+		nc.close()
+		os.Remove(path)
+		os.Remove(CatalogPath(path))
+		return nil, wrapIO(op, err, "creating catalog %s", CatalogPath(path))
+	}
+	return &Store{path: path, nc: nc, cat: cat}, nil
+}
+
+// Open opens an existing store for reading and writing. Both files must exist; the format
+// version must be exactly DataFormatVersion.
+func Open(path string) (*Store, error) { return openStore(path, false) }
+
+// OpenReadOnly opens an existing store without write access: it runs no DDL, needs no write
+// permission on the files, and every write fails with ErrReadOnly.
+func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
+
+func openStore(path string, readOnly bool) (*Store, error) {
+	const op = "open"
+	nc, err := openNC(path, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
+	if err != nil {
+		nc.close()
+		if errors.Is(err, catalog.ErrNoCatalog) {
+			return nil, newErr(ErrIntegrity, op, "path",
+				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
+				CatalogPath(path), path, CatalogPath(path))
+		}
+		return nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
+	}
+	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly}, nil
+}
+
+// InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an
+// in-memory SQLite database). Persist writes it to disk.
+func InMemory(opts *CreateOptions) (*Store, error) {
+	comp, err := opts.compression()
+	if err != nil {
+		return nil, err
+	}
+	nc, err := createNC("tsstore-in-memory.nc", comp, true)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.OpenMemory()
+	if err != nil {
+		nc.close()
+		return nil, wrapIO("in_memory", err, "creating the in-memory catalog")
+	}
+	return &Store{nc: nc, cat: cat, inMemory: true}, nil
+}
+
+// Path is the NetCDF path of the store ("" for an in-memory store).
+func (s *Store) Path() string { return s.path }
+
+// ReadOnly reports whether the store was opened read-only.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// InMemoryStore reports whether the store lives in memory.
+func (s *Store) InMemoryStore() bool { return s.inMemory }
+
+// Compression is the store's filter policy.
+func (s *Store) Compression() Compression { return s.nc.comp }
+
+// lock takes the store's mutex and checks it is open (and writable when write is set).
+func (s *Store) lock(op string, write bool) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return invalid(op, "store", "the store is closed")
+	}
+	if write && s.readOnly {
+		s.mu.Unlock()
+		return newErr(ErrReadOnly, op, "", "the store was opened read-only")
+	}
+	return nil
+}
+
+// Flush makes every write so far durable on disk: netcdf-c and HDF5 write their buffers
+// (the catalog commits each write as it happens). After Flush the two files alone hold the
+// whole store.
+func (s *Store) Flush() error {
+	if err := s.lock("flush", false); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	return wrapIO("flush", s.nc.sync(), "syncing the NetCDF file")
+}
+
+// Close flushes and closes the store. Closing twice is harmless.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	ncErr := s.nc.close()
+	catErr := s.cat.Close()
+	if ncErr != nil {
+		return wrapIO("close", ncErr, "closing the NetCDF file")
+	}
+	return wrapIO("close", catErr, "closing the catalog")
+}
+
+// Persist writes an in-memory store to path and path+".sqlite" (neither may exist). The
+// store stays in memory; open the written pair to work on disk.
+func (s *Store) Persist(path string) error {
+	const op = "persist"
+	if err := s.lock(op, false); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if !s.inMemory {
+		return invalid(op, "store", "only an in-memory store can be persisted; this one is already at %s", s.path)
+	}
+	if path == "" {
+		return invalid(op, "path", "is empty")
+	}
+	for _, p := range []string{path, CatalogPath(path)} {
+		if _, err := os.Stat(p); err == nil {
+			return invalid(op, "path", "%s already exists", p)
+		}
+	}
+	if err := s.nc.persistTo(path); err != nil {
+		return err
+	}
+	if err := s.cat.VacuumInto(CatalogPath(path)); err != nil {
+		os.Remove(path)
+		os.Remove(CatalogPath(path))
+		return wrapIO(op, err, "writing catalog %s", CatalogPath(path))
+	}
+	return nil
+}

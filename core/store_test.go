@@ -1,0 +1,119 @@
+package core
+
+import (
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func newStore(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "system.nc")
+	s, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func reopen(t *testing.T, s *Store, path string) *Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s2.Close() })
+	return s2
+}
+
+func gen(owner int64) Owner { return Owner{ID: owner, Type: "ThermalStandard", Category: Component} }
+
+func hourly(name string, vals []float64) *SingleTimeSeries {
+	return &SingleTimeSeries{Name: name, InitialTimestamp: t0, Resolution: Hours(1), Data: ArrayOf(vals)}
+}
+
+func ramp(n int, offset float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64(i) + offset
+	}
+	return v
+}
+
+func mustAdd(t *testing.T, s *Store, o Owner, ts TimeSeries, opts *AddOptions) Key {
+	t.Helper()
+	k, err := s.Add(o, ts, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func mustGetSingle(t *testing.T, s *Store, k Key) *SingleTimeSeries {
+	t.Helper()
+	ts, err := s.Get(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts.(*SingleTimeSeries)
+}
+
+func floats(t *testing.T, a TypedArray) []float64 {
+	t.Helper()
+	v, err := Values[float64](a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func equalFloats(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func requireTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" || os.Getenv("TSSTORE_REQUIRE_TOOLS") != "" {
+			t.Fatalf("%s is required but not on PATH", name)
+		}
+		t.Skipf("%s not on PATH", name)
+	}
+	return p
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(requireTool(t, name), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func wantKind(t *testing.T, err error, kind error) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Fatalf("want %v, got %v", kind, err)
+	}
+}
