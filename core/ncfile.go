@@ -24,7 +24,7 @@ const (
 )
 
 // ncFile is the NetCDF half of a store: the file or in-memory image, the /time_series/single
-// group, and the index of arrays rebuilt from it. Every method takes ncshim.Mu.
+// group, and the index of arrays rebuilt from it. Methods take the netcdf lock (ncshim.Lock) themselves.
 type ncFile struct {
 	root     netcdf.Dataset
 	grp      netcdf.Dataset
@@ -48,8 +48,8 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 
 // createNC makes a new store file (or in-memory image) with the root attributes and groups.
 func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	var root netcdf.Dataset
 	var err error
 	if inMemory {
@@ -98,8 +98,8 @@ func (f *ncFile) initLayout() error {
 
 // openNC opens an existing store file, checks its format version and rebuilds the index.
 func openNC(path string, readOnly bool) (*ncFile, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	if _, err := os.Stat(path); err != nil {
 		return nil, wrapIO("open", err, "the NetCDF file of the store")
 	}
@@ -180,8 +180,8 @@ func (f *ncFile) closeLocked() error {
 }
 
 func (f *ncFile) close() error {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	return f.closeLocked()
 }
 
@@ -190,59 +190,89 @@ func (f *ncFile) sync() error {
 	if f.readOnly || f.inMemory {
 		return nil
 	}
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	return ncshim.Sync(f.root)
 }
 
-// persistTo writes the in-memory image to path and goes on working in memory on a copy of
-// it: netcdf-c hands the image over only by closing the dataset.
-func (f *ncFile) persistTo(path string) error {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
-	img, err := ncmem.Dataset{Dataset: f.root}.CloseBytes()
-	f.open = false
+// copyTo writes every array of f into a new store file at path, dataset by dataset with
+// the same names, widths, chunking and hash slots. An in-memory store persists this way
+// because netcdf-c 4.9 cannot reopen an in-memory image for writing (nc_open_memio with
+// NC_WRITE fails with NC_EPERM), so handing the image over with nc_close_memio would end the
+// in-memory store.
+func (f *ncFile) copyTo(path string) error {
+	dst, err := createNC(path, f.comp, false)
 	if err != nil {
-		return wrapIO("persist", err, "closing the in-memory NetCDF image")
-	}
-	defer img.Free()
-	// Reopen before writing the copy, so a failed write still leaves a usable store.
-	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
-		m, err := ncmem.Open(path, netcdf.WRITE, 0, img.Data)
-		return m.Dataset, err
-	})
-	if err != nil {
-		return wrapIO("persist", err, "reopening the in-memory NetCDF image")
-	}
-	f.root, f.open = root, true
-	f.families = map[familyKey][]*packedDS{}
-	f.packed = map[hashing.Digest]packedSlot{}
-	f.standalone = map[hashing.Digest]*standaloneVar{}
-	if err := f.load(path); err != nil {
 		return err
 	}
-	if err := writeFileNoClobber(path, img.Data); err != nil {
+	ncshim.Lock()
+	err = f.copyArraysLocked(dst)
+	if err == nil {
+		err = ncshim.Sync(dst.root)
+	}
+	cerr := dst.closeLocked()
+	ncshim.Unlock()
+	if err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
 		return wrapIO("persist", err, "writing %s", path)
 	}
 	return nil
 }
 
-func writeFileNoClobber(path string, data []byte) error {
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
+// copyBandBytes bounds the rows of a packed dataset copied per read/write pair.
+const copyBandBytes = 64 << 20
+
+func (f *ncFile) copyArraysLocked(dst *ncFile) error {
+	for fam, list := range f.families {
+		for _, ds := range list {
+			out, err := dst.definePackedAs(fam, ds.eshape, ds.cols, ds.suffix)
+			if err != nil {
+				return err
+			}
+			row := ds.chunkBytes()
+			band := max(1, copyBandBytes/max(row, 1))
+			for first := 0; first < fam.length; first += band {
+				n := min(band, fam.length-first)
+				start := make([]uint64, 2+len(ds.eshape))
+				start[0] = uint64(first)
+				count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
+				buf := alignedBytes(n * row)
+				if err := ioSlice(f.grp.VarN(ds.varid), fam.dtype, buf, start, count, false); err != nil {
+					return err
+				}
+				if err := ioSlice(dst.grp.VarN(out.varid), fam.dtype, buf, start, count, true); err != nil {
+					return err
+				}
+			}
+			if err := ncshim.PutStrings(dst.grp, out.hvarid, 0, ds.slots); err != nil {
+				return err
+			}
+			copy(out.slots, ds.slots)
+			out.nfree = ds.nfree
+		}
 	}
-	if _, err := out.Write(data); err != nil {
-		out.Close()
-		os.Remove(path)
-		return err
+	for d, sv := range f.standalone {
+		_, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
+		if err != nil {
+			return err
+		}
+		n := 1
+		for _, x := range sv.shape {
+			n *= int(x)
+		}
+		buf := alignedBytes(n * sv.dtype.Width())
+		if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
+			return err
+		}
+		arr := TypedArray{DType: sv.dtype, Shape: fromU64(sv.shape), Data: buf}
+		if _, err := dst.writeStandaloneLocked(arr, d, chunks); err != nil {
+			return err
+		}
 	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		os.Remove(path)
-		return err
-	}
-	return out.Close()
+	return nil
 }
 
 // applyCompression sets the store's filter on a data variable.

@@ -251,11 +251,15 @@ func (f *ncFile) freeColumn(fam familyKey) (*packedDS, int) {
 
 // definePacked creates the family's next dataset of the given width.
 func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS, error) {
-	list := f.families[fam]
 	suffix := 0
-	if len(list) > 0 {
+	if list := f.families[fam]; len(list) > 0 {
 		suffix = list[len(list)-1].suffix + 1
 	}
+	return f.definePackedAs(fam, eshape, cols, suffix)
+}
+
+// definePackedAs defines the dataset of a family with the given spill suffix.
+func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*packedDS, error) {
 	name := fam.baseName()
 	if suffix > 0 {
 		name = fmt.Sprintf("%s__%d", name, suffix)
@@ -301,15 +305,16 @@ func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS,
 	if err := f.setPackedCache(ds); err != nil {
 		return nil, err
 	}
-	f.families[fam] = append(list, ds)
+	f.families[fam] = append(f.families[fam], ds)
+	sortBySuffix(f.families[fam])
 	return ds, nil
 }
 
 // writePacked stores arr as one column of its family, unless an identical array is already
 // stored. It reports whether it wrote a new column (so a failed catalog write can undo it).
 func (f *ncFile) writePacked(arr TypedArray, res Period, d hashing.Digest) (bool, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	if _, ok := f.packed[d]; ok {
 		return false, nil
 	}
@@ -350,8 +355,8 @@ func (f *ncFile) writeColumn(ds *packedDS, col int, data []byte) error {
 
 // readPackedRows reads rows [first, first+n) of the column holding d.
 func (f *ncFile) readPackedRows(d hashing.Digest, first, n int) ([]byte, *packedDS, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	slot, ok := f.packed[d]
 	if !ok {
 		return nil, nil, errNoArray(d)
@@ -369,8 +374,8 @@ func (f *ncFile) readPackedRows(d hashing.Digest, first, n int) ([]byte, *packed
 // freePacked zero-fills the column holding d and empties its hash slot, so no stale values
 // are readable through a reused slot (on-disk-format.md, "Deletion and compaction").
 func (f *ncFile) freePacked(d hashing.Digest) error {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	slot, ok := f.packed[d]
 	if !ok {
 		return nil

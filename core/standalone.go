@@ -50,8 +50,12 @@ func (f *ncFile) indexStandalone(name string, varid int) error {
 // content still matches its name, and a later add of the same content reuses it instead of
 // colliding with the name.
 func (f *ncFile) writeStandalone(arr TypedArray, d hashing.Digest, chunks []uint64) (bool, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.writeStandaloneLocked(arr, d, chunks)
+}
+
+func (f *ncFile) writeStandaloneLocked(arr TypedArray, d hashing.Digest, chunks []uint64) (bool, error) {
 	if _, ok := f.standalone[d]; ok {
 		return false, nil
 	}
@@ -98,8 +102,8 @@ func (f *ncFile) writeStandalone(arr TypedArray, d hashing.Digest, chunks []uint
 // readStandalone reads the hyperslab [start, start+count) of the array named by d; nil start
 // and count read it whole.
 func (f *ncFile) readStandalone(d hashing.Digest, start, count []uint64) ([]byte, *standaloneVar, error) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	sv, ok := f.standalone[d]
 	if !ok {
 		return nil, nil, errNoArray(d)
@@ -125,7 +129,7 @@ func (f *ncFile) readStandalone(d hashing.Digest, start, count []uint64) ([]byte
 // variable stays in the file as dead space; keeping it indexed would be harmless too, but
 // a refused add must leave the store's observable state as it was.
 func (f *ncFile) dropStandalone(d hashing.Digest) {
-	ncshim.Mu.Lock()
-	defer ncshim.Mu.Unlock()
+	ncshim.Lock()
+	defer ncshim.Unlock()
 	delete(f.standalone, d)
 }

@@ -198,7 +198,7 @@ func (s *Store) Persist(path string) error {
 			return invalid(op, "path", "%s already exists", p)
 		}
 	}
-	if err := s.nc.persistTo(path); err != nil {
+	if err := s.nc.copyTo(path); err != nil {
 		return err
 	}
 	if err := s.cat.VacuumInto(CatalogPath(path)); err != nil {

@@ -37,6 +37,18 @@ func reopen(t *testing.T, s *Store, path string) *Store {
 	return s2
 }
 
+// openAgain reopens a store the test closed (for example to let ncdump read it: HDF5 locks
+// a file open for writing against other processes).
+func openAgain(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 func gen(owner int64) Owner { return Owner{ID: owner, Type: "ThermalStandard", Category: Component} }
 
 func hourly(name string, vals []float64) *SingleTimeSeries {
@@ -116,4 +128,26 @@ func wantKind(t *testing.T, err error, kind error) {
 	if !errors.Is(err, kind) {
 		t.Fatalf("want %v, got %v", kind, err)
 	}
+}
+
+// hashSlots reads the {ds}_h companion of a closed store through ncdump. ncdump prints a
+// slot holding the NC_STRING fill value (the empty string) as "_"; both read as free.
+func hashSlots(t *testing.T, path, ds string) []string {
+	t.Helper()
+	out := run(t, "ncdump", "-v", ds+"_h", path)
+	i := strings.Index(out, ds+"_h =")
+	if i < 0 {
+		t.Fatalf("ncdump shows no data for %s_h:\n%s", ds, out)
+	}
+	body := out[i+len(ds+"_h ="):]
+	body = body[:strings.Index(body, ";")]
+	var slots []string
+	for _, tok := range strings.Split(body, ",") {
+		tok = strings.TrimSpace(tok)
+		if tok == "_" {
+			tok = `""`
+		}
+		slots = append(slots, strings.Trim(tok, `"`))
+	}
+	return slots
 }

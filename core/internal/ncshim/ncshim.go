@@ -14,21 +14,49 @@
 // is several netcdf calls that must not interleave with another goroutine's).
 package ncshim
 
-// #cgo pkg-config: netcdf
+// #cgo pkg-config: netcdf hdf5
 // #include <stdlib.h>
 // #include <netcdf.h>
+// #include <hdf5.h>
+//
+// /* HDF5 built thread-safe (as Debian builds it) keeps its error-printing switch per
+//    thread, and netcdf-c turns printing off only on the thread that initialised it. netcdf-c
+//    probes for optional attributes and expects failures, so on any other thread HDF5 would
+//    print those expected failures to stderr. Each OS thread turns printing off once. */
+// static __thread int tsstore_hdf5_quiet;
+// static void tsstore_quiet_hdf5(void) {
+//     if (!tsstore_hdf5_quiet) {
+//         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+//         tsstore_hdf5_quiet = 1;
+//     }
+// }
 import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
 	"github.com/fhs/go-netcdf/netcdf"
 )
 
-// Mu serialises every netcdf-c call in the process.
-var Mu sync.Mutex
+// mu serialises every netcdf-c call in the process.
+var mu sync.Mutex
+
+// Lock takes the process-wide netcdf lock and pins the goroutine to its OS thread until
+// Unlock, so that the per-thread HDF5 state set here holds for every call made under it.
+func Lock() {
+	mu.Lock()
+	runtime.LockOSThread()
+	C.tsstore_quiet_hdf5()
+}
+
+// Unlock releases what Lock took.
+func Unlock() {
+	runtime.UnlockOSThread()
+	mu.Unlock()
+}
 
 // Error is a netcdf-c status code with the operation that produced it.
 type Error struct {
