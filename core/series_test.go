@@ -662,3 +662,46 @@ func TestCompressionPolicyRecordedAndReused(t *testing.T) {
 	_, err := Create(dir+"/bad.nc", &CreateOptions{Compression: &bad})
 	wantKind(t, err, ErrInvalidParameter)
 }
+
+func TestConcurrentUseOfOneStore(t *testing.T) {
+	s, _ := newStore(t)
+	const workers, each = 4, 25
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func(w int) {
+			for i := 0; i < each; i++ {
+				id := int64(w*1000 + i)
+				k, err := s.Add(gen(id), hourly("p", ramp(12, float64(id))), nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				ts, err := s.Get(k)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := floats(t, ts.(*SingleTimeSeries).Data); got[0] != float64(id) {
+					errs <- fmt.Errorf("owner %d read %v", id, got[0])
+					return
+				}
+				if i%5 == 0 {
+					if err := s.Remove(k); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+			errs <- nil
+		}(w)
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys, _ := s.ListKeys(KeyFilter{})
+	if len(keys) != workers*(each-each/5) {
+		t.Fatalf("%d keys left", len(keys))
+	}
+}

@@ -1,0 +1,268 @@
+package core
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// sharedDir locates the project's shared/ material (spec, conformance store), which sits
+// beside the checkout; TSSTORE_SHARED overrides it.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("TSSTORE_SHARED")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "conformance", "independent.nc")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("conformance store not found under %s", dir)
+		}
+		t.Skipf("conformance store not found under %s", dir)
+	}
+	return dir
+}
+
+// copyConformanceStore copies the independent writer's store into a temporary directory:
+// the original is read-only input and must never be opened in place.
+func copyConformanceStore(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join(sharedDir(t), "conformance")
+	dst := t.TempDir()
+	for _, name := range []string{"independent.nc", "independent.nc.sqlite"} {
+		in, err := os.Open(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(filepath.Join(dst, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			t.Fatal(err)
+		}
+		in.Close()
+		out.Close()
+	}
+	return filepath.Join(dst, "independent.nc")
+}
+
+type expectedValues map[string]json.RawMessage
+
+func loadExpected(t *testing.T) expectedValues {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sharedDir(t), "conformance", "independent.nc.expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e expectedValues
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// flatFloats flattens nested JSON arrays of numbers (null = NaN) in row-major order.
+func flatFloats(t *testing.T, raw json.RawMessage) []float64 {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatal(err)
+	}
+	var out []float64
+	var walk func(any)
+	walk = func(x any) {
+		switch y := x.(type) {
+		case []any:
+			for _, z := range y {
+				walk(z)
+			}
+		case float64:
+			out = append(out, y)
+		case nil:
+			out = append(out, math.NaN())
+		}
+	}
+	walk(v)
+	return out
+}
+
+func toFloats(t *testing.T, a TypedArray) []float64 {
+	t.Helper()
+	var out []float64
+	switch a.DType {
+	case F64:
+		out = floats(t, a)
+	case F32:
+		v, _ := Values[float32](a)
+		for _, x := range v {
+			out = append(out, float64(x))
+		}
+	case I64:
+		v, _ := Values[int64](a)
+		for _, x := range v {
+			out = append(out, float64(x))
+		}
+	case U64:
+		v, _ := Values[uint64](a)
+		for _, x := range v {
+			out = append(out, float64(x))
+		}
+	case Bool:
+		v, _ := Values[bool](a)
+		for _, x := range v {
+			if x {
+				out = append(out, 1)
+			} else {
+				out = append(out, 0)
+			}
+		}
+	}
+	return out
+}
+
+func TestReadsIndependentWriterStore(t *testing.T) {
+	path := copyConformanceStore(t)
+	exp := loadExpected(t)
+	s, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var loads [][]float64
+	if err := json.Unmarshal(exp["load"], &loads); err != nil {
+		t.Fatal(err)
+	}
+	feat2 := Features{"model_year": Int(2030), "scenario": Str("high")}
+	hour, day := Hours(1), Days(1)
+	cases := []struct {
+		key   Key
+		want  []float64
+		shape []int
+		dtype DType
+		units string
+		ext   string
+	}{
+		{Key{OwnerID: 1, Type: SingleTimeSeriesType, Name: "max_active_power", Resolution: hour}, loads[0], []int{48}, F64, "MW", ""},
+		{Key{OwnerID: 2, Type: SingleTimeSeriesType, Name: "max_active_power", Resolution: hour, Features: feat2}, loads[1], []int{48}, F64, "MW", ""},
+		{Key{OwnerID: 3, Type: SingleTimeSeriesType, Name: "max_active_power", Resolution: hour}, loads[2], []int{48}, F64, "MW", ""},
+		{Key{OwnerID: 10, OwnerCategory: SupplementalAttribute, Type: SingleTimeSeriesType, Name: "max_active_power", Resolution: hour}, loads[0], []int{48}, F64, "", ""},
+		{Key{OwnerID: 20, Type: SingleTimeSeriesType, Name: "variable_cost", Resolution: day}, flatFloats(t, exp["cost"]), []int{24, 3}, I64, "", `{"function_type":"QuadraticFunctionData"}`},
+		{Key{OwnerID: 21, Type: SingleTimeSeriesType, Name: "variable_cost", Resolution: day}, flatFloats(t, exp["cost2"]), []int{24, 3}, I64, "", `{"function_type":"QuadraticFunctionData"}`},
+		{Key{OwnerID: 50, Type: SingleTimeSeriesType, Name: "inflow", Resolution: Months(1)}, flatFloats(t, exp["monthly"]), []int{12}, F32, "", ""},
+		{Key{OwnerID: 51, Type: SingleTimeSeriesType, Name: "must_run", Resolution: hour}, flatFloats(t, exp["flags"]), []int{48}, Bool, "", ""},
+		{Key{OwnerID: 52, Type: SingleTimeSeriesType, Name: "tap_matrix", Resolution: hour, Features: Features{"calibrated": BoolValue(true), "weight": Float(0.5)}}, nil, []int{24, 2, 2}, U64, "", ""},
+	}
+	for _, c := range cases {
+		ts, err := s.Get(c.key)
+		if err != nil {
+			t.Errorf("%s: %v", c.key, err)
+			continue
+		}
+		got := ts.(*SingleTimeSeries)
+		if got.Data.DType != c.dtype || !equalInts(got.Data.Shape, c.shape) {
+			t.Errorf("%s: %s %v, want %s %v", c.key, got.Data.DType, got.Data.Shape, c.dtype, c.shape)
+		}
+		if c.want != nil && !equalFloats(toFloats(t, got.Data), c.want) {
+			t.Errorf("%s: values differ", c.key)
+		}
+		m, err := s.GetMetadata(c.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.DataHash != got.Data.hash() {
+			t.Errorf("%s: content hash %x differs from catalog data_hash %x", c.key, got.Data.hash(), m.DataHash)
+		}
+		if m.Units != c.units || m.Ext != c.ext {
+			t.Errorf("%s: units %q ext %q", c.key, m.Units, m.Ext)
+		}
+	}
+	// u64 values exceed float64 precision: compare them exactly.
+	var grid [][][]uint64
+	json.Unmarshal(exp["grid"], &grid)
+	ts, _ := s.Get(cases[8].key)
+	g, _ := Values[uint64](ts.(*SingleTimeSeries).Data)
+	for i := range grid {
+		for j := range grid[i] {
+			for k := range grid[i][j] {
+				if g[i*4+j*2+k] != grid[i][j][k] {
+					t.Fatalf("grid[%d][%d][%d] = %d, want %d", i, j, k, g[i*4+j*2+k], grid[i][j][k])
+				}
+			}
+		}
+	}
+	// The calendar series starts on a month end and clamps (format-details §5).
+	ms, _ := s.Get(cases[6].key)
+	if st, _ := ms.(*SingleTimeSeries).Timestamp(1); !st.Equal(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("monthly step 1 = %v", st)
+	}
+
+	outage, err := s.Get(Key{OwnerID: 30, Type: NonSequentialTimeSeriesType, Name: "outage"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := outage.(*NonSequentialTimeSeries)
+	if !equalFloats(floats(t, ns.Data), flatFloats(t, exp["outage"])) {
+		t.Errorf("outage values %v", floats(t, ns.Data))
+	}
+	var stamps []string
+	json.Unmarshal(exp["timestamps"], &stamps)
+	for i, st := range stamps {
+		want, _ := time.Parse(time.RFC3339Nano, st)
+		if !ns.Timestamps[i].Equal(want) {
+			t.Errorf("outage timestamp %d = %v, want %v", i, ns.Timestamps[i], want)
+		}
+	}
+
+	keys, err := s.ListKeys(KeyFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 14 {
+		t.Errorf("listed %d keys, want 14", len(keys))
+	}
+}
+
+// A writable open of the independent store runs the idempotent DDL and changes no row.
+func TestWritableOpenOfIndependentStore(t *testing.T) {
+	path := copyConformanceStore(t)
+	before := run(t, "sqlite3", CatalogPath(path), "SELECT * FROM time_series_associations; SELECT * FROM feature_sets;")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new series lands in the dataset's free slot between used columns.
+	k := mustAdd(t, s, gen(7), &SingleTimeSeries{Name: "max_active_power", InitialTimestamp: t0, Resolution: Hours(1), Data: ArrayOf(ramp(48, 0.25))}, nil)
+	s.Close()
+	slots := hashSlots(t, path, "sts_f64_s_48_PT1H")
+	free := 0
+	for _, h := range slots {
+		if h == "" {
+			free++
+		}
+	}
+	if len(slots) != 5 || free != 1 || slots[firstIndex(slots, hashOf(ArrayOf(ramp(48, 0.25))))] == "" {
+		t.Fatalf("slots after add: %v", slots)
+	}
+	after := run(t, "sqlite3", CatalogPath(path), "SELECT * FROM time_series_associations WHERE id <= 14; SELECT * FROM feature_sets;")
+	if after != before {
+		t.Fatal("a writable open changed existing catalog rows")
+	}
+	s = openAgain(t, path)
+	if !equalFloats(floats(t, mustGetSingle(t, s, k).Data), ramp(48, 0.25)) {
+		t.Fatal("new series reads wrong values")
+	}
+}
+
+func firstIndex(list []string, v string) int {
+	for i, x := range list {
+		if x == v {
+			return i
+		}
+	}
+	return 0
+}
