@@ -1,0 +1,34 @@
+# tsstore — build, demo and tests. `make demo` and `make test` install what is missing first.
+GO       ?= go
+GOFLAGS  ?=
+OUT      ?= out
+
+.PHONY: all deps build demo test test-short vet clean
+
+all: build
+
+deps:
+	./scripts/install-deps.sh
+
+build: deps
+	$(GO) build $(GOFLAGS) ./...
+
+# The main job: write a realistic sample store, read it back, print a summary.
+demo: deps
+	$(GO) run $(GOFLAGS) ./examples/go/demo -out $(OUT)/sample_system.nc
+
+vet: deps
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l core examples)" || { echo "gofmt needed:"; gofmt -l core examples; exit 1; }
+
+# Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
+# which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
+test: deps vet
+	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
+
+test-short: deps
+	$(GO) test -short -count=1 ./...
+
+clean:
+	rm -rf $(OUT)

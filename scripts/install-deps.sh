@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what building and testing tsstore needs and is missing: netcdf-c and HDF5 (headers,
+# libraries and the ncdump / h5dump / ncatted tools the tests check files with), SQLite's
+# command-line shell, pkg-config and a C compiler (cgo), then the Go modules.
+# Safe to run repeatedly: it installs nothing that is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+pkg-config --exists netcdf 2>/dev/null || need+=(libnetcdf-dev)
+pkg-config --exists hdf5 2>/dev/null || need+=(libhdf5-dev)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v ncdump >/dev/null || need+=(netcdf-bin)
+command -v h5dump >/dev/null || need+=(hdf5-tools)
+command -v ncatted >/dev/null || need+=(nco)
+command -v sqlite3 >/dev/null || need+=(sqlite3)
+command -v gcc >/dev/null || need+=(gcc)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "install-deps: installing ${need[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null; then
+  echo "install-deps: Go 1.26 or newer is required (https://go.dev/doc/install); it is not on PATH" >&2
+  exit 1
+fi
+go mod download
