@@ -705,3 +705,40 @@ func TestConcurrentUseOfOneStore(t *testing.T) {
 		t.Fatalf("%d keys left", len(keys))
 	}
 }
+
+// After Flush the two files alone hold the store: no journal or WAL beside them.
+func TestFlushLeavesOnlyThePair(t *testing.T) {
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(path[:len(path)-len("system.nc")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if fmt.Sprint(names) != "[system.nc system.nc.sqlite]" {
+		t.Fatalf("directory holds %v", names)
+	}
+	// A copy of the pair taken now, while the store is still open, is a complete store.
+	dst := t.TempDir() + "/copy.nc"
+	for _, p := range [][2]string{{path, dst}, {CatalogPath(path), CatalogPath(dst)}} {
+		b, _ := os.ReadFile(p[0])
+		os.WriteFile(p[1], b, 0o644)
+	}
+	c, err := OpenReadOnly(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if keys, _ := c.ListKeys(KeyFilter{}); len(keys) != 1 {
+		t.Fatalf("copy holds %d keys", len(keys))
+	}
+	if !equalFloats(floats(t, mustGetSingle(t, c, Key{OwnerID: 1, Type: SingleTimeSeriesType, Name: "p", Resolution: Hours(1)}).Data), ramp(24, 0)) {
+		t.Fatal("copy reads wrong values")
+	}
+}
