@@ -93,34 +93,31 @@ func flatFloats(t *testing.T, raw json.RawMessage) []float64 {
 
 func toFloats(t *testing.T, a TypedArray) []float64 {
 	t.Helper()
-	var out []float64
 	switch a.DType {
-	case F64:
-		out = floats(t, a)
 	case F32:
-		v, _ := Values[float32](a)
-		for _, x := range v {
-			out = append(out, float64(x))
-		}
+		return widen[float32](a)
 	case I64:
-		v, _ := Values[int64](a)
-		for _, x := range v {
-			out = append(out, float64(x))
-		}
+		return widen[int64](a)
 	case U64:
-		v, _ := Values[uint64](a)
-		for _, x := range v {
-			out = append(out, float64(x))
-		}
+		return widen[uint64](a)
 	case Bool:
 		v, _ := Values[bool](a)
-		for _, x := range v {
+		out := make([]float64, len(v))
+		for i, x := range v {
 			if x {
-				out = append(out, 1)
-			} else {
-				out = append(out, 0)
+				out[i] = 1
 			}
 		}
+		return out
+	}
+	return floats(t, a)
+}
+
+func widen[T float32 | int64 | uint64](a TypedArray) []float64 {
+	v, _ := Values[T](a)
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
 	}
 	return out
 }
