@@ -742,3 +742,30 @@ func TestFlushLeavesOnlyThePair(t *testing.T) {
 		t.Fatal("copy reads wrong values")
 	}
 }
+
+func TestSecondHandleOnAnOpenStoreRefused(t *testing.T) {
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(3, 0)), nil)
+	_, err := Open(path)
+	wantKind(t, err, ErrInvalidParameter)
+	_, err = OpenReadOnly(path)
+	wantKind(t, err, ErrInvalidParameter)
+	s.Close()
+	r1, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path)
+	wantKind(t, err, ErrInvalidParameter)
+	r1.Close()
+	r2.Close()
+	w, err := Open(path)
+	if err != nil {
+		t.Fatalf("writable open after readers closed: %v", err)
+	}
+	w.Close()
+}

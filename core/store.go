@@ -29,6 +29,7 @@ type Store struct {
 	readOnly bool
 	inMemory bool
 	closed   bool
+	file     fileID // registry entry of an on-disk store (see openfiles.go)
 }
 
 // CreateOptions configure a new store. A nil *CreateOptions means the defaults.
@@ -77,7 +78,13 @@ func Create(path string, opts *CreateOptions) (*Store, error) {
 		os.Remove(CatalogPath(path))
 		return nil, wrapIO(op, err, "creating catalog %s", CatalogPath(path))
 	}
-	return &Store{path: path, nc: nc, cat: cat}, nil
+	id, err := claim(op, path, false)
+	if err != nil {
+		nc.close()
+		cat.Close()
+		return nil, err
+	}
+	return &Store{path: path, nc: nc, cat: cat, file: id}, nil
 }
 
 // Open opens an existing store for reading and writing. Both files must exist; the format
@@ -90,13 +97,19 @@ func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
 
 func openStore(path string, readOnly bool) (*Store, error) {
 	const op = "open"
+	id, err := claim(op, path, readOnly)
+	if err != nil {
+		return nil, err
+	}
 	nc, err := openNC(path, readOnly)
 	if err != nil {
+		release(id, readOnly)
 		return nil, err
 	}
 	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
 	if err != nil {
 		nc.close()
+		release(id, readOnly)
 		if errors.Is(err, catalog.ErrNoCatalog) {
 			return nil, newErr(ErrIntegrity, op, "path",
 				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
@@ -104,7 +117,7 @@ func openStore(path string, readOnly bool) (*Store, error) {
 		}
 		return nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
 	}
-	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly}, nil
+	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly, file: id}, nil
 }
 
 // InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an
@@ -173,6 +186,9 @@ func (s *Store) Close() error {
 	s.closed = true
 	ncErr := s.nc.close()
 	catErr := s.cat.Close()
+	if !s.inMemory {
+		release(s.file, s.readOnly)
+	}
 	if ncErr != nil {
 		return wrapIO("close", ncErr, "closing the NetCDF file")
 	}

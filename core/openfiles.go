@@ -1,0 +1,64 @@
+package core
+
+import (
+	"os"
+	"sync"
+	"syscall"
+)
+
+// Within one process HDF5 hands a second open of a file the same underlying file object, so
+// two Store handles on one path would keep two diverging indexes of one file's columns and
+// overwrite each other. The registry refuses that: one writable handle per file, or any
+// number of read-only ones. (Across processes HDF5's own file locking refuses a second
+// writer.)
+type fileID struct{ dev, ino uint64 }
+
+var openFiles = struct {
+	sync.Mutex
+	m map[fileID]int // >0: read-only handles, -1: one writable handle
+}{m: map[fileID]int{}}
+
+func identify(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, nil
+	}
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+}
+
+// claim registers a handle on path; release must follow when it closes.
+func claim(op, path string, readOnly bool) (fileID, error) {
+	id, err := identify(path)
+	if err != nil {
+		return id, wrapIO(op, err, "the NetCDF file of the store")
+	}
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	n := openFiles.m[id]
+	switch {
+	case n < 0:
+		return id, invalid(op, "path", "%s is already open for writing in this process; use that Store", path)
+	case n > 0 && !readOnly:
+		return id, invalid(op, "path", "%s is open read-only in this process; close those handles before opening it for writing", path)
+	}
+	if readOnly {
+		openFiles.m[id] = n + 1
+	} else {
+		openFiles.m[id] = -1
+	}
+	return id, nil
+}
+
+func release(id fileID, readOnly bool) {
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	if readOnly && openFiles.m[id] > 1 {
+		openFiles.m[id]--
+		return
+	}
+	delete(openFiles.m, id)
+}
