@@ -204,11 +204,12 @@ func (s *Store) storeArray(p *prepared) (bool, error) {
 	return s.nc.writeStandalone(p.arr, p.digest, p.chunks)
 }
 
+// unstoreArray undoes storeArray after a failed catalog write. A standalone variable cannot
+// be deleted from a netCDF file; it stays indexed, since its content still matches its name
+// and a retry of the same add must reuse it rather than collide with the name.
 func (s *Store) unstoreArray(p *prepared) {
 	if p.packed {
 		s.nc.freePacked(p.digest)
-	} else {
-		s.nc.dropStandalone(p.digest)
 	}
 }
 

@@ -124,12 +124,3 @@ func (f *ncFile) readStandalone(d hashing.Digest, start, count []uint64) ([]byte
 	}
 	return buf, sv, nil
 }
-
-// dropStandalone forgets a variable this call defined, after a failed catalog write. The
-// variable stays in the file as dead space; keeping it indexed would be harmless too, but
-// a refused add must leave the store's observable state as it was.
-func (f *ncFile) dropStandalone(d hashing.Digest) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	delete(f.standalone, d)
-}
