@@ -80,7 +80,6 @@ type Identity struct {
 type Catalog struct {
 	db       *sql.DB
 	conn     *sql.Conn
-	readOnly bool
 	depth    int // transaction nesting: 0 none, 1 BEGIN, >1 savepoints
 	stmts    map[string]*sql.Stmt
 }
@@ -127,7 +126,7 @@ func open(dsn string, readOnly bool) (*Catalog, error) {
 		db.Close()
 		return nil, err
 	}
-	c := &Catalog{db: db, conn: conn, readOnly: readOnly, stmts: map[string]*sql.Stmt{}}
+	c := &Catalog{db: db, conn: conn, stmts: map[string]*sql.Stmt{}}
 	// Touch the database so that a file that is not SQLite fails here, at open.
 	if _, err := c.conn.ExecContext(ctx, "PRAGMA foreign_keys = ON"); err != nil {
 		c.Close()
@@ -161,9 +160,6 @@ func (c *Catalog) Close() error {
 	c.db = nil
 	return err
 }
-
-// ReadOnly reports whether the catalog was opened read-only.
-func (c *Catalog) ReadOnly() bool { return c.readOnly }
 
 func (c *Catalog) stmt(query string) (*sql.Stmt, error) {
 	if s, ok := c.stmts[query]; ok {
@@ -240,9 +236,6 @@ func (c *Catalog) Rollback() error {
 	c.depth--
 	return err
 }
-
-// Depth is the current transaction nesting level (0 outside any transaction).
-func (c *Catalog) Depth() int { return c.depth }
 
 // InTx runs fn inside one transaction level, committing when it returns nil.
 func (c *Catalog) InTx(fn func() error) error {

@@ -68,38 +68,12 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("netcdf %s: %s (code %d)", e.Op, C.GoString(C.nc_strerror(C.int(e.Code))), e.Code)
 }
 
-// Code returns the netcdf-c status code of err if err came from netcdf-c (either through
-// this package or through go-netcdf), and ok=false otherwise.
-func Code(err error) (int, bool) {
-	switch e := err.(type) {
-	case *Error:
-		return e.Code, true
-	case netcdf.Error:
-		return int(e), true
-	}
-	return 0, false
-}
-
-// Status codes callers need to tell apart.
-const (
-	ENOTVAR    = int(C.NC_ENOTVAR)
-	EBADGRPID  = int(C.NC_EBADGRPID)
-	ENOGRP     = int(C.NC_ENOGRP)
-	ENOTATT    = int(C.NC_ENOTATT)
-	ENAMEINUSE = int(C.NC_ENAMEINUSE)
-)
-
 func check(op string, rc C.int) error {
 	if rc == C.NC_NOERR {
 		return nil
 	}
 	return &Error{Op: op, Code: int(rc)}
 }
-
-// Mode flags not exported by go-netcdf.
-const (
-	Diskless = netcdf.FileMode(C.NC_DISKLESS)
-)
 
 // DefGroup creates a child group and returns it as a dataset handle: in netcdf-c a group id
 // is used exactly like a file id, so go-netcdf's Dataset methods work on it unchanged.
