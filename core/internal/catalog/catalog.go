@@ -78,10 +78,10 @@ type Identity struct {
 // Catalog is an open catalog database. It is not safe for concurrent use; the store
 // serialises access.
 type Catalog struct {
-	db       *sql.DB
-	conn     *sql.Conn
-	depth    int // transaction nesting: 0 none, 1 BEGIN, >1 savepoints
-	stmts    map[string]*sql.Stmt
+	db    *sql.DB
+	conn  *sql.Conn
+	depth int // transaction nesting: 0 none, 1 BEGIN, >1 savepoints
+	stmts map[string]*sql.Stmt
 }
 
 var ctx = context.Background()
