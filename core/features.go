@@ -23,8 +23,16 @@ type FeatureValue struct {
 }
 
 // Int, Float, Bool and Str build feature values of each kind.
-func Int(v int64) FeatureValue      { return FeatureValue{kind: hashing.KindInt, i: v} }
-func Float(v float64) FeatureValue  { return FeatureValue{kind: hashing.KindFloat, f: v} }
+func Int(v int64) FeatureValue { return FeatureValue{kind: hashing.KindInt, i: v} }
+
+// Float normalises -0.0 to 0.0: SQLite stores both as 0.0, and the features hash must be
+// computed from the value the catalog can hand back.
+func Float(v float64) FeatureValue {
+	if v == 0 {
+		v = 0
+	}
+	return FeatureValue{kind: hashing.KindFloat, f: v}
+}
 func BoolValue(v bool) FeatureValue { return FeatureValue{kind: hashing.KindBool, b: v} }
 func Str(v string) FeatureValue     { return FeatureValue{kind: hashing.KindStr, s: v} }
 
@@ -107,6 +115,11 @@ func (f Features) validate() error {
 		if v.kind == 0 {
 			return invalid("", "features."+k, "feature value has no kind; build it with core.Int, Float, BoolValue or Str")
 		}
+		// SQLite stores a NaN REAL as NULL, so a NaN feature could not be read back as the
+		// value its hash was computed from.
+		if v.kind == hashing.KindFloat && math.IsNaN(v.f) {
+			return invalid("", "features."+k, "NaN cannot be stored as a feature value (SQLite reads it back as NULL)")
+		}
 		if v.kind == hashing.KindStr && !utf8.ValidString(v.s) {
 			return invalid("", "features."+k, "string value is not valid UTF-8")
 		}
@@ -149,8 +162,7 @@ func (f Features) Equal(g Features) bool {
 
 // JSON renders the map as a JSON object with keys in byte order. Integers are written
 // without a decimal point and floats always with one (or an exponent), so ParseFeaturesJSON
-// reads back the same kinds. NaN and infinities, which JSON lacks, are written as the
-// strings the parser maps back to floats only when given as {"$float": "NaN"}.
+// reads back the same kinds. Infinities, which JSON lacks, are written {"$float":"+Inf"}.
 func (f Features) JSON() string {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -190,8 +202,8 @@ func formatFloatJSON(x float64) string {
 
 // ParseFeaturesJSON reads a flat JSON object of feature values. A number without a decimal
 // point or exponent is an int (it must fit in int64), any other number a float; true/false
-// are bools; strings are strings. {"$float": "NaN"|"Inf"|"-Inf"} spells the non-finite floats
-// JSON cannot. Nested objects, arrays and null are refused, naming the key.
+// are bools; strings are strings. {"$float": "Inf"|"-Inf"} spells the infinities JSON
+// cannot (NaN is refused: see validate). Nested objects, arrays and null are refused, naming the key.
 func ParseFeaturesJSON(s string) (Features, error) {
 	const op = "parse_features"
 	if strings.TrimSpace(s) == "" {

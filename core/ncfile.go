@@ -316,7 +316,7 @@ func (f *ncFile) rebuildIndex() error {
 		}
 	}
 	for _, list := range f.families {
-		sortBySuffix(list)
+		sortByName(list)
 	}
 	return nil
 }

@@ -72,8 +72,12 @@ type packedSlot struct {
 
 func isHashCompanion(name string) bool { return strings.HasSuffix(name, "_h") }
 
-func sortBySuffix(list []*packedDS) {
-	sort.Slice(list, func(i, j int) bool { return list[i].suffix < list[j].suffix })
+// sortByName orders a family's datasets by name: a writer fills the first dataset of a
+// family "in name order" that has a free column (format-details §7). Taken literally, so
+// …__10 comes before …__2; any order reads the same, but following the text keeps two
+// writers filling the same slots.
+func sortByName(list []*packedDS) {
+	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 }
 
 // parsePackedName splits sts_{dtype}_{shape}_{length}_{res}[__n] (format-details §7).
@@ -232,9 +236,7 @@ func packedWidth(requested int, eshape []int, dt DType) int {
 	return min(max(requested, 1), limit)
 }
 
-// freeColumn finds the first free column of the family, in suffix order (format-details §7
-// says "in name order"; we read that as the order the datasets were created, base then __1,
-// __2, …, which is also name order until __10).
+// freeColumn finds the first free column of the family, datasets in name order.
 func (f *ncFile) freeColumn(fam familyKey) (*packedDS, int) {
 	for _, ds := range f.families[fam] {
 		if ds.nfree == 0 {
@@ -252,8 +254,8 @@ func (f *ncFile) freeColumn(fam familyKey) (*packedDS, int) {
 // definePacked creates the family's next dataset of the given width.
 func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS, error) {
 	suffix := 0
-	if list := f.families[fam]; len(list) > 0 {
-		suffix = list[len(list)-1].suffix + 1
+	for _, ds := range f.families[fam] {
+		suffix = max(suffix, ds.suffix+1)
 	}
 	return f.definePackedAs(fam, eshape, cols, suffix)
 }
@@ -277,11 +279,21 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 		}
 		dims = append(dims, d)
 	}
+	// Both variables are defined before anything can fail on their properties, so a file
+	// never holds a packed dataset without its hash companion (open would refuse it).
 	v, err := f.grp.AddVar(name, fam.dtype.ncType(), dims)
 	if err != nil {
 		return nil, err
 	}
+	// The hash companion is a string variable and is never compressed (on-disk-format.md).
+	if _, err := f.grp.AddVar(name+"_h", netcdf.STRING, dims[1:2]); err != nil {
+		return nil, err
+	}
 	varid, err := ncshim.VarID(f.grp, name)
+	if err != nil {
+		return nil, err
+	}
+	hvarid, err := ncshim.VarID(f.grp, name+"_h")
 	if err != nil {
 		return nil, err
 	}
@@ -292,21 +304,13 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	if err := f.applyCompression(v); err != nil {
 		return nil, err
 	}
-	// The hash companion is a string variable and is never compressed (on-disk-format.md).
-	if _, err := f.grp.AddVar(name+"_h", netcdf.STRING, dims[1:2]); err != nil {
-		return nil, err
-	}
-	hvarid, err := ncshim.VarID(f.grp, name+"_h")
-	if err != nil {
-		return nil, err
-	}
 	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
 		varid: varid, hvarid: hvarid, slots: make([]string, cols), nfree: cols}
 	if err := f.setPackedCache(ds); err != nil {
 		return nil, err
 	}
 	f.families[fam] = append(f.families[fam], ds)
-	sortBySuffix(f.families[fam])
+	sortByName(f.families[fam])
 	return ds, nil
 }
 

@@ -81,6 +81,9 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 	default:
 		return nil, invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
 	}
+	if err := checkStorageLimits(p); err != nil {
+		return nil, err
+	}
 	fh := hashing.Features(p.features)
 	p.row.FeaturesHash = fh[:]
 	p.row.DataHash = p.digest[:]
@@ -132,6 +135,39 @@ func prepareNonSequential(p *prepared, t *NonSequentialTimeSeries) error {
 	p.arr, p.packed = t.Data, false
 	p.digest = t.Data.hash()
 	p.row.TimestampsJSON = nullString(string(js))
+	return nil
+}
+
+// Limits of netcdf-c and HDF5 that an array must respect, checked before anything is defined
+// so that a refused add leaves no half-defined variable behind.
+const (
+	maxChunkBytesHDF5 = 1<<32 - 1 // HDF5 chunks are addressed with 32-bit sizes
+	maxNameLen        = 256       // NC_MAX_NAME
+	maxRank           = 1024      // NC_MAX_VAR_DIMS
+)
+
+func checkStorageLimits(p *prepared) error {
+	eshape := p.arr.ElementShape()
+	if len(p.arr.Shape)+1 > maxRank {
+		return invalid("", "data.shape", "rank %d exceeds netCDF's limit of %d dimensions", len(p.arr.Shape), maxRank-1)
+	}
+	row := elementCount(eshape) * p.arr.DType.Width()
+	if p.packed {
+		// One chunk holds at least one column of one step; the longest name is the last
+		// element dimension of a spill dataset, {ds}__{n}_e{i}.
+		if row > maxChunkBytesHDF5 {
+			return invalid("", "data.shape", "one step of element shape %v is %d bytes; an HDF5 chunk holds at most %d", eshape, row, maxChunkBytesHDF5)
+		}
+		fam := familyKey{p.arr.DType, shapeToken(eshape), p.arr.Len(), p.res.String()}
+		if n := len(fam.baseName()) + len("__999999_e") + len(itoa(int64(len(eshape)))); n > maxNameLen {
+			return invalid("", "data.shape", "element shape %v makes a dataset name of %d characters; netCDF allows %d", eshape, n, maxNameLen)
+		}
+		return nil
+	}
+	// Standalone NonSequential arrays are one whole-array chunk (format-details §7).
+	if total := p.arr.Len() * row; total > maxChunkBytesHDF5 {
+		return invalid("", "data", "array is %d bytes; stored as one chunk it may be at most %d", total, maxChunkBytesHDF5)
+	}
 	return nil
 }
 
