@@ -1,6 +1,6 @@
 module github.com/tsstore/tsstore
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/fhs/go-netcdf v1.2.1
