@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -161,7 +162,7 @@ func TestReadsIndependentWriterStore(t *testing.T) {
 			continue
 		}
 		got := ts.(*SingleTimeSeries)
-		if got.Data.DType != c.dtype || !equalInts(got.Data.Shape, c.shape) {
+		if got.Data.DType != c.dtype || !slices.Equal(got.Data.Shape, c.shape) {
 			t.Errorf("%s: %s %v, want %s %v", c.key, got.Data.DType, got.Data.Shape, c.dtype, c.shape)
 		}
 		if c.want != nil && !equalFloats(toFloats(t, got.Data), c.want) {

@@ -259,11 +259,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 		if err != nil {
 			return err
 		}
-		n := 1
-		for _, x := range sv.shape {
-			n *= int(x)
-		}
-		buf := alignedBytes(n * sv.dtype.Width())
+		buf := alignedBytes(elementCount(fromU64(sv.shape)) * sv.dtype.Width())
 		if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
 			return err
 		}

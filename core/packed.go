@@ -357,22 +357,18 @@ func (f *ncFile) writeColumn(ds *packedDS, col int, data []byte) error {
 	return ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, data, start, count, true)
 }
 
-// readPackedRows reads rows [first, first+n) of the column holding d.
-func (f *ncFile) readPackedRows(d hashing.Digest, first, n int) ([]byte, *packedDS, error) {
+// readPackedRows reads rows [first, first+n) of one packed column.
+func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	slot, ok := f.packed[d]
-	if !ok {
-		return nil, nil, errNoArray(d)
-	}
 	ds := slot.ds
 	start, count := f.columnHyperslab(ds, slot.col)
 	start[0], count[0] = uint64(first), uint64(n)
 	buf := alignedBytes(n * elementCount(ds.eshape) * ds.fam.dtype.Width())
 	if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, false); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return buf, ds, nil
+	return buf, nil
 }
 
 // freePacked zero-fills the column holding d and empties its hash slot, so no stale values

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -39,9 +41,8 @@ type prepared struct {
 	features []hashing.Feature
 	arr      TypedArray
 	digest   hashing.Digest
-	packed   bool     // packed (SingleTimeSeries) or standalone
-	res      Period   // packed family resolution
-	chunks   []uint64 // standalone chunking, nil = whole array
+	packed   bool   // packed (SingleTimeSeries) or standalone
+	res      Period // packed family resolution
 }
 
 func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error) {
@@ -237,7 +238,7 @@ func (s *Store) storeArray(p *prepared) (bool, error) {
 	if p.packed {
 		return s.nc.writePacked(p.arr, p.res, p.digest)
 	}
-	return s.nc.writeStandalone(p.arr, p.digest, p.chunks)
+	return s.nc.writeStandalone(p.arr, p.digest, nil)
 }
 
 // unstoreArray undoes storeArray after a failed catalog write. A standalone variable cannot
@@ -398,72 +399,48 @@ func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.
 	}
 	first, last := 0, len(stamps)
 	if start != nil {
-		for first < len(stamps) && stamps[first].Before(*start) {
-			first++
+		// Timestamps are strictly increasing: [start, end) is a contiguous run.
+		notBefore := func(t time.Time) int {
+			return sort.Search(len(stamps), func(i int) bool { return !stamps[i].Before(t) })
 		}
-		last = first
-		for last < len(stamps) && stamps[last].Before(*end) {
-			last++
-		}
+		first, last = notBefore(*start), notBefore(*end)
 	}
 	n := last - first
-	var data []byte
+	data := []byte{}
 	if n > 0 {
 		if data, err = s.readRows(m, first, n); err != nil {
 			return nil, err
 		}
 	}
 	return &NonSequentialTimeSeries{Name: m.Name, Timestamps: stamps[first:last],
-		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: alignedOrEmpty(data)}}, nil
+		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: data}}, nil
 }
 
-func alignedOrEmpty(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// readRows reads steps [first, first+n) of the array a row names, wherever it is stored,
-// after checking that what the file holds has the dtype and shape the row claims.
+// readRows reads steps [first, first+n) of the array a row names, wherever it is stored.
+// What the file holds must have the dtype and shape the row claims, checked before any read:
+// a disagreement is an IntegrityError, never a read of the wrong bytes.
 func (s *Store) readRows(m *Metadata, first, n int) ([]byte, error) {
 	d := hashing.Digest(m.DataHash)
-	if _, ok := s.nc.packed[d]; ok {
-		data, ds, err := s.nc.readPackedRows(d, first, n)
-		if err != nil {
-			return nil, err
-		}
-		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !equalInts(ds.eshape, m.ElementShape) {
+	if slot, ok := s.nc.packed[d]; ok {
+		ds := slot.ds
+		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
 				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
 		}
-		return data, nil
+		return s.nc.readPackedRows(slot, first, n)
 	}
 	if sv, ok := s.nc.standalone[d]; ok {
 		full := append([]int{m.Length}, m.ElementShape...)
-		if sv.dtype != m.DType || !equalInts(fromU64(sv.shape), full) {
+		if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
 				m.DType, full, sv.name, sv.dtype, sv.shape)
 		}
 		start := make([]uint64, len(sv.shape))
 		count := append([]uint64(nil), sv.shape...)
 		start[0], count[0] = uint64(first), uint64(n)
-		data, _, err := s.nc.readStandalone(d, start, count)
-		return data, err
+		return s.nc.readStandalone(sv, start, count)
 	}
 	return nil, errNoArray(d)
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func fromU64(v []uint64) []int {

@@ -823,3 +823,19 @@ func TestFloatFeaturesRoundTrip(t *testing.T) {
 		t.Fatalf("the listed key is not found by Has: %v", err)
 	}
 }
+
+// A catalog row that disagrees with the array it names is an IntegrityError, not a read of
+// the wrong bytes (or a netcdf error from an out-of-range hyperslab).
+func TestRowDisagreeingWithArrayIsIntegrityError(t *testing.T) {
+	s, path := newStore(t)
+	k := mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	kn := mustAdd(t, s, gen(1), &NonSequentialTimeSeries{Name: "o", Timestamps: []time.Time{t0}, Data: ArrayOf([]float64{1})}, nil)
+	s.Close()
+	run(t, "sqlite3", CatalogPath(path), `UPDATE time_series_associations SET length = 25 WHERE name = 'p';
+		UPDATE time_series_associations SET dtype = 'i64' WHERE name = 'o';`)
+	s = openAgain(t, path)
+	_, err := s.Get(k)
+	wantKind(t, err, ErrIntegrity)
+	_, err = s.Get(kn)
+	wantKind(t, err, ErrIntegrity)
+}

@@ -99,28 +99,13 @@ func (f *ncFile) writeStandaloneLocked(arr TypedArray, d hashing.Digest, chunks 
 	return true, nil
 }
 
-// readStandalone reads the hyperslab [start, start+count) of the array named by d; nil start
-// and count read it whole.
-func (f *ncFile) readStandalone(d hashing.Digest, start, count []uint64) ([]byte, *standaloneVar, error) {
+// readStandalone reads the hyperslab [start, start+count) of a standalone array.
+func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	sv, ok := f.standalone[d]
-	if !ok {
-		return nil, nil, errNoArray(d)
-	}
-	if start == nil {
-		start, count = make([]uint64, len(sv.shape)), sv.shape
-	}
-	n := 1
-	for _, c := range count {
-		n *= int(c)
-	}
-	buf := alignedBytes(n * sv.dtype.Width())
-	if n == 0 {
-		return buf, sv, nil
-	}
+	buf := alignedBytes(elementCount(fromU64(count)) * sv.dtype.Width())
 	if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, start, count, false); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return buf, sv, nil
+	return buf, nil
 }
