@@ -1,10 +1,8 @@
 package core
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -45,36 +43,25 @@ func dtypeOf[T Element]() DType {
 
 // ArrayOf builds a TypedArray from Go values. shape is the full shape; when omitted the
 // array is one-dimensional. The values are copied.
+//
+// The byte copies here and in Values rely on the host being little-endian, which endian.go
+// enforces at build time: the format's bytes are then the values' own memory layout.
 func ArrayOf[T Element](values []T, shape ...int) TypedArray {
 	dt := dtypeOf[T]()
 	if len(shape) == 0 {
 		shape = []int{len(values)}
 	}
-	data := make([]byte, len(values)*dt.Width())
-	for i, v := range values {
-		putElement(data, i, v)
+	data := alignedBytes(len(values) * dt.Width())
+	if bs, ok := any(values).([]bool); ok {
+		for i, v := range bs {
+			if v {
+				data[i] = 1
+			}
+		}
+	} else if len(values) > 0 {
+		copy(data, unsafe.Slice((*byte)(unsafe.Pointer(&values[0])), len(data)))
 	}
 	return TypedArray{DType: dt, Shape: append([]int(nil), shape...), Data: data}
-}
-
-func putElement[T Element](data []byte, i int, v T) {
-	switch x := any(v).(type) {
-	case float64:
-		binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(x))
-	case float32:
-		binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(x))
-	case int64:
-		binary.LittleEndian.PutUint64(data[8*i:], uint64(x))
-	case int32:
-		binary.LittleEndian.PutUint32(data[4*i:], uint32(x))
-	case uint64:
-		binary.LittleEndian.PutUint64(data[8*i:], x)
-	case bool:
-		data[i] = 0
-		if x {
-			data[i] = 1
-		}
-	}
 }
 
 // Values decodes a TypedArray into Go values; T must match the array's dtype.
@@ -82,25 +69,16 @@ func Values[T Element](a TypedArray) ([]T, error) {
 	if dtypeOf[T]() != a.DType {
 		return nil, invalid("", "dtype", "array holds %s, not %s", a.DType, dtypeOf[T]())
 	}
-	n := len(a.Data) / max(a.DType.Width(), 1)
+	n := len(a.Data) / a.DType.Width()
 	out := make([]T, n)
-	for i := range out {
-		var v any
-		switch a.DType {
-		case F64:
-			v = math.Float64frombits(binary.LittleEndian.Uint64(a.Data[8*i:]))
-		case F32:
-			v = math.Float32frombits(binary.LittleEndian.Uint32(a.Data[4*i:]))
-		case I64:
-			v = int64(binary.LittleEndian.Uint64(a.Data[8*i:]))
-		case I32:
-			v = int32(binary.LittleEndian.Uint32(a.Data[4*i:]))
-		case U64:
-			v = binary.LittleEndian.Uint64(a.Data[8*i:])
-		case Bool:
-			v = a.Data[i] != 0
+	if bs, ok := any(out).([]bool); ok {
+		// Bytes from a file may hold values other than 0 and 1; never reinterpret them.
+		for i := range bs {
+			bs[i] = a.Data[i] != 0
 		}
-		out[i] = v.(T)
+	} else if n > 0 {
+		src := aligned(a.Data, a.DType.Width())
+		copy(out, unsafe.Slice((*T)(unsafe.Pointer(&src[0])), n))
 	}
 	return out, nil
 }
