@@ -216,6 +216,8 @@ func TestReadsIndependentWriterStore(t *testing.T) {
 		}
 	}
 
+	checkIndependentForecasts(t, s, exp, loads[0])
+
 	keys, err := s.ListKeys(KeyFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -255,4 +257,74 @@ func TestWritableOpenOfIndependentStore(t *testing.T) {
 	if !equalFloats(floats(t, mustGetSingle(t, s, k).Data), ramp(48, 0.25)) {
 		t.Fatal("new series reads wrong values")
 	}
+}
+
+// checkIndependentForecasts reads the four forecasts of the independent store: whole, by
+// window and (for the DeterministicSingleTimeSeries) as a view over load[0].
+func checkIndependentForecasts(t *testing.T, s *Store, exp expectedValues, load0 []float64) {
+	t.Helper()
+	hour, day, half := Hours(1), Days(1), Hours(12)
+	cases := []struct {
+		key   Key
+		shape []int
+		want  []float64
+	}{
+		{Key{OwnerID: 40, Type: DeterministicType, Name: "max_active_power", Resolution: hour, Interval: day}, []int{24, 7}, flatFloats(t, exp["det"])},
+		{Key{OwnerID: 60, Type: ProbabilisticType, Name: "max_active_power", Resolution: hour, Interval: half}, []int{3, 24, 2}, flatFloats(t, exp["prob"])},
+		{Key{OwnerID: 61, Type: ScenariosType, Name: "max_active_power", Resolution: hour, Interval: half}, []int{4, 24, 2}, flatFloats(t, exp["scen"])},
+	}
+	for _, c := range cases {
+		ts, err := s.Get(c.key)
+		if err != nil {
+			t.Fatalf("%s: %v", c.key, err)
+		}
+		fc := ts.(Forecast)
+		if !slices.Equal(fc.Array().Shape, c.shape) || !equalFloats(floats(t, fc.Array()), c.want) {
+			t.Errorf("%s: shape %v or values differ", c.key, fc.Array().Shape)
+		}
+		g := fc.Grid()
+		if !g.InitialTimestamp.Equal(t0) || g.Horizon != day || g.Count != c.shape[len(c.shape)-1] {
+			t.Errorf("%s: grid %+v", c.key, g)
+		}
+		// Every window read alone equals the slice of the whole.
+		for i := 0; i < g.Count; i++ {
+			start, _ := g.WindowStart(i)
+			w, err := s.GetWindow(c.key, start)
+			if err != nil {
+				t.Fatalf("%s window %d: %v", c.key, i, err)
+			}
+			one, _ := w.Window(0)
+			whole, _ := fc.Window(i)
+			if !equalFloats(floats(t, one), floats(t, whole)) {
+				t.Errorf("%s window %d differs from the whole read", c.key, i)
+			}
+		}
+	}
+	if p := mustGet(t, s, cases[1].key).(*Probabilistic); !slices.Equal(p.Percentiles, []float64{0.1, 0.5, 0.9}) {
+		t.Errorf("percentiles %v", p.Percentiles)
+	}
+	dst := Key{OwnerID: 1, Type: DeterministicSingleTimeSeriesType, Name: "max_active_power", Resolution: hour, Interval: half}
+	abstract := dst
+	abstract.Type = AbstractDeterministicType
+	for _, k := range []Key{dst, abstract} {
+		fc := mustGet(t, s, k).(*Deterministic)
+		if fc.Count != 3 || !slices.Equal(fc.Data.Shape, []int{24, 3}) {
+			t.Fatalf("%s: count %d shape %v", k, fc.Count, fc.Data.Shape)
+		}
+		for i := 0; i < 3; i++ {
+			w, _ := fc.Window(i)
+			if !equalFloats(floats(t, w), load0[12*i:12*i+24]) {
+				t.Errorf("%s window %d is not load[0][%d:%d]", k, i, 12*i, 12*i+24)
+			}
+		}
+	}
+}
+
+func mustGet(t *testing.T, s *Store, k Key) TimeSeries {
+	t.Helper()
+	ts, err := s.Get(k)
+	if err != nil {
+		t.Fatalf("get %s: %v", k, err)
+	}
+	return ts
 }

@@ -33,6 +33,11 @@ type ncFile struct {
 	open     bool
 	comp     Compression
 
+	// defining is set by every define call and cleared by endDefine; definePhases counts
+	// the define phases left, each of which makes netcdf-c write and flush HDF5 metadata.
+	defining     bool
+	definePhases int
+
 	families   map[familyKey][]*packedDS // each family's datasets in suffix order
 	packed     map[hashing.Digest]packedSlot
 	standalone map[hashing.Digest]*standaloneVar
@@ -226,49 +231,89 @@ func (f *ncFile) copyTo(path string) error {
 const copyBandBytes = 64 << 20
 
 func (f *ncFile) copyArraysLocked(dst *ncFile) error {
+	// Everything is defined in one define phase, then copied.
+	type pair struct{ src, dst *packedDS }
+	var packed []pair
 	for fam, list := range f.families {
 		for _, ds := range list {
 			out, err := dst.definePackedAs(fam, ds.eshape, ds.cols, ds.suffix)
 			if err != nil {
 				return err
 			}
-			row := ds.chunkBytes()
-			band := max(1, copyBandBytes/max(row, 1))
-			for first := 0; first < fam.length; first += band {
-				n := min(band, fam.length-first)
-				start := make([]uint64, 2+len(ds.eshape))
-				start[0] = uint64(first)
-				count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
-				buf := alignedBytes(n * row)
-				if err := ioSlice(f.grp.VarN(ds.varid), fam.dtype, buf, start, count, false); err != nil {
-					return err
-				}
-				if err := ioSlice(dst.grp.VarN(out.varid), fam.dtype, buf, start, count, true); err != nil {
-					return err
-				}
-			}
-			if err := ncshim.PutStrings(dst.grp, out.hvarid, 0, ds.slots); err != nil {
-				return err
-			}
-			copy(out.slots, ds.slots)
-			out.nfree = ds.nfree
+			packed = append(packed, pair{ds, out})
 		}
 	}
+	type single struct {
+		d        hashing.Digest
+		src, dst *standaloneVar
+	}
+	var singles []single
 	for d, sv := range f.standalone {
 		_, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
 		if err != nil {
 			return err
 		}
-		buf := alignedBytes(elementCount(fromU64(sv.shape)) * sv.dtype.Width())
-		if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
+		out, err := dst.defineStandalone(sv.dtype, sv.shape, d, chunks)
+		if err != nil {
 			return err
 		}
-		arr := TypedArray{DType: sv.dtype, Shape: fromU64(sv.shape), Data: buf}
-		if _, err := dst.writeStandaloneLocked(arr, d, chunks); err != nil {
+		singles = append(singles, single{d, sv, out})
+	}
+	if err := dst.endDefine(); err != nil {
+		return err
+	}
+	for _, p := range packed {
+		if err := f.copyPacked(dst, p.src, p.dst); err != nil {
+			return err
+		}
+	}
+	for _, sp := range singles {
+		buf := alignedBytes(elementCount(fromU64(sp.src.shape)) * sp.src.dtype.Width())
+		if err := ioSlice(f.grp.VarN(sp.src.varid), sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
+			return err
+		}
+		if err := dst.fillStandalone(sp.dst, buf, sp.d); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// copyPacked copies one packed dataset band by band, then its hash slots.
+func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
+	row := ds.chunkBytes()
+	band := max(1, copyBandBytes/max(row, 1))
+	for first := 0; first < ds.fam.length; first += band {
+		n := min(band, ds.fam.length-first)
+		start := make([]uint64, 2+len(ds.eshape))
+		start[0] = uint64(first)
+		count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
+		buf := alignedBytes(n * row)
+		if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, false); err != nil {
+			return err
+		}
+		if err := ioSlice(dst.grp.VarN(out.varid), ds.fam.dtype, buf, start, count, true); err != nil {
+			return err
+		}
+	}
+	if err := ncshim.PutStrings(dst.grp, out.hvarid, 0, ds.slots); err != nil {
+		return err
+	}
+	copy(out.slots, ds.slots)
+	out.nfree = ds.nfree
+	return nil
+}
+
+// endDefine leaves define mode if a define call entered it. Every operation that defines
+// calls it once before writing data, so each such operation costs one define phase — the
+// one netcdf-c forces — and never leaves the file in define mode.
+func (f *ncFile) endDefine() error {
+	if !f.defining {
+		return nil
+	}
+	f.defining = false
+	f.definePhases++
+	return ncshim.EndDef(f.root)
 }
 
 // applyCompression sets the store's filter on a data variable.

@@ -272,6 +272,7 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	for i := range eshape {
 		dimNames = append(dimNames, fmt.Sprintf("%s_e%d", name, i))
 	}
+	f.defining = true
 	for i, dn := range dimNames {
 		d, err := f.grp.AddDim(dn, lens[i])
 		if err != nil {
@@ -314,35 +315,42 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	return ds, nil
 }
 
-// writePacked stores arr as one column of its family, unless an identical array is already
-// stored. It reports whether it wrote a new column (so a failed catalog write can undo it).
-func (f *ncFile) writePacked(arr TypedArray, res Period, d hashing.Digest) (bool, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	if _, ok := f.packed[d]; ok {
-		return false, nil
-	}
+// reserveColumn finds a free column of arr's family for d, defining a new default-width
+// dataset when every one is full, and marks it taken in memory. The file's hash slot is
+// written by fillColumn; until then a reopen sees the column free.
+func (f *ncFile) reserveColumn(arr TypedArray, res Period, d hashing.Digest) (packedSlot, error) {
 	eshape := arr.ElementShape()
 	fam := familyKey{arr.DType, shapeToken(eshape), arr.Len(), res.String()}
 	ds, col := f.freeColumn(fam)
 	if ds == nil {
 		var err error
 		if ds, err = f.definePacked(fam, eshape, packedWidth(DefaultColsPerDataset, eshape, arr.DType)); err != nil {
-			return false, err
+			return packedSlot{}, err
 		}
 		col = 0
 	}
-	if err := f.writeColumn(ds, col, aligned(arr.Data, arr.DType.Width())); err != nil {
-		return false, err
-	}
-	h := hex.EncodeToString(d[:])
-	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(col), []string{h}); err != nil {
-		return false, err
-	}
-	ds.slots[col] = h
+	ds.slots[col] = hex.EncodeToString(d[:])
 	ds.nfree--
-	f.packed[d] = packedSlot{ds, col}
-	return true, nil
+	return packedSlot{ds, col}, nil
+}
+
+// unreserveColumn returns a reserved column whose data was never written.
+func (f *ncFile) unreserveColumn(slot packedSlot) {
+	slot.ds.slots[slot.col] = ""
+	slot.ds.nfree++
+}
+
+// fillColumn writes a reserved column and then its hash slot, the order that keeps a
+// half-written column invisible to a reopen.
+func (f *ncFile) fillColumn(slot packedSlot, arr TypedArray, d hashing.Digest) error {
+	if err := f.writeColumn(slot.ds, slot.col, aligned(arr.Data, arr.DType.Width())); err != nil {
+		return err
+	}
+	if err := ncshim.PutStrings(f.grp, slot.ds.hvarid, uint64(slot.col), []string{slot.ds.slots[slot.col]}); err != nil {
+		return err
+	}
+	f.packed[d] = slot
+	return nil
 }
 
 func (f *ncFile) columnHyperslab(ds *packedDS, col int) (start, count []uint64) {
@@ -376,6 +384,10 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 func (f *ncFile) freePacked(d hashing.Digest) error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
+	return f.freePackedLocked(d)
+}
+
+func (f *ncFile) freePackedLocked(d hashing.Digest) error {
 	slot, ok := f.packed[d]
 	if !ok {
 		return nil

@@ -19,19 +19,62 @@ import (
 // deduplicated by content; the catalog row follows in one transaction (format-details §8).
 // Any refusal — a bad field, a duplicate key — is returned before anything is written.
 func (s *Store) Add(owner Owner, ts TimeSeries, opts *AddOptions) (Key, error) {
-	const op = "add_time_series"
-	if err := s.lock(op, true); err != nil {
+	keys, err := s.addItems("add_time_series", []BatchItem{{Owner: owner, Series: ts, Options: opts}})
+	if err != nil {
 		return Key{}, err
 	}
+	return keys[0], nil
+}
+
+// BatchItem is one series of a batch add.
+type BatchItem struct {
+	Owner   Owner
+	Series  TimeSeries
+	Options *AddOptions // nil: no features, units or ext
+}
+
+// AddBatch stores many series of any types in one call, all or nothing: every item is
+// validated and checked against the store and the rest of the batch before anything is
+// written, every new array is defined in one netCDF define phase, and every catalog row goes
+// in one transaction. It returns the keys in item order.
+func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
+	return s.addItems("add_time_series_batch", items)
+}
+
+func (s *Store) addItems(op string, items []BatchItem) ([]Key, error) {
+	if err := s.lock(op, true); err != nil {
+		return nil, err
+	}
 	defer s.mu.Unlock()
-	if opts == nil {
-		opts = &AddOptions{}
+	ps := make([]*prepared, len(items))
+	for i, it := range items {
+		opts := it.Options
+		if opts == nil {
+			opts = &AddOptions{}
+		}
+		p, err := prepareAdd(it.Owner, it.Series, opts)
+		if err != nil {
+			return nil, withOp(op, itemErr(err, i, len(items)))
+		}
+		ps[i] = p
 	}
-	p, err := prepareAdd(owner, ts, opts)
-	if err != nil {
-		return Key{}, withOp(op, err)
+	if err := s.commitPrepared(ps); err != nil {
+		return nil, withOp(op, err)
 	}
-	return p.key, withOp(op, s.commitPrepared(p))
+	keys := make([]Key, len(ps))
+	for i, p := range ps {
+		keys[i] = p.key
+	}
+	return keys, nil
+}
+
+// itemErr prefixes the field of an error about one item of a batch with its index.
+func itemErr(err error, i, n int) error {
+	var e *Error
+	if n > 1 && errors.As(err, &e) {
+		e.Field = "items[" + itoa(int64(i)) + "]." + e.Field
+	}
+	return err
 }
 
 // prepared is a validated add: the row to insert and the array to store.
@@ -41,8 +84,10 @@ type prepared struct {
 	features []hashing.Feature
 	arr      TypedArray
 	digest   hashing.Digest
-	packed   bool   // packed (SingleTimeSeries) or standalone
-	res      Period // packed family resolution
+	packed   bool     // packed (SingleTimeSeries) or standalone
+	res      Period   // resolution (the packed family's, for a SingleTimeSeries)
+	interval Period   // forecasts only
+	chunks   []uint64 // standalone chunking; nil is one whole-array chunk
 }
 
 func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error) {
@@ -79,6 +124,10 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 		if err := prepareNonSequential(p, t); err != nil {
 			return nil, err
 		}
+	case *Deterministic, *Probabilistic, *Scenarios:
+		if err := prepareForecast(p, t.(Forecast)); err != nil {
+			return nil, err
+		}
 	default:
 		return nil, invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
 	}
@@ -92,7 +141,7 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 	p.row.ElementShape = nullString(shapeJSON(p.arr.ElementShape()))
 	p.row.Length = sql.NullInt64{Int64: int64(p.arr.Len()), Valid: true}
 	p.key = Key{OwnerID: owner.ID, OwnerCategory: owner.Category, Type: ts.SeriesType(),
-		Name: ts.SeriesName(), Resolution: p.res, Features: cloneFeatures(opts.Features)}
+		Name: ts.SeriesName(), Resolution: p.res, Interval: p.interval, Features: cloneFeatures(opts.Features)}
 	return p, nil
 }
 
@@ -165,9 +214,17 @@ func checkStorageLimits(p *prepared) error {
 		}
 		return nil
 	}
-	// Standalone NonSequential arrays are one whole-array chunk (format-details §7).
-	if total := p.arr.Len() * row; total > maxChunkBytesHDF5 {
-		return invalid("", "data", "array is %d bytes; stored as one chunk it may be at most %d", total, maxChunkBytesHDF5)
+	// A NonSequential array is one whole-array chunk, a forecast one block of windows
+	// (format-details §7).
+	chunk := p.arr.Len() * row
+	if p.chunks != nil {
+		chunk = elementCount(fromU64(p.chunks)) * p.arr.DType.Width()
+	}
+	if chunk > maxChunkBytesHDF5 {
+		return invalid("", "data", "one chunk of this array is %d bytes; HDF5 allows at most %d", chunk, maxChunkBytesHDF5)
+	}
+	if n := len("arr_") + 64 + len("_d") + len(itoa(int64(len(p.arr.Shape)))); n > maxNameLen {
+		return invalid("", "data.shape", "rank %d makes a dimension name of %d characters; netCDF allows %d", len(p.arr.Shape), n, maxNameLen)
 	}
 	return nil
 }
@@ -202,52 +259,86 @@ func cloneFeatures(f Features) Features {
 	return out
 }
 
-// commitPrepared checks the key is free, writes the array (if new), then the catalog.
-func (s *Store) commitPrepared(p *prepared) error {
-	existing, err := s.cat.Lookup(identityOf(&p.row))
+// commitPrepared checks every key is free (in the store and within the call) and that no
+// Deterministic / DeterministicSingleTimeSeries exclusion is broken, writes the new arrays,
+// then the catalog rows and each distinct feature set once, in one transaction. A failed
+// catalog write takes the staged arrays back.
+func (s *Store) commitPrepared(ps []*prepared) error {
+	seen := make(map[string]int, len(ps))
+	for i, p := range ps {
+		id := identityOf(&p.row)
+		if j, dup := seen[id.String()]; dup {
+			return newErr(ErrDuplicateTimeSeries, "", "items["+itoa(int64(i))+"]",
+				"%s is also item %d of this batch", p.key, j)
+		}
+		seen[id.String()] = i
+		if err := s.checkFree(p); err != nil {
+			return itemErr(err, i, len(ps))
+		}
+	}
+	st, err := s.nc.stageArrays(ps)
+	if err != nil {
+		return wrapIO("", err, "writing the arrays")
+	}
+	err = s.cat.InTx(func() error {
+		written := map[string]bool{}
+		for _, p := range ps {
+			if !written[string(p.row.FeaturesHash)] {
+				written[string(p.row.FeaturesHash)] = true
+				if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
+					return err
+				}
+			}
+			if _, err := s.cat.Insert(&p.row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.nc.undo(st)
+		if errors.Is(err, catalog.ErrUnique) {
+			return newErr(ErrDuplicateTimeSeries, "", "key", "a key of this call is already stored")
+		}
+		return wrapIO("", err, "writing the catalog rows")
+	}
+	return nil
+}
+
+// checkFree refuses a key that is stored, and a Deterministic whose family already has a
+// DeterministicSingleTimeSeries (format-details §8, mutual exclusion).
+func (s *Store) checkFree(p *prepared) error {
+	id := identityOf(&p.row)
+	existing, err := s.cat.Lookup(id)
 	if err != nil {
 		return wrapIO("", err, "looking up the key")
 	}
 	if existing != nil {
 		return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
 	}
-	wrote, err := s.storeArray(p)
-	if err != nil {
-		return wrapIO("", err, "writing the array")
-	}
-	err = s.cat.InTx(func() error {
-		if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
-			return err
-		}
-		_, err := s.cat.Insert(&p.row)
-		return err
-	})
-	if err != nil {
-		if wrote {
-			s.unstoreArray(p)
-		}
-		if errors.Is(err, catalog.ErrUnique) {
-			return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
-		}
-		return wrapIO("", err, "writing the catalog row")
+	if p.key.Type == DeterministicType {
+		return s.checkExclusion(id, DeterministicSingleTimeSeriesType)
 	}
 	return nil
 }
 
-func (s *Store) storeArray(p *prepared) (bool, error) {
-	if p.packed {
-		return s.nc.writePacked(p.arr, p.res, p.digest)
+// checkExclusion fails when a row of type other exists in the family of id: the same owner,
+// name, resolution and features, any interval.
+func (s *Store) checkExclusion(id catalog.Identity, other SeriesType) error {
+	id.SeriesType = other.String()
+	found, err := s.cat.HasFamily(id)
+	if err != nil {
+		return wrapIO("", err, "looking up the forecast family")
 	}
-	return s.nc.writeStandalone(p.arr, p.digest, nil)
-}
-
-// unstoreArray undoes storeArray after a failed catalog write. A standalone variable cannot
-// be deleted from a netCDF file; it stays indexed, since its content still matches its name
-// and a retry of the same add must reuse it rather than collide with the name.
-func (s *Store) unstoreArray(p *prepared) {
-	if p.packed {
-		s.nc.freePacked(p.digest)
+	if found {
+		mine := DeterministicType
+		if other == DeterministicType {
+			mine = DeterministicSingleTimeSeriesType
+		}
+		return invalid("", "time_series_type", "%q of %s %d at %s already has a %s; a %s and a %s of one series are mutually exclusive",
+			id.Name, id.OwnerCategory, id.OwnerID, id.Resolution, other, mine, other)
 	}
+	return nil
 }
 
 func identityOf(r *catalog.Row) catalog.Identity {
@@ -278,8 +369,21 @@ func keyIdentity(k Key) (catalog.Identity, error) {
 	return id, nil
 }
 
-// lookupKey finds the row of k; ErrNotFound when there is none.
+// lookupKey finds the row of k; ErrNotFound when there is none. An abstract deterministic
+// key finds whichever of its Deterministic and DeterministicSingleTimeSeries is stored (the
+// mutual exclusion of format-details §8 makes that at most one).
 func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
+	if k.Type == AbstractDeterministicType {
+		for _, t := range []SeriesType{DeterministicType, DeterministicSingleTimeSeriesType} {
+			k2 := k
+			k2.Type = t
+			r, err := s.lookupKey(k2)
+			if !errors.Is(err, ErrNotFound) {
+				return r, err
+			}
+		}
+		return nil, newErr(ErrNotFound, "", "key", "%s is not stored as a Deterministic or a DeterministicSingleTimeSeries", k)
+	}
 	id, err := keyIdentity(k)
 	if err != nil {
 		return nil, err
@@ -323,14 +427,16 @@ func (s *Store) GetMetadata(k Key) (*Metadata, error) {
 	return m, withOp(op, err)
 }
 
-// Get reads a whole series.
+// Get reads a whole series. A forecast comes back as a Forecast (a
+// DeterministicSingleTimeSeries as a *Deterministic).
 func (s *Store) Get(k Key) (TimeSeries, error) {
 	return s.get("get_time_series", k, nil, nil)
 }
 
-// GetRange reads part of a series. For a SingleTimeSeries start is floored and end ceiled
-// onto the grid (both inclusive) and clamped to the series; for a NonSequentialTimeSeries
-// the range is half-open [start, end). An end before the start is an error.
+// GetRange reads part of a static series. For a SingleTimeSeries start is floored and end
+// ceiled onto the grid (both inclusive) and clamped to the series; for a
+// NonSequentialTimeSeries the range is half-open [start, end). An end before the start is an
+// error, and so is a forecast key (read forecasts by window with GetWindows).
 func (s *Store) GetRange(k Key, start, end time.Time) (TimeSeries, error) {
 	return s.get("get_time_series", k, &start, &end)
 }
@@ -358,7 +464,13 @@ func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error)
 	case NonSequentialTimeSeriesType:
 		ts, err = s.readNonSequential(m, r, start, end)
 	default:
-		err = invalid("", "key.type", "%s cannot be read by this build", m.Type)
+		if start != nil {
+			return nil, invalid(op, "key.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+		}
+		var g forecastRow
+		if g, err = forecastRowOf(m); err == nil {
+			ts, err = s.readWindows(m, g, 0, g.count)
+		}
 	}
 	return ts, withOp(op, err)
 }

@@ -42,61 +42,57 @@ func (f *ncFile) indexStandalone(name string, varid int) error {
 	return nil
 }
 
-// writeStandalone stores arr as arr_{hex} unless it is already there, chunked as given
-// (nil: one whole-array chunk). It reports whether it defined a new variable.
+// defineStandalone defines arr_{hex} for an array, chunked as given (nil: one whole-array
+// chunk). The caller writes it with fillStandalone once define mode is left.
 //
 // Removing a standalone array leaves its variable in the file (netcdf cannot delete a
 // variable, on-disk-format.md "Deletion and compaction"), so the index keeps it too: its
 // content still matches its name, and a later add of the same content reuses it instead of
 // colliding with the name.
-func (f *ncFile) writeStandalone(arr TypedArray, d hashing.Digest, chunks []uint64) (bool, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	return f.writeStandaloneLocked(arr, d, chunks)
-}
-
-func (f *ncFile) writeStandaloneLocked(arr TypedArray, d hashing.Digest, chunks []uint64) (bool, error) {
-	if _, ok := f.standalone[d]; ok {
-		return false, nil
-	}
+func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chunks []uint64) (*standaloneVar, error) {
 	name := standaloneName(d)
-	shape := toU64(arr.Shape)
 	if chunks == nil {
 		chunks = shape
 	}
+	f.defining = true
 	dims := make([]netcdf.Dim, len(shape))
 	for i, n := range shape {
 		dim, err := f.grp.AddDim(fmt.Sprintf("%s_d%d", name, i), n)
 		if err != nil {
-			return false, err
+			return nil, err
 		}
 		dims[i] = dim
 	}
-	v, err := f.grp.AddVar(name, arr.DType.ncType(), dims)
+	v, err := f.grp.AddVar(name, dt.ncType(), dims)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	varid, err := ncshim.VarID(f.grp, name)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	if err := ncshim.DefChunking(f.grp, varid, chunks); err != nil {
-		return false, err
+		return nil, err
 	}
 	if err := f.applyCompression(v); err != nil {
-		return false, err
+		return nil, err
 	}
-	// Whole chunks are written and read at once; a cache would only retain memory until
-	// the file closes (see openWithStandaloneCache).
+	// Reads and writes move whole chunks (blocks) at once; a cache would only retain memory
+	// until the file closes (see openWithStandaloneCache).
 	if err := ncshim.SetVarChunkCache(f.grp, varid, 0, 1, 1.0); err != nil {
-		return false, err
+		return nil, err
 	}
-	start := make([]uint64, len(shape))
-	if err := ioSlice(v, arr.DType, aligned(arr.Data, arr.DType.Width()), start, shape, true); err != nil {
-		return false, err
+	return &standaloneVar{name: name, varid: varid, dtype: dt, shape: shape}, nil
+}
+
+// fillStandalone writes the whole array into a defined variable and indexes it.
+func (f *ncFile) fillStandalone(sv *standaloneVar, data []byte, d hashing.Digest) error {
+	start := make([]uint64, len(sv.shape))
+	if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
+		return err
 	}
-	f.standalone[d] = &standaloneVar{name: name, varid: varid, dtype: arr.DType, shape: shape}
-	return true, nil
+	f.standalone[d] = sv
+	return nil
 }
 
 // readStandalone reads the hyperslab [start, start+count) of a standalone array.

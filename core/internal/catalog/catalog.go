@@ -75,6 +75,12 @@ type Identity struct {
 	FeaturesHash  []byte
 }
 
+// String is a map key for the identity.
+func (k Identity) String() string {
+	return fmt.Sprintf("%d\x00%s\x00%s\x00%s\x00%s\x00%s\x00%x", k.OwnerID, k.OwnerCategory, k.SeriesType,
+		k.Name, k.Resolution, k.Interval, k.FeaturesHash)
+}
+
 // Catalog is an open catalog database. It is not safe for concurrent use; the store
 // serialises access.
 type Catalog struct {
@@ -352,6 +358,24 @@ func (c *Catalog) Lookup(k Identity) (*Row, error) {
 		return nil, err
 	}
 	return &r, nil
+}
+
+// HasFamily reports whether a row of k's type exists with k's owner, name, resolution and
+// features, whatever its interval.
+func (c *Catalog) HasFamily(k Identity) (bool, error) {
+	s, err := c.stmt(`SELECT 1 FROM time_series_associations
+		WHERE owner_id = ? AND owner_category = ? AND time_series_type = ? AND name = ?
+		AND COALESCE(resolution, '') = ? AND features_hash = ? LIMIT 1`)
+	if err != nil {
+		return false, err
+	}
+	var one int
+	err = s.QueryRowContext(ctx, k.OwnerID, k.OwnerCategory, k.SeriesType, k.Name,
+		k.Resolution, k.FeaturesHash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // Delete removes the row with the given id.

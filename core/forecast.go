@@ -1,0 +1,276 @@
+package core
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/isotime"
+)
+
+// Forecast is implemented by the dense forecast types. A read of a
+// DeterministicSingleTimeSeries returns a *Deterministic (format-details §8: reads return
+// Deterministic values).
+type Forecast interface {
+	TimeSeries
+	// Grid is the window timeline: Count windows, one every Interval from
+	// InitialTimestamp, each Horizon long at Resolution.
+	Grid() ForecastGrid
+	// Array is the whole stored array: [H, Count, *E] for a Deterministic,
+	// [P, H, Count, *E] for a Probabilistic, [S, H, Count, *E] for Scenarios.
+	Array() TypedArray
+	// Window extracts window i: [H, *E], [P, H, *E] or [S, H, *E].
+	Window(i int) (TypedArray, error)
+}
+
+// ForecastGrid is the window timeline of a forecast.
+type ForecastGrid struct {
+	InitialTimestamp time.Time // start of window 0
+	Resolution       Period
+	Horizon          Period
+	Interval         Period
+	Count            int
+}
+
+// Steps is H = Horizon / Resolution, or 0 when that is not a positive whole number.
+func (g ForecastGrid) Steps() int {
+	h, ok := g.Horizon.Ratio(g.Resolution)
+	if !ok || h <= 0 || h > math.MaxInt32 {
+		return 0
+	}
+	return int(h)
+}
+
+// WindowStart is the start of window i: InitialTimestamp + i·Interval.
+func (g ForecastGrid) WindowStart(i int) (time.Time, error) {
+	return g.Interval.Step(g.InitialTimestamp, int64(i))
+}
+
+// Deterministic is a point forecast. Data is [H, Count, *E] with H = Horizon / Resolution:
+// Data[h, i] is step h of window i.
+type Deterministic struct {
+	Name             string
+	InitialTimestamp time.Time
+	Resolution       Period
+	Horizon          Period
+	Interval         Period
+	Count            int
+	Data             TypedArray
+}
+
+// Probabilistic is a forecast of quantiles. Data is [P, H, Count, *E], one layer per
+// percentile; Percentiles are strictly increasing.
+type Probabilistic struct {
+	Name             string
+	InitialTimestamp time.Time
+	Resolution       Period
+	Horizon          Period
+	Interval         Period
+	Count            int
+	Percentiles      []float64
+	Data             TypedArray
+}
+
+// Scenarios is a forecast of S equally plausible trajectories. Data is [S, H, Count, *E].
+type Scenarios struct {
+	Name             string
+	InitialTimestamp time.Time
+	Resolution       Period
+	Horizon          Period
+	Interval         Period
+	Count            int
+	Data             TypedArray
+}
+
+func (f *Deterministic) SeriesType() SeriesType { return DeterministicType }
+func (f *Deterministic) SeriesName() string     { return f.Name }
+func (f *Deterministic) Array() TypedArray      { return f.Data }
+func (f *Deterministic) Grid() ForecastGrid {
+	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
+}
+func (f *Deterministic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+
+func (f *Probabilistic) SeriesType() SeriesType { return ProbabilisticType }
+func (f *Probabilistic) SeriesName() string     { return f.Name }
+func (f *Probabilistic) Array() TypedArray      { return f.Data }
+func (f *Probabilistic) Grid() ForecastGrid {
+	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
+}
+func (f *Probabilistic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+
+func (f *Scenarios) SeriesType() SeriesType { return ScenariosType }
+func (f *Scenarios) SeriesName() string     { return f.Name }
+func (f *Scenarios) Array() TypedArray      { return f.Data }
+func (f *Scenarios) Grid() ForecastGrid {
+	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
+}
+func (f *Scenarios) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+
+// leadAxes is the number of axes before the horizon axis (format-details §6): none for a
+// Deterministic, the percentile or scenario axis for the others. The window (count) axis
+// follows the horizon axis.
+func leadAxes(t SeriesType) int {
+	if t == ProbabilisticType || t == ScenariosType {
+		return 1
+	}
+	return 0
+}
+
+// forecastLayout is the shape of a forecast array around its window axis: lead × H ×
+// count × E, with lead the product of the leading axes.
+type forecastLayout struct {
+	lead   int   // product of the leading axes (1 for a Deterministic)
+	h      int   // steps per window
+	count  int   // windows
+	eshape []int // per-step element shape
+	width  int   // bytes per element
+}
+
+func layoutOf(t SeriesType, a TypedArray) forecastLayout {
+	n := leadAxes(t)
+	l := forecastLayout{lead: 1, width: a.DType.Width()}
+	if n == 1 {
+		l.lead = a.Shape[0]
+	}
+	l.h, l.count = a.Shape[n], a.Shape[n+1]
+	l.eshape = append([]int{}, a.Shape[n+2:]...)
+	return l
+}
+
+func (l forecastLayout) stepBytes() int   { return elementCount(l.eshape) * l.width }
+func (l forecastLayout) windowBytes() int { return l.lead * l.h * l.stepBytes() }
+
+// extractWindow copies window j of an array laid out lead × H × n × E into out, laid out
+// lead × H × E.
+func (l forecastLayout) extractWindow(out, data []byte, n, j int) {
+	eb := l.stepBytes()
+	for a := 0; a < l.lead; a++ {
+		for h := 0; h < l.h; h++ {
+			src := ((a*l.h+h)*n + j) * eb
+			dst := (a*l.h + h) * eb
+			copy(out[dst:dst+eb], data[src:src+eb])
+		}
+	}
+}
+
+func windowOf(f Forecast, i int) (TypedArray, error) {
+	arr := f.Array()
+	if err := arr.validate("data"); err != nil {
+		return TypedArray{}, err
+	}
+	lead := leadAxes(f.SeriesType())
+	if len(arr.Shape) < lead+2 {
+		return TypedArray{}, invalid("window", "data.shape", "%v has no window axis", arr.Shape)
+	}
+	l := layoutOf(f.SeriesType(), arr)
+	if i < 0 || i >= l.count {
+		return TypedArray{}, invalid("window", "window", "%d is outside 0–%d", i, l.count-1)
+	}
+	out := alignedBytes(l.windowBytes())
+	l.extractWindow(out, arr.Data, l.count, i)
+	shape := append(append([]int{}, arr.Shape[:lead]...), l.h)
+	return TypedArray{DType: arr.DType, Shape: append(shape, l.eshape...), Data: out}, nil
+}
+
+// prepareForecast validates a dense forecast against format-details §6 and §8 and fills the
+// row. Its array is standalone, chunked in window blocks.
+func prepareForecast(p *prepared, f Forecast) error {
+	g, arr, typ := f.Grid(), f.Array(), f.SeriesType()
+	if err := arr.validate("data"); err != nil {
+		return err
+	}
+	h, err := validateGrid(g)
+	if err != nil {
+		return err
+	}
+	lead := leadAxes(typ)
+	if len(arr.Shape) < lead+2 {
+		return invalid("", "data.shape", "%v has rank %d; a %s is %s", arr.Shape, len(arr.Shape), typ, layoutText(typ))
+	}
+	if arr.Shape[lead] != h || arr.Shape[lead+1] != g.Count {
+		return invalid("", "data.shape", "%v does not match %s with H = %s / %s = %d and count = %d",
+			arr.Shape, layoutText(typ), g.Horizon, g.Resolution, h, g.Count)
+	}
+	if pf, ok := f.(*Probabilistic); ok {
+		if err := validatePercentiles(pf.Percentiles, arr.Shape[0]); err != nil {
+			return err
+		}
+		js, _ := json.Marshal(pf.Percentiles)
+		p.row.PercentilesJSON = nullString(string(js))
+	}
+	p.arr, p.packed, p.res, p.interval = arr, false, g.Resolution, g.Interval
+	p.chunks = forecastChunks(typ, arr)
+	p.digest = arr.hash()
+	p.row.InitialTimestamp = nullString(isotime.FormatTimestamp(g.InitialTimestamp))
+	p.row.Resolution = nullString(g.Resolution.String())
+	p.row.Horizon = nullString(g.Horizon.String())
+	p.row.Interval = nullString(g.Interval.String())
+	p.row.Count.Int64, p.row.Count.Valid = int64(g.Count), true
+	return nil
+}
+
+func layoutText(t SeriesType) string {
+	switch t {
+	case ProbabilisticType:
+		return "[P, H, count, *E]"
+	case ScenariosType:
+		return "[S, H, count, *E]"
+	}
+	return "[H, count, *E]"
+}
+
+// validateGrid checks the periods and count of a forecast and returns H.
+func validateGrid(g ForecastGrid) (int, error) {
+	for _, f := range []struct {
+		name string
+		p    Period
+	}{{"resolution", g.Resolution}, {"horizon", g.Horizon}, {"interval", g.Interval}} {
+		if !f.p.IsPositive() {
+			return 0, invalid("", f.name, "%s is not a positive period", f.p)
+		}
+	}
+	h := g.Steps()
+	if h == 0 {
+		return 0, invalid("", "horizon", "%s is not a whole multiple of the resolution %s", g.Horizon, g.Resolution)
+	}
+	if g.Count <= 0 {
+		return 0, invalid("", "count", "%d windows; a forecast has at least one", g.Count)
+	}
+	last, err := g.WindowStart(g.Count - 1)
+	if err == nil {
+		_, err = g.Resolution.Step(last, int64(h-1))
+	}
+	if err != nil {
+		return 0, invalid("", "initial_timestamp", "the last window of %s is not a representable instant: %v",
+			isotime.FormatTimestamp(g.InitialTimestamp), err)
+	}
+	return h, nil
+}
+
+func validatePercentiles(ps []float64, layers int) error {
+	if len(ps) == 0 {
+		return invalid("", "percentiles", "is empty")
+	}
+	for i, v := range ps {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return invalid("", "percentiles", "entry %d is %v; percentiles are finite numbers", i, v)
+		}
+		if i > 0 && !(v > ps[i-1]) {
+			return invalid("", "percentiles", "entry %d (%v) is not above entry %d (%v); they must be strictly increasing", i, v, i-1, ps[i-1])
+		}
+	}
+	if len(ps) != layers {
+		return invalid("", "percentiles", "%d percentiles for %d layers of data (axis 0)", len(ps), layers)
+	}
+	return nil
+}
+
+// forecastChunks blocks a dense forecast along its window axis: full on every other axis,
+// min(count, max(1, MaxChunkBytes / bytes of one window)) windows wide (format-details §7).
+func forecastChunks(t SeriesType, a TypedArray) []uint64 {
+	l := layoutOf(t, a)
+	w := min(l.count, max(1, MaxChunkBytes/max(l.windowBytes(), 1)))
+	chunks := toU64(a.Shape)
+	chunks[leadAxes(t)+1] = uint64(w)
+	return chunks
+}

@@ -1,0 +1,218 @@
+package core
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+)
+
+// forecastRow is the window geometry of a stored forecast, checked against its catalog
+// row's columns (format-details §6).
+type forecastRow struct {
+	grid   ForecastGrid
+	h      int   // steps per window
+	count  int   // windows
+	lead   int   // product of the leading (percentile / scenario) axes; 1 otherwise
+	step   int   // DeterministicSingleTimeSeries: source rows between window starts
+	eshape []int // per-step element shape
+}
+
+func isForecast(t SeriesType) bool {
+	return t == DeterministicType || t == DeterministicSingleTimeSeriesType ||
+		t == ProbabilisticType || t == ScenariosType
+}
+
+// forecastRowOf decodes the geometry of a forecast row. Columns that disagree with each
+// other are an IntegrityError: reading on would return the wrong bytes.
+func forecastRowOf(m *Metadata) (forecastRow, error) {
+	bad := func(column, format string, args ...any) (forecastRow, error) {
+		e := newErr(ErrIntegrity, "", column, format, args...)
+		e.Msg = m.Key.String() + ": " + e.Msg
+		return forecastRow{}, e
+	}
+	g := ForecastGrid{m.InitialTimestamp, m.Resolution, m.Horizon, m.Interval, m.Count}
+	if !g.Resolution.IsPositive() || !g.Horizon.IsPositive() || !g.Interval.IsPositive() || g.Count <= 0 || g.InitialTimestamp.IsZero() {
+		return bad("horizon", "a forecast row needs a positive resolution, horizon, interval and count and an initial timestamp")
+	}
+	f := forecastRow{grid: g, h: g.Steps(), count: g.Count, lead: 1}
+	if f.h == 0 {
+		return bad("horizon", "%s is not a whole multiple of the resolution %s", g.Horizon, g.Resolution)
+	}
+	es := m.ElementShape
+	switch m.Type {
+	case DeterministicType:
+		if m.Length != f.h || len(es) < 1 || es[0] != f.count {
+			return bad("element_shape", "length %d and element_shape %v are not [H=%d, count=%d, *E]", m.Length, es, f.h, f.count)
+		}
+		f.eshape = es[1:]
+	case ProbabilisticType, ScenariosType:
+		if len(es) < 2 || es[0] != f.h || es[1] != f.count {
+			return bad("element_shape", "element_shape %v is not [H=%d, count=%d, *E]", es, f.h, f.count)
+		}
+		if m.Type == ProbabilisticType && len(m.Percentiles) != m.Length {
+			return bad("percentiles_json", "%d percentiles for length %d", len(m.Percentiles), m.Length)
+		}
+		f.lead, f.eshape = m.Length, es[2:]
+	case DeterministicSingleTimeSeriesType:
+		k, ok := g.Interval.Ratio(g.Resolution)
+		if !ok || k <= 0 || f.h > m.Length || int64(f.count) != (int64(m.Length-f.h))/k+1 {
+			return bad("count", "count %d, horizon %s and interval %s do not fit a source of %d steps at %s",
+				f.count, g.Horizon, g.Interval, m.Length, g.Resolution)
+		}
+		f.step, f.eshape = int(k), es
+	default:
+		return bad("time_series_type", "%s is not a forecast", m.Type)
+	}
+	return f, nil
+}
+
+// layout is the in-memory layout of windows read from this forecast.
+func (f forecastRow) layout(dt DType) forecastLayout {
+	return forecastLayout{lead: f.lead, h: f.h, count: f.count, eshape: f.eshape, width: dt.Width()}
+}
+
+// windowIndex maps a window start onto the grid: it must be InitialTimestamp + i·Interval
+// for some window i.
+func (f forecastRow) windowIndex(field string, t time.Time) (int, error) {
+	i, ok, err := f.grid.Interval.StepsExact(f.grid.InitialTimestamp, t)
+	if err != nil {
+		return 0, invalid("", field, "%v", err)
+	}
+	if !ok {
+		return 0, invalid("", field, "%s is not a window start: windows start at %s + k × %s",
+			isotime.FormatTimestamp(t), isotime.FormatTimestamp(f.grid.InitialTimestamp), f.grid.Interval)
+	}
+	if i < 0 || i >= int64(f.count) {
+		last, _ := f.grid.WindowStart(f.count - 1)
+		return 0, invalid("", field, "%s is window %d; the forecast has windows 0–%d (%s – %s)",
+			isotime.FormatTimestamp(t), i, f.count-1, isotime.FormatTimestamp(f.grid.InitialTimestamp), isotime.FormatTimestamp(last))
+	}
+	return int(i), nil
+}
+
+// GetWindow reads the forecast window that starts at start, which must lie on the window
+// grid. The result is a Forecast of one window.
+func (s *Store) GetWindow(k Key, start time.Time) (Forecast, error) {
+	return s.getWindows("get_window", k, start, start)
+}
+
+// GetWindows reads the windows whose starts lie in [first, last]; both must be window
+// starts. Only the storage blocks holding those windows are read.
+func (s *Store) GetWindows(k Key, first, last time.Time) (Forecast, error) {
+	return s.getWindows("get_windows", k, first, last)
+}
+
+func (s *Store) getWindows(op string, k Key, first, last time.Time) (Forecast, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	r, err := s.lookupKey(k)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	m, err := s.metadataOf(r, k.Features)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	if !isForecast(m.Type) {
+		return nil, invalid(op, "key.type", "%s is a static series; windows are read from forecasts only (use GetRange)", m.Key)
+	}
+	g, err := forecastRowOf(m)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	i0, err := g.windowIndex("first", first)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	i1, err := g.windowIndex("last", last)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	if i1 < i0 {
+		return nil, invalid(op, "last", "%s is before first %s", isotime.FormatTimestamp(last), isotime.FormatTimestamp(first))
+	}
+	fc, err := s.readWindows(m, g, i0, i1-i0+1)
+	return fc, withOp(op, err)
+}
+
+// readWindows reads windows [i0, i0+n) of a forecast. A DeterministicSingleTimeSeries reads
+// only the source rows those windows cover; a dense forecast only the blocks holding them.
+func (s *Store) readWindows(m *Metadata, g forecastRow, i0, n int) (Forecast, error) {
+	var data []byte
+	var err error
+	if m.Type == DeterministicSingleTimeSeriesType {
+		var src []byte
+		if src, err = s.readRows(m, i0*g.step, (n-1)*g.step+g.h); err != nil {
+			return nil, err
+		}
+		data = synthWindows(src, g.layout(m.DType).stepBytes(), g.h, g.step, n)
+	} else if data, err = s.readDenseWindows(m, g, i0, n); err != nil {
+		return nil, err
+	}
+	t0, err := g.grid.WindowStart(i0)
+	if err != nil {
+		return nil, invalid("", "first", "%v", err)
+	}
+	shape := []int{g.h, n}
+	if leadAxes(m.Type) == 1 {
+		shape = []int{g.lead, g.h, n}
+	}
+	arr := TypedArray{DType: m.DType, Shape: append(shape, g.eshape...), Data: data}
+	gr := g.grid
+	switch m.Type {
+	case ProbabilisticType:
+		return &Probabilistic{Name: m.Name, InitialTimestamp: t0, Resolution: gr.Resolution, Horizon: gr.Horizon,
+			Interval: gr.Interval, Count: n, Percentiles: slices.Clone(m.Percentiles), Data: arr}, nil
+	case ScenariosType:
+		return &Scenarios{Name: m.Name, InitialTimestamp: t0, Resolution: gr.Resolution, Horizon: gr.Horizon,
+			Interval: gr.Interval, Count: n, Data: arr}, nil
+	}
+	return &Deterministic{Name: m.Name, InitialTimestamp: t0, Resolution: gr.Resolution, Horizon: gr.Horizon,
+		Interval: gr.Interval, Count: n, Data: arr}, nil
+}
+
+// denseVar finds the standalone variable of a dense forecast and checks it holds what the
+// row claims.
+func (s *Store) denseVar(m *Metadata) (*standaloneVar, error) {
+	d := hashing.Digest(m.DataHash)
+	sv, ok := s.nc.standalone[d]
+	if !ok {
+		return nil, errNoArray(d)
+	}
+	full := append([]int{m.Length}, m.ElementShape...)
+	if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
+		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
+			m.DType, full, sv.name, sv.dtype, sv.shape)
+	}
+	return sv, nil
+}
+
+func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int) ([]byte, error) {
+	sv, err := s.denseVar(m)
+	if err != nil {
+		return nil, err
+	}
+	axis := leadAxes(m.Type) + 1
+	start := make([]uint64, len(sv.shape))
+	count := append([]uint64(nil), sv.shape...)
+	start[axis], count[axis] = uint64(i0), uint64(n)
+	return s.nc.readStandalone(sv, start, count)
+}
+
+// synthWindows lays n windows of a DeterministicSingleTimeSeries out as [H, n, *E]: window j
+// is source rows [j·step, j·step + H) of src (which starts at the first window's first row).
+func synthWindows(src []byte, eb, h, step, n int) []byte {
+	out := alignedBytes(h * n * eb)
+	for j := 0; j < n; j++ {
+		for i := 0; i < h; i++ {
+			from := (j*step + i) * eb
+			to := (i*n + j) * eb
+			copy(out[to:to+eb], src[from:from+eb])
+		}
+	}
+	return out
+}
