@@ -37,6 +37,9 @@ type ncFile struct {
 	// the define phases left, each of which makes netcdf-c write and flush HDF5 metadata.
 	defining     bool
 	definePhases int
+	// chunkReads counts the HDF5 chunks that array reads intersect. Standalone variables
+	// have no chunk cache, so for them each one is a read and a decompression.
+	chunkReads int64
 
 	families   map[familyKey][]*packedDS // each family's datasets in suffix order
 	packed     map[hashing.Digest]packedSlot

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"sort"
+
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
@@ -66,20 +68,89 @@ func (f *ncFile) stageArrays(ps []*prepared) (*staged, error) {
 	if err := f.endDefine(); err != nil {
 		return undo(len(todo), err)
 	}
+	// Columns reserved side by side in one dataset are written as one hyperslab, so each
+	// row chunk they share is compressed and written once rather than once per column.
+	var cols []packedWrite
 	for _, t := range todo {
-		var err error
 		if t.p.packed {
-			if err = f.fillColumn(t.slot, t.p.arr, t.p.digest); err == nil {
-				st.packed = append(st.packed, t.p.digest)
-			}
-		} else if err = f.fillStandalone(t.sv, t.p.arr.Data, t.p.digest); err == nil {
-			st.standalone = append(st.standalone, t.p.digest)
+			cols = append(cols, packedWrite{t.slot, t.p.arr, t.p.digest})
+			continue
 		}
-		if err != nil {
+		if err := f.fillStandalone(t.sv, t.p.arr.Data, t.p.digest); err != nil {
 			return undo(len(todo), err)
+		}
+		st.standalone = append(st.standalone, t.p.digest)
+	}
+	for _, run := range columnRuns(cols) {
+		if err := f.fillColumns(run); err != nil {
+			return undo(len(todo), err)
+		}
+		for _, w := range run {
+			st.packed = append(st.packed, w.d)
 		}
 	}
 	return st, nil
+}
+
+// packedWrite is one array bound for a reserved packed column.
+type packedWrite struct {
+	slot packedSlot
+	arr  TypedArray
+	d    hashing.Digest
+}
+
+// maxRunBytes bounds the interleaving buffer of one multi-column write.
+const maxRunBytes = 256 << 20
+
+// columnRuns splits writes into runs of adjacent columns of one dataset, in column order.
+func columnRuns(ws []packedWrite) [][]packedWrite {
+	sort.SliceStable(ws, func(i, j int) bool {
+		a, b := ws[i].slot, ws[j].slot
+		if a.ds != b.ds {
+			return a.ds.name < b.ds.name
+		}
+		return a.col < b.col
+	})
+	var runs [][]packedWrite
+	for i := 0; i < len(ws); {
+		j := i + 1
+		colBytes := len(ws[i].arr.Data)
+		for j < len(ws) && ws[j].slot.ds == ws[i].slot.ds && ws[j].slot.col == ws[j-1].slot.col+1 &&
+			(j-i+1)*colBytes <= maxRunBytes {
+			j++
+		}
+		runs = append(runs, ws[i:j])
+		i = j
+	}
+	return runs
+}
+
+// fillColumns writes a run of adjacent reserved columns as one hyperslab, then their hash
+// slots: data first, so a half-written run stays invisible to a reopen.
+func (f *ncFile) fillColumns(run []packedWrite) error {
+	if len(run) == 1 {
+		return f.fillColumn(run[0].slot, run[0].arr, run[0].d)
+	}
+	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
+	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	buf := alignedBytes(ds.fam.length * n * eb)
+	for c, w := range run {
+		for t := 0; t < ds.fam.length; t++ {
+			copy(buf[(t*n+c)*eb:(t*n+c+1)*eb], w.arr.Data[t*eb:(t+1)*eb])
+		}
+	}
+	start, count := f.columnHyperslab(ds, col0)
+	count[1] = uint64(n)
+	if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, true); err != nil {
+		return err
+	}
+	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), ds.slots[col0:col0+n]); err != nil {
+		return err
+	}
+	for _, w := range run {
+		f.packed[w.d] = w.slot
+	}
+	return nil
 }
 
 func (f *ncFile) holds(p *prepared) bool {

@@ -12,10 +12,39 @@ import (
 
 // standaloneVar is one arr_{hex} variable: a whole array of its own.
 type standaloneVar struct {
-	name  string
-	varid int
-	dtype DType
-	shape []uint64
+	name   string
+	varid  int
+	dtype  DType
+	shape  []uint64
+	chunks []uint64 // nil until known: read lazily, as asking opens the HDF5 dataset
+}
+
+// chunkShape is the variable's chunk shape (its full shape when it is not chunked).
+func (f *ncFile) chunkShape(sv *standaloneVar) ([]uint64, error) {
+	if sv.chunks == nil {
+		chunked, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
+		if err != nil {
+			return nil, err
+		}
+		if !chunked {
+			chunks = sv.shape
+		}
+		sv.chunks = chunks
+	}
+	return sv.chunks, nil
+}
+
+// chunksTouched counts the chunks a hyperslab intersects.
+func chunksTouched(chunks, start, count []uint64) int64 {
+	n := int64(1)
+	for i := range chunks {
+		if count[i] == 0 {
+			return 0
+		}
+		c := max(chunks[i], 1)
+		n *= int64((start[i]+count[i]-1)/c - start[i]/c + 1)
+	}
+	return n
 }
 
 func standaloneName(d hashing.Digest) string { return "arr_" + hex.EncodeToString(d[:]) }
@@ -82,7 +111,7 @@ func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, ch
 	if err := ncshim.SetVarChunkCache(f.grp, varid, 0, 1, 1.0); err != nil {
 		return nil, err
 	}
-	return &standaloneVar{name: name, varid: varid, dtype: dt, shape: shape}, nil
+	return &standaloneVar{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks}, nil
 }
 
 // fillStandalone writes the whole array into a defined variable and indexes it.
@@ -99,6 +128,11 @@ func (f *ncFile) fillStandalone(sv *standaloneVar, data []byte, d hashing.Digest
 func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
+	chunks, err := f.chunkShape(sv)
+	if err != nil {
+		return nil, err
+	}
+	f.chunkReads += chunksTouched(chunks, start, count)
 	buf := alignedBytes(elementCount(fromU64(count)) * sv.dtype.Width())
 	if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, start, count, false); err != nil {
 		return nil, err

@@ -485,3 +485,87 @@ func (c *Catalog) DeleteAllFeatureSets() error {
 	_, err := c.exec(`DELETE FROM feature_sets`)
 	return err
 }
+
+// ParamRow is one distinct combination of forecast parameters and how many rows carry it.
+type ParamRow struct {
+	SeriesType       string
+	Resolution       sql.NullString
+	Horizon          sql.NullString
+	Interval         sql.NullString
+	Count            sql.NullInt64
+	InitialTimestamp sql.NullString
+	Rows             int64
+}
+
+// ForecastParams groups the rows matching f by their window parameters.
+func (c *Catalog) ForecastParams(f Filter) ([]ParamRow, error) {
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.time_series_type, a.resolution, a.horizon, a.interval,
+		a.count, a.initial_timestamp, count(*) FROM time_series_associations a`+where+`
+		GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ParamRow
+	for rows.Next() {
+		var p ParamRow
+		if err := rows.Scan(&p.SeriesType, &p.Resolution, &p.Horizon, &p.Interval, &p.Count, &p.InitialTimestamp, &p.Rows); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// distinctColumns are the columns Distinct may list.
+var distinctColumns = map[string]bool{"resolution": true, "interval": true, "horizon": true,
+	"time_series_type": true, "name": true, "owner_type": true}
+
+// Distinct lists the distinct non-NULL values of one column among the rows matching f.
+func (c *Catalog) Distinct(column string, f Filter) ([]string, error) {
+	if !distinctColumns[column] {
+		return nil, fmt.Errorf("column %q cannot be listed", column)
+	}
+	where, args := f.where()
+	cond := " WHERE "
+	if where != "" {
+		cond = where + " AND "
+	}
+	rows, err := c.conn.QueryContext(ctx, `SELECT DISTINCT a.`+column+` FROM time_series_associations a`+
+		cond+`a.`+column+` IS NOT NULL ORDER BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// CountByType counts the rows matching f per time_series_type.
+func (c *Catalog) CountByType(f Filter) (map[string]int64, error) {
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.time_series_type, count(*) FROM time_series_associations a`+
+		where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var t string
+		var n int64
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, err
+		}
+		out[t] = n
+	}
+	return out, rows.Err()
+}

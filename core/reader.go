@@ -1,0 +1,364 @@
+package core
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+// ForecastReader reads one window of many forecasts at a time, as a simulation consumes
+// them: Read(windowStart) fills every group's Values with that window of each of its keys.
+//
+// Keys that share an array — the same content, or DeterministicSingleTimeSeries views over
+// one packed dataset — are read once per window. Dense forecasts are cached one storage
+// block (a chunk of windows) per array, DeterministicSingleTimeSeries one band of source
+// rows per packed dataset, so a sweep over the window timeline in order decompresses each
+// chunk exactly once. The cache holds one block per distinct array; Close releases it.
+//
+// A ForecastReader is not safe for concurrent use; it takes the store's lock per Read.
+type ForecastReader struct {
+	s      *Store
+	keys   []Key
+	grid   ForecastGrid
+	groups []*ForecastGroup
+	dense  []*denseSource
+	bands  []*bandSource
+	window int // last window read, -1 before the first
+}
+
+// ForecastGroup holds the keys of a reader whose windows have one shape, and after each Read
+// their windows: Values is [len(Keys), H, *E] for deterministic types and
+// [len(Keys), Layers, H, *E] for Probabilistic and Scenarios. Values is reused by every
+// Read; copy what must outlive the next one.
+type ForecastGroup struct {
+	DType        DType
+	Layers       int // percentiles or scenarios; 1 for deterministic types
+	Steps        int // H, steps per window
+	ElementShape []int
+	Keys         []int // indices into the reader's keys
+	Values       TypedArray
+
+	members []member
+}
+
+// member places one key's window: where it comes from and where it goes.
+type member struct {
+	dense *denseSource
+	band  *bandSource
+	col   int // column within the band
+	h     int
+	at    int // byte offset in the group's Values
+}
+
+// denseSource is one standalone forecast array and its cached block of windows.
+type denseSource struct {
+	sv     *standaloneVar
+	lay    forecastLayout
+	axis   int
+	block  int // windows per block: the chunk width along the window axis
+	loaded int // index of the cached block, -1 when none
+	n      int // windows in the cached block
+	buf    []byte
+}
+
+// bandSource is a packed dataset feeding DeterministicSingleTimeSeries windows: a band of
+// its rows over the columns the reader needs.
+type bandSource struct {
+	ds         *packedDS
+	col0, cols int // column range read
+	step       int // source rows between window starts
+	h          int // rows one window needs (the longest horizon)
+	lo, hi     int // rows cached
+	buf        []byte
+}
+
+// bandBytes bounds the rows one band caches; consecutive windows overlap by H − step rows,
+// which the band keeps rather than reading their chunks again.
+const bandBytes = 32 << 20
+
+// NewForecastReader prepares a reader over keys of one forecast type and resolution that
+// share a window timeline (initial timestamp, interval and count). typ may be the abstract
+// deterministic type to mix Deterministic and DeterministicSingleTimeSeries keys.
+func (s *Store) NewForecastReader(typ SeriesType, resolution Period, keys []Key) (*ForecastReader, error) {
+	const op = "forecast_reader"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	r, err := s.newForecastReader(typ, resolution, keys)
+	return r, withOp(op, err)
+}
+
+func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key) (*ForecastReader, error) {
+	if typ == SingleTimeSeriesType || typ == NonSequentialTimeSeriesType || !typ.Valid() {
+		return nil, invalid("", "type", "%s is not a forecast type", typ)
+	}
+	if !resolution.IsPositive() {
+		return nil, invalid("", "resolution", "%s is not a positive period", resolution)
+	}
+	if len(keys) == 0 {
+		return nil, invalid("", "keys", "is empty")
+	}
+	rd := &ForecastReader{s: s, keys: slices.Clone(keys), window: -1}
+	groups := map[string]*ForecastGroup{}
+	dense := map[hashing.Digest]*denseSource{}
+	bands := map[*packedDS]*bandSource{}
+	for i, k := range keys {
+		field := "keys[" + itoa(int64(i)) + "]"
+		if !readerAccepts(typ, k.Type) {
+			return nil, invalid("", field+".type", "%s does not match the reader's type %s", k.Type, typ)
+		}
+		if k.Resolution != resolution {
+			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
+		}
+		if typ == AbstractDeterministicType {
+			k.Type = AbstractDeterministicType
+		}
+		row, err := s.lookupKey(k)
+		if err != nil {
+			return nil, itemField(err, field)
+		}
+		m, err := s.metadataOf(row, k.Features)
+		if err != nil {
+			return nil, err
+		}
+		g, err := forecastRowOf(m)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			rd.grid = g.grid
+		} else if !g.grid.InitialTimestamp.Equal(rd.grid.InitialTimestamp) || g.grid.Interval != rd.grid.Interval || g.count != rd.grid.Count {
+			return nil, invalid("", field, "%s has windows %s + k × %s, k < %d; keys[0] has %s + k × %s, k < %d: a reader's keys share one window timeline",
+				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count)
+		}
+		grp := rd.groupFor(groups, m, g)
+		mem := member{h: g.h, at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
+		if m.Type == DeterministicSingleTimeSeriesType {
+			if mem.band, mem.col, err = s.bandFor(bands, m, g); err != nil {
+				return nil, err
+			}
+		} else if mem.dense, err = s.denseFor(dense, m, g); err != nil {
+			return nil, err
+		}
+		grp.Keys = append(grp.Keys, i)
+		grp.members = append(grp.members, mem)
+	}
+	for _, grp := range rd.groups {
+		wb := grp.Layers * grp.Steps * elementCount(grp.ElementShape) * grp.DType.Width()
+		shape := []int{len(grp.Keys)}
+		if grp.Layers > 1 || typ == ProbabilisticType || typ == ScenariosType {
+			shape = append(shape, grp.Layers)
+		}
+		shape = append(append(shape, grp.Steps), grp.ElementShape...)
+		grp.Values = TypedArray{DType: grp.DType, Shape: shape, Data: alignedBytes(len(grp.Keys) * wb)}
+	}
+	for _, b := range bands {
+		rd.bands = append(rd.bands, b)
+	}
+	for _, d := range dense {
+		rd.dense = append(rd.dense, d)
+	}
+	return rd, nil
+}
+
+func readerAccepts(typ, key SeriesType) bool {
+	if typ == AbstractDeterministicType {
+		return key == DeterministicType || key == DeterministicSingleTimeSeriesType || key == AbstractDeterministicType
+	}
+	return key == typ
+}
+
+func itemField(err error, field string) error {
+	if e, ok := err.(*Error); ok {
+		e.Field = field
+	}
+	return err
+}
+
+func (rd *ForecastReader) groupFor(groups map[string]*ForecastGroup, m *Metadata, g forecastRow) *ForecastGroup {
+	id := m.DType.String() + "/" + shapeJSON(g.eshape) + "/" + itoa(int64(g.lead)) + "/" + itoa(int64(g.h))
+	if grp, ok := groups[id]; ok {
+		return grp
+	}
+	grp := &ForecastGroup{DType: m.DType, Layers: g.lead, Steps: g.h, ElementShape: slices.Clone(g.eshape)}
+	groups[id] = grp
+	rd.groups = append(rd.groups, grp)
+	return grp
+}
+
+func (s *Store) denseFor(dense map[hashing.Digest]*denseSource, m *Metadata, g forecastRow) (*denseSource, error) {
+	d := hashing.Digest(m.DataHash)
+	if src, ok := dense[d]; ok {
+		return src, nil
+	}
+	sv, err := s.denseVar(m)
+	if err != nil {
+		return nil, err
+	}
+	ncshim.Lock()
+	chunks, err := s.nc.chunkShape(sv)
+	ncshim.Unlock()
+	if err != nil {
+		return nil, wrapIO("", err, "reading the chunking of %s", sv.name)
+	}
+	axis := leadAxes(m.Type) + 1
+	src := &denseSource{sv: sv, lay: g.layout(m.DType), axis: axis, loaded: -1,
+		block: int(min(max(chunks[axis], 1), uint64(g.count)))}
+	dense[d] = src
+	return src, nil
+}
+
+func (s *Store) bandFor(bands map[*packedDS]*bandSource, m *Metadata, g forecastRow) (*bandSource, int, error) {
+	slot, ok := s.nc.packed[hashing.Digest(m.DataHash)]
+	if !ok {
+		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "%s: its source array %x is not a packed column", m.Key, m.DataHash)
+	}
+	ds := slot.ds
+	if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
+			m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+	}
+	b, ok := bands[ds]
+	if !ok {
+		b = &bandSource{ds: ds, col0: slot.col, cols: 1, step: g.step, h: g.h}
+		bands[ds] = b
+	}
+	if slot.col < b.col0 {
+		b.cols += b.col0 - slot.col
+		b.col0 = slot.col
+	}
+	b.cols = max(b.cols, slot.col-b.col0+1)
+	b.h = max(b.h, g.h)
+	return b, slot.col, nil // the column is made relative once all members are known
+}
+
+// Keys are the reader's keys in the order given.
+func (rd *ForecastReader) Keys() []Key { return rd.keys }
+
+// Grid is the shared window timeline.
+func (rd *ForecastReader) Grid() ForecastGrid { return rd.grid }
+
+// Groups are the reader's groups; their Values hold the last window read.
+func (rd *ForecastReader) Groups() []*ForecastGroup { return rd.groups }
+
+// Window is the index of the last window read, -1 before the first.
+func (rd *ForecastReader) Window() int { return rd.window }
+
+// Read fills every group with the window starting at start, which must be on the timeline.
+func (rd *ForecastReader) Read(start time.Time) error {
+	g := forecastRow{grid: rd.grid, count: rd.grid.Count}
+	i, err := g.windowIndex("start", start)
+	if err != nil {
+		return withOp("forecast_reader_read", err)
+	}
+	return rd.ReadWindow(i)
+}
+
+// ReadWindow fills every group with window i (0 ≤ i < Grid().Count).
+func (rd *ForecastReader) ReadWindow(i int) error {
+	const op = "forecast_reader_read"
+	if rd.s == nil {
+		return invalid(op, "reader", "the reader is closed")
+	}
+	if i < 0 || i >= rd.grid.Count {
+		return invalid(op, "window", "%d is outside 0–%d", i, rd.grid.Count-1)
+	}
+	if err := rd.s.lock(op, false); err != nil {
+		return err
+	}
+	defer rd.s.mu.Unlock()
+	for _, d := range rd.dense {
+		if err := rd.s.nc.loadDenseBlock(d, i/d.block); err != nil {
+			return wrapIO(op, err, "reading windows of %s", d.sv.name)
+		}
+	}
+	for _, b := range rd.bands {
+		if err := rd.s.nc.loadBand(b, i*b.step, min(i*b.step+b.h, b.ds.fam.length)); err != nil {
+			return wrapIO(op, err, "reading rows of %s", b.ds.name)
+		}
+	}
+	for _, grp := range rd.groups {
+		wb := grp.Layers * grp.Steps * elementCount(grp.ElementShape) * grp.DType.Width()
+		for _, mem := range grp.members {
+			out := grp.Values.Data[mem.at : mem.at+wb]
+			if mem.dense != nil {
+				d := mem.dense
+				d.lay.extractWindow(out, d.buf, d.n, i-d.loaded*d.block)
+				continue
+			}
+			b := mem.band
+			eb := elementCount(grp.ElementShape) * grp.DType.Width()
+			row0 := i*b.step - b.lo
+			for h := 0; h < mem.h; h++ {
+				src := ((row0+h)*b.cols + (mem.col - b.col0)) * eb
+				copy(out[h*eb:(h+1)*eb], b.buf[src:src+eb])
+			}
+		}
+	}
+	rd.window = i
+	return nil
+}
+
+// Close releases the reader's caches. Closing twice is harmless.
+func (rd *ForecastReader) Close() {
+	rd.s, rd.dense, rd.bands = nil, nil, nil
+	for _, g := range rd.groups {
+		g.members = nil
+	}
+}
+
+// loadDenseBlock caches block b (windows [b·block, (b+1)·block)) of a dense forecast: one
+// chunk, read and decompressed once.
+func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
+	if d.loaded == b {
+		return nil
+	}
+	first := b * d.block
+	n := min(d.block, d.lay.count-first)
+	start := make([]uint64, len(d.sv.shape))
+	count := slices.Clone(d.sv.shape)
+	start[d.axis], count[d.axis] = uint64(first), uint64(n)
+	buf, err := f.readStandalone(d.sv, start, count)
+	if err != nil {
+		d.loaded = -1
+		return err
+	}
+	d.buf, d.n, d.loaded = buf, n, b
+	return nil
+}
+
+// loadBand makes rows [lo, hi) of a band's dataset available. A forward sweep keeps the rows
+// it already holds and reads only new ones, each row chunk once; the band reads ahead as
+// many windows as bandBytes allows.
+func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
+	if lo >= b.lo && hi <= b.hi {
+		return nil
+	}
+	rowBytes := b.cols * elementCount(b.ds.eshape) * b.ds.fam.dtype.Width()
+	ahead := max(0, (bandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
+	newHi := min(b.ds.fam.length, hi+ahead*b.step)
+	keep := 0
+	if lo >= b.lo && lo < b.hi {
+		keep = b.hi - lo
+	}
+	buf := alignedBytes((newHi - lo) * rowBytes)
+	if keep > 0 {
+		copy(buf, b.buf[(lo-b.lo)*rowBytes:(b.hi-b.lo)*rowBytes])
+	}
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	start := make([]uint64, 2+len(b.ds.eshape))
+	start[0], start[1] = uint64(lo+keep), uint64(b.col0)
+	count := append([]uint64{uint64(newHi - lo - keep), uint64(b.cols)}, toU64(b.ds.eshape)...)
+	f.chunkReads += int64(count[0])
+	if err := ioSlice(f.grp.VarN(b.ds.varid), b.ds.fam.dtype, buf[keep*rowBytes:], start, count, false); err != nil {
+		b.lo, b.hi, b.buf = 0, 0, nil
+		return err
+	}
+	b.lo, b.hi, b.buf = lo, newHi, buf
+	return nil
+}
