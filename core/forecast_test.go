@@ -326,7 +326,9 @@ func TestDefinePhasesPerCall(t *testing.T) {
 	}); n != 1 {
 		t.Fatalf("a batch of 60 new arrays took %d define phases", n)
 	}
-	if n := phases(func() { mustAdd(t, s, gen(500), sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Days(1), 500), nil) }); n != 1 {
+	if n := phases(func() {
+		mustAdd(t, s, gen(500), sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Days(1), 500), nil)
+	}); n != 1 {
 		t.Fatalf("one forecast took %d define phases", n)
 	}
 	// Same content under other keys: nothing to define.
