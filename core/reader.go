@@ -72,6 +72,7 @@ type bandSource struct {
 	step       int // source rows between window starts
 	h          int // rows one window needs (the longest horizon)
 	lo, hi     int // rows cached
+	last       int // first row of the last window served, -1 before any
 	buf        []byte
 }
 
@@ -224,7 +225,7 @@ func (s *Store) bandFor(bands map[*packedDS]*bandSource, m *Metadata, g forecast
 	}
 	b, ok := bands[ds]
 	if !ok {
-		b = &bandSource{ds: ds, col0: slot.col, cols: 1, step: g.step, h: g.h}
+		b = &bandSource{ds: ds, col0: slot.col, cols: 1, step: g.step, h: g.h, last: -1}
 		bands[ds] = b
 	}
 	if slot.col < b.col0 {
@@ -332,14 +333,19 @@ func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
 }
 
 // loadBand makes rows [lo, hi) of a band's dataset available. A forward sweep keeps the rows
-// it already holds and reads only new ones, each row chunk once; the band reads ahead as
-// many windows as bandBytes allows.
+// it already holds and reads only new ones, each row chunk once, reading ahead as many
+// windows as bandBytes allows; an access out of sequence reads just its own rows.
 func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
+	sequential := b.last >= 0 && lo == b.last+b.step
+	b.last = lo
 	if lo >= b.lo && hi <= b.hi {
 		return nil
 	}
 	rowBytes := b.cols * elementCount(b.ds.eshape) * b.ds.fam.dtype.Width()
-	ahead := max(0, (bandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
+	ahead := 0
+	if sequential || lo == 0 {
+		ahead = max(0, (bandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
+	}
 	newHi := min(b.ds.fam.length, hi+ahead*b.step)
 	keep := 0
 	if lo >= b.lo && lo < b.hi {
