@@ -75,7 +75,7 @@ func TestTransformRulesAndAllOrNothing(t *testing.T) {
 	}
 	before := fileDigests(t, path)
 	cases := []struct {
-		name, field      string
+		name, field       string
 		horizon, interval Period
 	}{
 		{"interval not a multiple", "interval", Hours(6), Minutes(90)},
