@@ -58,15 +58,13 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	var root netcdf.Dataset
-	var err error
-	if inMemory {
-		var m ncmem.Dataset
-		m, err = ncmem.Create(path, netcdf.NETCDF4, 1<<20)
-		root = m.Dataset
-	} else {
-		root, err = netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
-	}
+	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
+		if inMemory {
+			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
+			return m.Dataset, err
+		}
+		return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
+	})
 	if err != nil {
 		return nil, wrapIO("create", err, "creating %s", path)
 	}
@@ -127,11 +125,16 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	return f, nil
 }
 
-// openWithStandaloneCache opens a file while netcdf-c's default per-variable chunk cache is
+// openWithStandaloneCache creates or opens a file while netcdf-c's default chunk cache is
 // zero, so that the thousands of standalone arrays a store may hold each get no cache: they
 // are read and written a whole chunk (block) at a time, where a cache only retains memory
 // until the file closes (netcdf-c keeps every variable's cache for the life of the file).
 // Packed datasets then get a deliberate cache of their own in setPackedCache.
+//
+// It matters at creation as much as at open: netcdf-c 4.9 gives a variable it creates the
+// file's default cache whenever the variable's own cache size is 0 (it skips
+// H5Pset_chunk_cache for a zero size), so a store created under the 16 MiB, 4,133-slot
+// default kept 37 KB of slot table per forecast and every chunk it wrote in memory.
 func openWithStandaloneCache(open func() (netcdf.Dataset, error)) (netcdf.Dataset, error) {
 	prev, err := ncshim.GetChunkCacheDefault()
 	if err != nil {

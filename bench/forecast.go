@@ -1,0 +1,208 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+var (
+	addLevels  = flag.String("forecast-add-levels", "1000,10000", "forecast-add: forecasts stored before measuring")
+	addRepeats = flag.Int("forecast-add-repeats", 25, "forecast-add: one-at-a-time adds timed per level")
+	sweepN     = flag.Int("forecast-sweep-n", 10000, "forecast-sweep: components per forecast type")
+)
+
+var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func gen(id int) core.Owner {
+	return core.Owner{ID: int64(id), Type: "RenewableDispatch", Category: core.Component}
+}
+
+// dayAhead is a Deterministic of count daily windows of 24 hourly values.
+func dayAhead(seed, count int) *core.Deterministic {
+	v := make([]float64, 24*count)
+	for i := range v {
+		v[i] = math.Sin(float64(i+seed)/7) + float64(seed%100)
+	}
+	return &core.Deterministic{Name: "max_active_power", InitialTimestamp: t0, Resolution: core.Hours(1),
+		Horizon: core.Days(1), Interval: core.Days(1), Count: count, Data: core.ArrayOf(v, 24, count)}
+}
+
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 0 {
+			return nil, fmt.Errorf("level %q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// forecastAdd measures what one more Deterministic costs as a store fills. netcdf-c
+// flushes HDF5 metadata whenever it leaves define mode, and that flush visits every open
+// dataset (three per forecast: the array and its two dimensions), so a one-at-a-time add
+// grows with the store while a batch pays the flush once.
+func forecastAdd(cfg *config) ([]result, error) {
+	levels, err := parseLevels(*addLevels)
+	if err != nil {
+		return nil, err
+	}
+	const count = 30
+	var out []result
+	for _, level := range levels {
+		path := storePath(cfg, fmt.Sprintf("forecast_add_%d", level))
+		s, err := core.Create(path, nil)
+		if err != nil {
+			return nil, err
+		}
+		began := time.Now()
+		for done := 0; done < level; done += 1000 {
+			var items []core.BatchItem
+			for i := done; i < min(level, done+1000); i++ {
+				items = append(items, core.BatchItem{Owner: gen(i), Series: dayAhead(i, count)})
+			}
+			if _, err := s.AddBatch(items); err != nil {
+				return nil, err
+			}
+		}
+		fill := time.Since(began)
+		var singles []time.Duration
+		for r := 0; r < *addRepeats; r++ {
+			id := level + r
+			t := time.Now()
+			if _, err := s.Add(gen(id), dayAhead(id, count), nil); err != nil {
+				return nil, err
+			}
+			singles = append(singles, time.Since(t))
+		}
+		var items []core.BatchItem
+		for i := 0; i < 100; i++ {
+			id := level + *addRepeats + i
+			items = append(items, core.BatchItem{Owner: gen(id), Series: dayAhead(id, count)})
+		}
+		t := time.Now()
+		if _, err := s.AddBatch(items); err != nil {
+			return nil, err
+		}
+		batch := time.Since(t)
+		if err := s.Close(); err != nil {
+			return nil, err
+		}
+		t = time.Now()
+		s, err = core.OpenReadOnly(path)
+		if err != nil {
+			return nil, err
+		}
+		open := time.Since(t)
+		s.Close()
+		c := fmt.Sprintf("%d stored, [24, %d] f64", level, count)
+		out = append(out,
+			result{"forecast-add", c, "one more forecast, one-at-a-time (median)", medianMicros(singles), "µs"},
+			result{"forecast-add", c, "per forecast in a batch of 100", float64(batch.Microseconds()) / 100, "µs"},
+			result{"forecast-add", c, "per forecast filling the store in batches of 1,000", perItem(fill, level), "µs"},
+			result{"forecast-add", c, "open (read-only)", float64(open.Milliseconds()), "ms"},
+			result{"forecast-add", c, "store size", storeMiB(path), "MiB"},
+		)
+	}
+	return out, nil
+}
+
+func perItem(d time.Duration, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(d.Microseconds()) / float64(n)
+}
+
+// forecastSweep is the simulation loop: at every daily step read the day-ahead window of
+// every component, through one ForecastReader, for dense Deterministic forecasts and for
+// DeterministicSingleTimeSeries views over a year of hourly values.
+func forecastSweep(cfg *config) ([]result, error) {
+	const windows = 365
+	n := *sweepN
+	path := storePath(cfg, "forecast_sweep")
+	s, err := core.Create(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	began := time.Now()
+	for done := 0; done < n; done += 1000 {
+		var items []core.BatchItem
+		for i := done; i < min(n, done+1000); i++ {
+			items = append(items, core.BatchItem{Owner: gen(i), Series: dayAhead(i, windows)})
+		}
+		if _, err := s.AddBatch(items); err != nil {
+			return nil, err
+		}
+	}
+	denseAdd := time.Since(began)
+	began = time.Now()
+	for done := 0; done < n; done += 1000 {
+		var items []core.BatchItem
+		for i := done; i < min(n, done+1000); i++ {
+			v := make([]float64, 24*windows)
+			for h := range v {
+				v[h] = math.Cos(float64(h+i)/5) + float64(i%100)
+			}
+			items = append(items, core.BatchItem{Owner: gen(n + i), Series: &core.SingleTimeSeries{Name: "max_active_power",
+				InitialTimestamp: t0, Resolution: core.Hours(1), Data: core.ArrayOf(v)}})
+		}
+		if _, err := s.AddBatch(items); err != nil {
+			return nil, err
+		}
+	}
+	staticAdd := time.Since(began)
+	began = time.Now()
+	if _, err := s.TransformSingleTimeSeries(core.Days(1), core.Days(1), nil); err != nil {
+		return nil, err
+	}
+	transform := time.Since(began)
+	if err := s.Flush(); err != nil {
+		return nil, err
+	}
+	var out []result
+	for _, c := range []struct {
+		name  string
+		typ   core.SeriesType
+		first int
+	}{{"Deterministic", core.DeterministicType, 0}, {"DeterministicSingleTimeSeries", core.DeterministicSingleTimeSeriesType, n}} {
+		keys := make([]core.Key, n)
+		for i := range keys {
+			keys[i] = core.Key{OwnerID: int64(c.first + i), Type: c.typ, Name: "max_active_power",
+				Resolution: core.Hours(1), Interval: core.Days(1)}
+		}
+		t := time.Now()
+		rd, err := s.NewForecastReader(c.typ, core.Hours(1), keys)
+		if err != nil {
+			return nil, err
+		}
+		build := time.Since(t)
+		t = time.Now()
+		for w := 0; w < windows; w++ {
+			if err := rd.ReadWindow(w); err != nil {
+				return nil, err
+			}
+		}
+		sweep := time.Since(t)
+		rd.Close()
+		label := fmt.Sprintf("%s, %d × %d windows of 24 h", c.name, n, windows)
+		out = append(out,
+			result{"forecast-sweep", label, "per (component, window)", float64(sweep.Nanoseconds()) / 1e3 / float64(n*windows), "µs"},
+			result{"forecast-sweep", label, "reader build", float64(build.Milliseconds()), "ms"},
+		)
+	}
+	out = append(out,
+		result{"forecast-sweep", fmt.Sprintf("%d Deterministic [24, %d]", n, windows), "batch add, per forecast", perItem(denseAdd, n), "µs"},
+		result{"forecast-sweep", fmt.Sprintf("%d SingleTimeSeries [8760]", n), "batch add, per series", perItem(staticAdd, n), "µs"},
+		result{"forecast-sweep", fmt.Sprintf("%d SingleTimeSeries", n), "transform_single_time_series", float64(transform.Milliseconds()), "ms"},
+		result{"forecast-sweep", "whole store", "store size", storeMiB(path), "MiB"},
+	)
+	return out, nil
+}

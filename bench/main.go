@@ -1,0 +1,152 @@
+// Command tsbench measures tsstore on the workloads modelling packages run and prints each
+// figure as a Markdown table and as JSON (for comparisons across commits).
+//
+//	go run ./bench                          # every workload at default sizes
+//	go run ./bench -workloads forecast-add  # one workload
+//	go run ./bench -json out/bench.json     # also write the JSON
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// result is one measured figure.
+type result struct {
+	Workload string  `json:"workload"`
+	Case     string  `json:"case"`
+	Metric   string  `json:"metric"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"`
+}
+
+type workload struct {
+	name string
+	desc string
+	run  func(cfg *config) ([]result, error)
+}
+
+type config struct {
+	dir string
+}
+
+var workloads = []workload{
+	{"forecast-add", "cost of one more Deterministic at 1,000 and 10,000 stored; per forecast in a batch", forecastAdd},
+	{"forecast-sweep", "ForecastReader over Deterministic and DeterministicSingleTimeSeries, 365 daily windows", forecastSweep},
+}
+
+func main() {
+	names := flag.String("workloads", "all", "comma-separated workloads to run ("+workloadNames()+")")
+	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
+	dir := flag.String("dir", "", "directory for the stores (default: a temporary directory, removed after)")
+	flag.Parse()
+	cfg := &config{dir: *dir}
+	if cfg.dir == "" {
+		d, err := os.MkdirTemp("", "tsbench")
+		if err != nil {
+			fail(err)
+		}
+		defer os.RemoveAll(d)
+		cfg.dir = d
+	}
+	var all []result
+	for _, w := range workloads {
+		if *names != "all" && !contains(strings.Split(*names, ","), w.name) {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "running %s: %s\n", w.name, w.desc)
+		rs, err := w.run(cfg)
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", w.name, err))
+		}
+		all = append(all, rs...)
+	}
+	all = append(all, result{"process", "all", "peak RSS", peakRSSMiB(), "MiB"})
+	printMarkdown(all)
+	if *jsonOut != "" {
+		b, _ := json.MarshalIndent(all, "", "  ")
+		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func workloadNames() string {
+	var n []string
+	for _, w := range workloads {
+		n = append(n, w.name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == s {
+			return true
+		}
+	}
+	return false
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "tsbench:", err)
+	os.Exit(1)
+}
+
+func printMarkdown(rs []result) {
+	fmt.Println("| workload | case | metric | value | unit |")
+	fmt.Println("|---|---|---|---:|---|")
+	for _, r := range rs {
+		fmt.Printf("| %s | %s | %s | %s | %s |\n", r.Workload, r.Case, r.Metric, formatValue(r.Value), r.Unit)
+	}
+}
+
+func formatValue(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// median of durations, in microseconds.
+func medianMicros(ds []time.Duration) float64 {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return float64(s[len(s)/2].Nanoseconds()) / 1e3
+}
+
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // Linux reports KiB
+}
+
+// storeMiB is the size of a store's two files.
+func storeMiB(path string) float64 {
+	var n int64
+	for _, p := range []string{path, path + ".sqlite"} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return float64(n) / (1 << 20)
+}
+
+func storePath(cfg *config, name string) string {
+	p := filepath.Join(cfg.dir, name+".nc")
+	os.Remove(p)
+	os.Remove(p + ".sqlite")
+	return p
+}
