@@ -3,7 +3,7 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo test test-short vet clean
+.PHONY: all deps build demo bench test test-short vet clean
 
 all: build
 
@@ -17,9 +17,15 @@ build: deps
 demo: deps
 	$(GO) run $(GOFLAGS) ./examples/go/demo -out $(OUT)/sample_system.nc
 
+# Benchmarks: Markdown table on stdout, JSON in $(OUT)/bench.json. BENCH_FLAGS narrows them,
+# e.g. BENCH_FLAGS="-workloads forecast-add".
+bench: deps
+	mkdir -p $(OUT)
+	$(GO) run $(GOFLAGS) ./bench -json $(OUT)/bench.json $(BENCH_FLAGS)
+
 vet: deps
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l core examples)" || { echo "gofmt needed:"; gofmt -l core examples; exit 1; }
+	@test -z "$$(gofmt -l core examples bench)" || { echo "gofmt needed:"; gofmt -l core examples bench; exit 1; }
 
 # Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).

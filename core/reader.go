@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -29,14 +30,16 @@ type ForecastReader struct {
 	window int // last window read, -1 before the first
 }
 
-// ForecastGroup holds the keys of a reader whose windows have one shape, and after each Read
+// ForecastGroup holds the keys of a reader whose windows have one shape (and, for
+// Probabilistic keys, one set of percentiles), and after each Read
 // their windows: Values is [len(Keys), H, *E] for deterministic types and
 // [len(Keys), Layers, H, *E] for Probabilistic and Scenarios. Values is reused by every
 // Read; copy what must outlive the next one.
 type ForecastGroup struct {
 	DType        DType
-	Layers       int // percentiles or scenarios; 1 for deterministic types
-	Steps        int // H, steps per window
+	Layers       int       // percentiles or scenarios; 1 for deterministic types
+	Percentiles  []float64 // Probabilistic only: the layers' percentiles, shared by the group
+	Steps        int       // H, steps per window
 	ElementShape []int
 	Keys         []int // indices into the reader's keys
 	Values       TypedArray
@@ -181,11 +184,14 @@ func itemField(err error, field string) error {
 }
 
 func (rd *ForecastReader) groupFor(groups map[string]*ForecastGroup, m *Metadata, g forecastRow) *ForecastGroup {
-	id := m.DType.String() + "/" + shapeJSON(g.eshape) + "/" + itoa(int64(g.lead)) + "/" + itoa(int64(g.h))
+	// Probabilistic layers are comparable only under the same percentiles.
+	ps, _ := json.Marshal(m.Percentiles)
+	id := m.DType.String() + "/" + shapeJSON(g.eshape) + "/" + itoa(int64(g.lead)) + "/" + itoa(int64(g.h)) + "/" + string(ps)
 	if grp, ok := groups[id]; ok {
 		return grp
 	}
-	grp := &ForecastGroup{DType: m.DType, Layers: g.lead, Steps: g.h, ElementShape: slices.Clone(g.eshape)}
+	grp := &ForecastGroup{DType: m.DType, Layers: g.lead, Percentiles: slices.Clone(m.Percentiles),
+		Steps: g.h, ElementShape: slices.Clone(g.eshape)}
 	groups[id] = grp
 	rd.groups = append(rd.groups, grp)
 	return grp

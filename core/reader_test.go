@@ -151,6 +151,20 @@ func TestForecastReaderGroupsAndLayers(t *testing.T) {
 	if g := rd.Groups()[0]; g.Layers != 2 || len(g.Values.Shape) != 3 {
 		t.Fatalf("group 0: layers %d shape %v", g.Layers, g.Values.Shape)
 	}
+	// Probabilistic keys of one shape but other percentiles are separate groups.
+	var pk []Key
+	for i, ps := range [][]float64{{0.1, 0.9}, {0.1, 0.9}, {0.25, 0.75}} {
+		fc := sampleForecast(ProbabilisticType, F64, nil, 4, 6, 2, Hours(4), i).(*Probabilistic)
+		fc.Percentiles = ps
+		pk = append(pk, mustAdd(t, s, gen(int64(10+i)), fc, nil))
+	}
+	rd, err = s.NewForecastReader(ProbabilisticType, Hours(1), pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs := rd.Groups(); len(gs) != 2 || len(gs[0].Keys) != 2 || gs[1].Percentiles[0] != 0.25 {
+		t.Fatalf("probabilistic groups: %d", len(gs))
+	}
 }
 
 func TestForecastReaderRefusals(t *testing.T) {

@@ -112,6 +112,10 @@ func run(path string, gens int) error {
 			return err
 		}
 	}
+	fc, err := addForecasts(s)
+	if err != nil {
+		return err
+	}
 	if err := s.Flush(); err != nil {
 		return err
 	}
@@ -150,6 +154,10 @@ func run(path string, gens int) error {
 	for _, m := range all {
 		byType[m.Type]++
 	}
+	sweep, err := sweepForecasts(s, keys, fc)
+	if err != nil {
+		return err
+	}
 	if err := s.Close(); err != nil {
 		return err
 	}
@@ -158,8 +166,9 @@ func run(path string, gens int) error {
 
 	fmt.Printf("tsstore demo store: %s (+ %s)\n", path, filepath.Base(core.CatalogPath(path)))
 	fmt.Printf("  format %s, compression %s\n", core.DataFormatVersion, core.DefaultCompression)
-	fmt.Printf("  series: %d SingleTimeSeries, %d NonSequentialTimeSeries\n",
-		byType[core.SingleTimeSeriesType], byType[core.NonSequentialTimeSeriesType])
+	fmt.Printf("  series: %d SingleTimeSeries, %d NonSequentialTimeSeries, %d Deterministic, %d DeterministicSingleTimeSeries, %d Probabilistic\n",
+		byType[core.SingleTimeSeriesType], byType[core.NonSequentialTimeSeriesType], byType[core.DeterministicType],
+		byType[core.DeterministicSingleTimeSeriesType], byType[core.ProbabilisticType])
 	fmt.Printf("  %d generators × %d hourly steps added one at a time in %v (%.0f µs per series)\n",
 		gens, hoursPerYear, staticTime.Round(time.Millisecond), float64(staticTime.Microseconds())/float64(gens))
 	fmt.Printf("  all writes + flush: %v; read back and verified %d years in %v (%.0f µs per series)\n",
@@ -168,6 +177,11 @@ func run(path string, gens int) error {
 	fmt.Printf("  one week of %s: %d steps from %s\n", keys[0].Name, week.(*core.SingleTimeSeries).Data.Len(),
 		week.(*core.SingleTimeSeries).InitialTimestamp.Format(time.RFC3339))
 	fmt.Printf("  series with scenario=high: %d\n", len(high))
+	fmt.Printf("  forecasts: %d wind Deterministic + %d Probabilistic in one batch (%v); %d day-ahead views derived in %v\n",
+		fc.wind, fc.prob, fc.batchTime.Round(time.Millisecond), fc.derived, fc.transformTime.Round(time.Millisecond))
+	fmt.Printf("  ForecastReader: %d components × %d windows of 48 h in %v (%.2f µs per component-window), verified\n",
+		sweep.components, sweep.windows, sweep.elapsed.Round(time.Millisecond),
+		float64(sweep.elapsed.Nanoseconds())/1e3/float64(sweep.components*sweep.windows))
 	fmt.Printf("  files: %.1f MiB NetCDF, %.1f MiB catalog\n",
 		float64(ncInfo.Size())/(1<<20), float64(catInfo.Size())/(1<<20))
 	return nil
