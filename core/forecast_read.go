@@ -192,6 +192,14 @@ func (s *Store) denseVar(m *Metadata) (*standaloneVar, error) {
 }
 
 func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int) ([]byte, error) {
+	if p, ok := s.pendingArray(hashing.Digest(m.DataHash), false); ok {
+		full := append([]int{m.Length}, m.ElementShape...)
+		if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
+			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
+				m.DType, full, p.arr.DType, p.arr.Shape)
+		}
+		return sliceWindows(g.layout(m.DType), p.arr.Data, i0, n), nil
+	}
 	sv, err := s.denseVar(m)
 	if err != nil {
 		return nil, err
@@ -201,6 +209,20 @@ func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int) ([]byte,
 	count := append([]uint64(nil), sv.shape...)
 	start[axis], count[axis] = uint64(i0), uint64(n)
 	return s.nc.readStandalone(sv, start, count)
+}
+
+// sliceWindows copies windows [i0, i0+n) out of a whole array laid out lead × H × count × E.
+func sliceWindows(l forecastLayout, data []byte, i0, n int) []byte {
+	eb := l.stepBytes()
+	out := alignedBytes(l.lead * l.h * n * eb)
+	for a := 0; a < l.lead; a++ {
+		for h := 0; h < l.h; h++ {
+			src := ((a*l.h+h)*l.count + i0) * eb
+			dst := (a*l.h + h) * n * eb
+			copy(out[dst:dst+n*eb], data[src:src+n*eb])
+		}
+	}
+	return out
 }
 
 // synthWindows lays n windows of a DeterministicSingleTimeSeries out as [H, n, *E]: window j

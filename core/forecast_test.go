@@ -302,13 +302,17 @@ func TestForecastArraysDeduplicated(t *testing.T) {
 	}
 }
 
-// A batch defines all of its new variables in one define phase; a one-at-a-time add pays
-// the single phase netcdf-c forces, and an add whose array is stored pays none.
+// A batch defines all of its new variables in one define phase; so does a run of
+// one-at-a-time adds, written out together when the unit commits. A commit whose arrays are
+// all stored already, or that only fills free columns, defines nothing.
 func TestDefinePhasesPerCall(t *testing.T) {
 	s, _ := newStore(t)
 	phases := func(fn func()) int {
 		before := s.nc.definePhases
 		fn()
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
 		return s.nc.definePhases - before
 	}
 	var items []BatchItem
@@ -327,9 +331,11 @@ func TestDefinePhasesPerCall(t *testing.T) {
 		t.Fatalf("a batch of 60 new arrays took %d define phases", n)
 	}
 	if n := phases(func() {
-		mustAdd(t, s, gen(500), sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Days(1), 500), nil)
+		for i := 0; i < 40; i++ {
+			mustAdd(t, s, gen(int64(500+i)), sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Days(1), 500+i), nil)
+		}
 	}); n != 1 {
-		t.Fatalf("one forecast took %d define phases", n)
+		t.Fatalf("40 one-at-a-time forecasts took %d define phases", n)
 	}
 	// Same content under other keys: nothing to define.
 	for i := range items {
@@ -342,8 +348,13 @@ func TestDefinePhasesPerCall(t *testing.T) {
 	}); n != 0 {
 		t.Fatalf("a batch of stored arrays took %d define phases", n)
 	}
-	// A static add into a dataset with free columns defines nothing either.
-	if n := phases(func() { mustAdd(t, s, gen(600), hourly("load", ramp(48, 99)), nil) }); n != 0 {
+	// A batch of ten made a dataset of width 10; a new family of one-at-a-time adds gets the
+	// default width, and adds into its free columns define nothing.
+	mustAdd(t, s, gen(600), hourly("load", ramp(72, 99)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := phases(func() { mustAdd(t, s, gen(601), hourly("load", ramp(72, 98)), nil) }); n != 0 {
 		t.Fatalf("a column write took %d define phases", n)
 	}
 }

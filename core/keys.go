@@ -4,54 +4,26 @@ import (
 	"strconv"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
-	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // Remove deletes one series. Its array is freed only when no remaining row of any type
-// references the same data_hash (format-details §8); the catalog commits first, so a failure
-// while freeing can leave an unreferenced array, never a row without one.
+// references the same data_hash (format-details §8), and only once the removal is committed
+// (see unit.go), so a removal that is rolled back loses nothing.
 func (s *Store) Remove(k Key) error {
-	const op = "remove_time_series"
-	if err := s.lock(op, true); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	r, err := s.lookupKey(k)
-	if err != nil {
-		return withOp(op, err)
-	}
-	if err := s.cat.InTx(func() error { return s.cat.Delete(r.ID) }); err != nil {
-		return wrapIO(op, err, "deleting the catalog row")
-	}
-	return withOp(op, s.releaseArrays([][]byte{r.DataHash}))
-}
-
-// releaseArrays frees every listed array that no row references any more.
-func (s *Store) releaseArrays(hashes [][]byte) error {
-	seen := map[hashing.Digest]bool{}
-	for _, h := range hashes {
-		var d hashing.Digest
-		copy(d[:], h)
-		if seen[d] {
-			continue
-		}
-		seen[d] = true
-		n, err := s.cat.CountByHash(h)
+	return s.mutate("remove_time_series", func() error {
+		r, err := s.lookupKey(k)
 		if err != nil {
-			return wrapIO("", err, "counting references to %x", h)
+			return err
 		}
-		if n > 0 {
-			continue
+		if err := s.cat.Delete(r.ID); err != nil {
+			return wrapIO("", err, "deleting the catalog row")
 		}
-		// Standalone variables cannot be deleted from a netCDF file; they stay indexed
-		// (see writeStandalone). Packed columns are zero-filled and their slot emptied.
-		if err := s.nc.freePacked(d); err != nil {
-			return wrapIO("", err, "freeing packed column of %x", h)
-		}
-	}
-	return nil
+		s.unit.frees = append(s.unit.frees, r.DataHash)
+		s.unit.changes++
+		return nil
+	})
 }
 
 // KeyFilter selects series; nil fields match everything. Features is a subset match: a
@@ -167,29 +139,29 @@ func (s *Store) ClearOwner(ownerID int64, category OwnerCategory) (int, error) {
 }
 
 func (s *Store) clear(op string, f catalog.Filter, all bool) (int, error) {
-	if err := s.lock(op, true); err != nil {
-		return 0, err
-	}
-	defer s.mu.Unlock()
-	rows, err := s.cat.List(f)
-	if err != nil {
-		return 0, wrapIO(op, err, "listing the catalog")
-	}
-	hashes := make([][]byte, len(rows))
-	err = s.cat.InTx(func() error {
-		for i, r := range rows {
-			hashes[i] = r.DataHash
+	n := 0
+	err := s.mutate(op, func() error {
+		rows, err := s.cat.List(f)
+		if err != nil {
+			return wrapIO("", err, "listing the catalog")
+		}
+		for _, r := range rows {
 			if err := s.cat.Delete(r.ID); err != nil {
-				return err
+				return wrapIO("", err, "deleting catalog rows")
 			}
+			s.unit.frees = append(s.unit.frees, r.DataHash)
 		}
 		if all {
-			return s.cat.DeleteAllFeatureSets()
+			if err := s.cat.DeleteAllFeatureSets(); err != nil {
+				return wrapIO("", err, "deleting feature sets")
+			}
 		}
+		n = len(rows)
+		s.unit.changes += n
 		return nil
 	})
 	if err != nil {
-		return 0, wrapIO(op, err, "deleting catalog rows")
+		return 0, err
 	}
-	return len(rows), withOp(op, s.releaseArrays(hashes))
+	return n, nil
 }

@@ -40,10 +40,18 @@ type ncFile struct {
 	// chunkReads counts the HDF5 chunks that array reads intersect. Standalone variables
 	// have no chunk cache, so for them each one is a read and a decompression.
 	chunkReads int64
+	// ncWrites counts the netcdf write calls of the packed paths.
+	ncWrites int64
+	// frees counts packed columns freed, so readers can tell their columns may have changed.
+	frees int64
 
 	families   map[familyKey][]*packedDS // each family's datasets in suffix order
 	packed     map[hashing.Digest]packedSlot
 	standalone map[hashing.Digest]*standaloneVar
+	// untrusted holds standalone variables no catalog row referenced when the store was
+	// opened for writing: a crash may have cut their writing short, so they are not used to
+	// deduplicate, and an add of the same content rewrites them.
+	untrusted map[hashing.Digest]*standaloneVar
 }
 
 func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
@@ -51,6 +59,7 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 		families:   map[familyKey][]*packedDS{},
 		packed:     map[hashing.Digest]packedSlot{},
 		standalone: map[hashing.Digest]*standaloneVar{},
+		untrusted:  map[hashing.Digest]*standaloneVar{},
 	}
 }
 

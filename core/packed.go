@@ -315,23 +315,12 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	return ds, nil
 }
 
-// reserveColumn finds a free column of arr's family for d, defining a new default-width
-// dataset when every one is full, and marks it taken in memory. The file's hash slot is
-// written by fillColumn; until then a reopen sees the column free.
-func (f *ncFile) reserveColumn(arr TypedArray, res Period, d hashing.Digest) (packedSlot, error) {
-	eshape := arr.ElementShape()
-	fam := familyKey{arr.DType, shapeToken(eshape), arr.Len(), res.String()}
-	ds, col := f.freeColumn(fam)
-	if ds == nil {
-		var err error
-		if ds, err = f.definePacked(fam, eshape, packedWidth(DefaultColsPerDataset, eshape, arr.DType)); err != nil {
-			return packedSlot{}, err
-		}
-		col = 0
-	}
+// reserveSlot marks column col of ds taken by d in memory. The file's hash slot is written
+// by fillColumns after the data; until then a reopen sees the column free.
+func (f *ncFile) reserveSlot(ds *packedDS, col int, d hashing.Digest) packedSlot {
 	ds.slots[col] = hex.EncodeToString(d[:])
 	ds.nfree--
-	return packedSlot{ds, col}, nil
+	return packedSlot{ds, col}
 }
 
 // unreserveColumn returns a reserved column whose data was never written.
@@ -340,29 +329,11 @@ func (f *ncFile) unreserveColumn(slot packedSlot) {
 	slot.ds.nfree++
 }
 
-// fillColumn writes a reserved column and then its hash slot, the order that keeps a
-// half-written column invisible to a reopen.
-func (f *ncFile) fillColumn(slot packedSlot, arr TypedArray, d hashing.Digest) error {
-	if err := f.writeColumn(slot.ds, slot.col, aligned(arr.Data, arr.DType.Width())); err != nil {
-		return err
-	}
-	if err := ncshim.PutStrings(f.grp, slot.ds.hvarid, uint64(slot.col), []string{slot.ds.slots[slot.col]}); err != nil {
-		return err
-	}
-	f.packed[d] = slot
-	return nil
-}
-
 func (f *ncFile) columnHyperslab(ds *packedDS, col int) (start, count []uint64) {
 	start = make([]uint64, 2+len(ds.eshape))
 	start[1] = uint64(col)
 	count = append([]uint64{uint64(ds.fam.length), 1}, toU64(ds.eshape)...)
 	return start, count
-}
-
-func (f *ncFile) writeColumn(ds *packedDS, col int, data []byte) error {
-	start, count := f.columnHyperslab(ds, col)
-	return ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, data, start, count, true)
 }
 
 // readPackedRows reads rows [first, first+n) of one packed column.
@@ -378,33 +349,6 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 		return nil, err
 	}
 	return buf, nil
-}
-
-// freePacked zero-fills the column holding d and empties its hash slot, so no stale values
-// are readable through a reused slot (on-disk-format.md, "Deletion and compaction").
-func (f *ncFile) freePacked(d hashing.Digest) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	return f.freePackedLocked(d)
-}
-
-func (f *ncFile) freePackedLocked(d hashing.Digest) error {
-	slot, ok := f.packed[d]
-	if !ok {
-		return nil
-	}
-	ds := slot.ds
-	zeros := alignedBytes(ds.fam.length * elementCount(ds.eshape) * ds.fam.dtype.Width())
-	if err := f.writeColumn(ds, slot.col, zeros); err != nil {
-		return err
-	}
-	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(slot.col), []string{""}); err != nil {
-		return err
-	}
-	ds.slots[slot.col] = ""
-	ds.nfree++
-	delete(f.packed, d)
-	return nil
 }
 
 func errNoArray(d hashing.Digest) error {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"time"
@@ -27,7 +28,8 @@ type ForecastReader struct {
 	groups []*ForecastGroup
 	dense  []*denseSource
 	bands  []*bandSource
-	window int // last window read, -1 before the first
+	window int   // last window read, -1 before the first
+	frees  int64 // the file's free count when the reader last checked its columns
 }
 
 // ForecastGroup holds the keys of a reader whose windows have one shape (and, for
@@ -51,7 +53,8 @@ type ForecastGroup struct {
 type member struct {
 	dense *denseSource
 	band  *bandSource
-	col   int // column within the band
+	hash  string // hex data hash, to check a band column still holds it
+	col   int    // column within the band
 	h     int
 	at    int // byte offset in the group's Values
 }
@@ -79,9 +82,9 @@ type bandSource struct {
 	buf        []byte
 }
 
-// bandBytes bounds the rows one band caches; consecutive windows overlap by H − step rows,
+// readerBandBytes bounds the rows one band caches; consecutive windows overlap by H − step rows,
 // which the band keeps rather than reading their chunks again.
-const bandBytes = 32 << 20
+const readerBandBytes = 32 << 20
 
 // NewForecastReader prepares a reader over keys of one forecast type and resolution that
 // share a window timeline (initial timestamp, interval and count). typ may be the abstract
@@ -105,6 +108,10 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 	}
 	if len(keys) == 0 {
 		return nil, invalid("", "keys", "is empty")
+	}
+	// The reader reads the file; arrays still pending in the unit of work go there first.
+	if err := s.writePending(); err != nil {
+		return nil, err
 	}
 	rd := &ForecastReader{s: s, keys: slices.Clone(keys), window: -1}
 	groups := map[string]*ForecastGroup{}
@@ -140,7 +147,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count)
 		}
 		grp := rd.groupFor(groups, m, g)
-		mem := member{h: g.h, at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
+		mem := member{h: g.h, hash: hex.EncodeToString(m.DataHash[:]), at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
 		if m.Type == DeterministicSingleTimeSeriesType {
 			if mem.band, mem.col, err = s.bandFor(bands, m, g); err != nil {
 				return nil, err
@@ -166,6 +173,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 	for _, d := range dense {
 		rd.dense = append(rd.dense, d)
 	}
+	rd.frees = s.nc.frees
 	return rd, nil
 }
 
@@ -278,6 +286,9 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 		return err
 	}
 	defer rd.s.mu.Unlock()
+	if err := rd.checkColumns(); err != nil {
+		return withOp(op, err)
+	}
 	for _, d := range rd.dense {
 		if err := rd.s.nc.loadDenseBlock(d, i/d.block); err != nil {
 			return wrapIO(op, err, "reading windows of %s", d.sv.name)
@@ -307,6 +318,28 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 		}
 	}
 	rd.window = i
+	return nil
+}
+
+// checkColumns makes sure, after any packed column of the file was freed, that every band
+// column still holds the array the reader was built over: a freed column may since hold
+// another series. Standalone arrays are never freed in place, so they cannot change.
+func (rd *ForecastReader) checkColumns() error {
+	if rd.frees == rd.s.nc.frees {
+		return nil
+	}
+	for _, grp := range rd.groups {
+		for j, mem := range grp.members {
+			if mem.band != nil && mem.band.ds.slots[mem.col] != mem.hash {
+				return newErr(ErrNotFound, "", "keys["+itoa(int64(grp.Keys[j]))+"]",
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]])
+			}
+		}
+	}
+	for _, b := range rd.bands {
+		b.lo, b.hi, b.buf, b.last = 0, 0, nil, -1 // re-read: freed columns in the band are zeroed
+	}
+	rd.frees = rd.s.nc.frees
 	return nil
 }
 
@@ -340,7 +373,7 @@ func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
 
 // loadBand makes rows [lo, hi) of a band's dataset available. A forward sweep keeps the rows
 // it already holds and reads only new ones, each row chunk once, reading ahead as many
-// windows as bandBytes allows; an access out of sequence reads just its own rows.
+// windows as readerBandBytes allows; an access out of sequence reads just its own rows.
 func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
 	sequential := b.last >= 0 && lo == b.last+b.step
 	b.last = lo
@@ -350,7 +383,7 @@ func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
 	rowBytes := b.cols * elementCount(b.ds.eshape) * b.ds.fam.dtype.Width()
 	ahead := 0
 	if sequential || lo == 0 {
-		ahead = max(0, (bandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
+		ahead = max(0, (readerBandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
 	}
 	newHi := min(b.ds.fam.length, hi+ahead*b.step)
 	keep := 0

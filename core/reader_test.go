@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"os"
 	"testing"
 	"time"
 )
@@ -86,6 +87,7 @@ func TestForecastReaderSweep(t *testing.T) {
 	type pair struct{ i, w int }
 	seen := map[pair]TypedArray{}
 	before := s.nc.chunkReads
+	io0 := procReadBytes(t)
 	for w := 0; w < windows; w++ {
 		if err := rd.Read(t0.AddDate(0, 0, w)); err != nil {
 			t.Fatal(err)
@@ -100,6 +102,12 @@ func TestForecastReaderSweep(t *testing.T) {
 				seen[pair{i, w}] = TypedArray{DType: got.DType, Shape: got.Shape, Data: append([]byte(nil), got.Data...)}
 			}
 		}
+	}
+	// The kernel's count of bytes read agrees: the sweep reads the file's chunks about once
+	// (a re-read per window would be 365 times the file).
+	fi, _ := os.Stat(path)
+	if read := procReadBytes(t) - io0; read > fi.Size()*11/10 || read < fi.Size()/2 {
+		t.Fatalf("the sweep read %d bytes of a %d-byte file", read, fi.Size())
 	}
 	// 499 distinct dense arrays of one block each (W = min(365, 1 MiB / 192 B)), and the
 	// 8,760 row chunks of the one packed dataset holding the sources.

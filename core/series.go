@@ -19,7 +19,7 @@ import (
 // deduplicated by content; the catalog row follows in one transaction (format-details §8).
 // Any refusal — a bad field, a duplicate key — is returned before anything is written.
 func (s *Store) Add(owner Owner, ts TimeSeries, opts *AddOptions) (Key, error) {
-	keys, err := s.addItems("add_time_series", []BatchItem{{Owner: owner, Series: ts, Options: opts}})
+	keys, err := s.addItems("add_time_series", []BatchItem{{Owner: owner, Series: ts, Options: opts}}, false)
 	if err != nil {
 		return Key{}, err
 	}
@@ -38,14 +38,10 @@ type BatchItem struct {
 // written, every new array is defined in one netCDF define phase, and every catalog row goes
 // in one transaction. It returns the keys in item order.
 func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
-	return s.addItems("add_time_series_batch", items)
+	return s.addItems("add_time_series_batch", items, true)
 }
 
-func (s *Store) addItems(op string, items []BatchItem) ([]Key, error) {
-	if err := s.lock(op, true); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
+func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
 	ps := make([]*prepared, len(items))
 	for i, it := range items {
 		opts := it.Options
@@ -56,10 +52,11 @@ func (s *Store) addItems(op string, items []BatchItem) ([]Key, error) {
 		if err != nil {
 			return nil, withOp(op, itemErr(err, i, len(items)))
 		}
+		p.batch = batch
 		ps[i] = p
 	}
-	if err := s.commitPrepared(ps); err != nil {
-		return nil, withOp(op, err)
+	if err := s.mutate(op, func() error { return s.commitPrepared(ps) }); err != nil {
+		return nil, err
 	}
 	keys := make([]Key, len(ps))
 	for i, p := range ps {
@@ -88,6 +85,8 @@ type prepared struct {
 	res      Period   // resolution (the packed family's, for a SingleTimeSeries)
 	interval Period   // forecasts only
 	chunks   []uint64 // standalone chunking; nil is one whole-array chunk
+	batch    bool     // from a batch add: new packed datasets are sized to the batch
+	seq      int64    // staging order within the unit of work
 }
 
 func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error) {
@@ -260,9 +259,9 @@ func cloneFeatures(f Features) Features {
 }
 
 // commitPrepared checks every key is free (in the store and within the call) and that no
-// Deterministic / DeterministicSingleTimeSeries exclusion is broken, writes the new arrays,
-// then the catalog rows and each distinct feature set once, in one transaction. A failed
-// catalog write takes the staged arrays back.
+// Deterministic / DeterministicSingleTimeSeries exclusion is broken, then stages the new
+// arrays in the unit of work and inserts the rows, writing each distinct feature set once.
+// It runs inside the call's savepoint: a failure undoes all of it.
 func (s *Store) commitPrepared(ps []*prepared) error {
 	seen := make(map[string]int, len(ps))
 	for i, p := range ps {
@@ -276,32 +275,23 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 			return itemErr(err, i, len(ps))
 		}
 	}
-	st, err := s.nc.stageArrays(ps)
-	if err != nil {
-		return wrapIO("", err, "writing the arrays")
-	}
-	err = s.cat.InTx(func() error {
-		written := map[string]bool{}
-		for _, p := range ps {
-			if !written[string(p.row.FeaturesHash)] {
-				written[string(p.row.FeaturesHash)] = true
-				if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
-					return err
-				}
-			}
-			if _, err := s.cat.Insert(&p.row); err != nil {
-				return err
+	written := map[string]bool{}
+	for _, p := range ps {
+		if !written[string(p.row.FeaturesHash)] {
+			written[string(p.row.FeaturesHash)] = true
+			if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
+				return wrapIO("", err, "writing a feature set")
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		s.nc.undo(st)
-		if errors.Is(err, catalog.ErrUnique) {
-			return newErr(ErrDuplicateTimeSeries, "", "key", "a key of this call is already stored")
+		if _, err := s.cat.Insert(&p.row); err != nil {
+			if errors.Is(err, catalog.ErrUnique) {
+				return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
+			}
+			return wrapIO("", err, "writing the catalog row")
 		}
-		return wrapIO("", err, "writing the catalog rows")
+		s.stage(p)
 	}
+	s.unit.changes += len(ps)
 	return nil
 }
 
@@ -533,6 +523,11 @@ func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.
 // a disagreement is an IntegrityError, never a read of the wrong bytes.
 func (s *Store) readRows(m *Metadata, first, n int) ([]byte, error) {
 	d := hashing.Digest(m.DataHash)
+	for _, packed := range []bool{true, false} {
+		if p, ok := s.pendingArray(d, packed); ok {
+			return pendingRows(m, p, first, n)
+		}
+	}
 	if slot, ok := s.nc.packed[d]; ok {
 		ds := slot.ds
 		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
@@ -553,6 +548,20 @@ func (s *Store) readRows(m *Metadata, first, n int) ([]byte, error) {
 		return s.nc.readStandalone(sv, start, count)
 	}
 	return nil, errNoArray(d)
+}
+
+// pendingRows serves rows of an array the unit holds in memory, under the same check as a
+// read from the file.
+func pendingRows(m *Metadata, p *prepared, first, n int) ([]byte, error) {
+	full := append([]int{m.Length}, m.ElementShape...)
+	if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
+		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
+			m.DType, full, p.arr.DType, p.arr.Shape)
+	}
+	rb := elementCount(m.ElementShape) * m.DType.Width()
+	out := alignedBytes(n * rb)
+	copy(out, p.arr.Data[first*rb:(first+n)*rb])
+	return out, nil
 }
 
 func fromU64(v []uint64) []int {

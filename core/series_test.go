@@ -193,6 +193,9 @@ func TestFreedColumnIsZeroedAndReused(t *testing.T) {
 	s, path := newStore(t)
 	k1 := mustAdd(t, s, gen(1), hourly("p", ramp(24, 1)), nil)
 	mustAdd(t, s, gen(2), hourly("p", ramp(24, 100)), nil)
+	if err := s.Flush(); err != nil { // both columns reach the file before the removal
+		t.Fatal(err)
+	}
 	if err := s.Remove(k1); err != nil {
 		t.Fatal(err)
 	}
@@ -405,6 +408,9 @@ func TestClearAllAndOneOwner(t *testing.T) {
 	mustAdd(t, s, gen(1), hourly("a", ramp(3, 0)), f)
 	mustAdd(t, s, gen(1), hourly("b", ramp(3, 1)), nil)
 	k := mustAdd(t, s, gen(2), hourly("a", ramp(3, 2)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	n, err := s.ClearOwner(1, Component)
 	if err != nil || n != 2 {
 		t.Fatalf("ClearOwner = %d, %v", n, err)

@@ -1,156 +1,150 @@
 package core
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
-// staged records what stageArrays put in the file for one call, so that a failed catalog
-// write can take it back (format-details §8: a failed catalog write removes the arrays
-// staged by that call).
-type staged struct {
-	packed     []hashing.Digest // columns written; freed on undo
-	standalone []hashing.Digest // variables written; they stay in the file (see undo)
+// arrKey names an array in one storage mode. Packed arrays deduplicate against packed
+// columns and standalone arrays against standalone variables: a forecast is always read from
+// its standalone variable's window axis, a SingleTimeSeries from its column.
+type arrKey struct {
+	d      hashing.Digest
+	packed bool
 }
 
-// stageArrays stores the arrays of a validated call that the file does not hold yet.
-// Every new variable and dataset is defined in one define phase, then all are written:
-// leaving define mode makes netcdf-c write and flush HDF5 metadata at a cost that grows
-// with the file, so a call pays it once, not once per array.
-//
-// Packed arrays deduplicate against packed columns and standalone arrays against
-// standalone variables: a forecast is always read from its standalone variable's window
-// axis, a SingleTimeSeries from its column.
-func (f *ncFile) stageArrays(ps []*prepared) (*staged, error) {
+func (p *prepared) arrKey() arrKey { return arrKey{p.digest, p.packed} }
+
+// bandBytes bounds the row band of a packed dataset moved per netcdf call when writing,
+// zero-filling or copying.
+const bandBytes = 64 << 20
+
+// writeArrays writes pending arrays into the file: every new dataset and variable is
+// defined in one define phase (leaving define mode makes netcdf-c write and flush HDF5
+// metadata at a cost that grows with the file), then packed columns are written in row
+// bands that cover whole chunks of each dataset, each chunk once, and standalone arrays one
+// call each. It returns the arrays it wrote (with their hash slots), also on failure, so a
+// rollback can free them.
+func (f *ncFile) writeArrays(ps []*prepared) ([]arrKey, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	type pending struct {
-		p    *prepared
-		slot packedSlot
-		sv   *standaloneVar
+	var written []arrKey
+	var cols []packedWrite
+	type single struct {
+		p  *prepared
+		sv *standaloneVar
 	}
-	var todo []pending
-	seen := map[hashing.Digest]bool{}
+	var singles []single
+	families := map[familyKey][]*prepared{}
+	var order []familyKey
 	for _, p := range ps {
-		if seen[p.digest] || f.holds(p) {
+		if f.holds(p) {
 			continue
 		}
-		seen[p.digest] = true
-		todo = append(todo, pending{p: p})
-	}
-	st := &staged{}
-	// undo returns reserved columns and leaves define mode; defined standalone variables
-	// that were never written are not indexed, so this process cannot deduplicate onto them.
-	undo := func(upto int, err error) (*staged, error) {
-		for _, t := range todo[:upto] {
-			if t.slot.ds != nil && f.packed[t.p.digest] != t.slot {
-				f.unreserveColumn(t.slot)
-			}
+		if !p.packed {
+			singles = append(singles, single{p: p})
+			continue
 		}
-		f.endDefine()
-		f.undoLocked(st)
-		return nil, err
-	}
-	for i := range todo {
-		t := &todo[i]
-		var err error
-		if t.p.packed {
-			t.slot, err = f.reserveColumn(t.p.arr, t.p.res, t.p.digest)
-		} else {
-			t.sv, err = f.defineStandalone(t.p.arr.DType, toU64(t.p.arr.Shape), t.p.digest, t.p.chunks)
+		fam := p.family()
+		if families[fam] == nil {
+			order = append(order, fam)
 		}
+		families[fam] = append(families[fam], p)
+	}
+	// Define phase: columns (and any new datasets) for every family, then variables.
+	for _, fam := range order {
+		ws, err := f.placeColumns(fam, families[fam])
+		cols = append(cols, ws...)
 		if err != nil {
-			return undo(i+1, err)
+			return written, f.abandon(cols, err)
 		}
+	}
+	for i := range singles {
+		s := &singles[i]
+		if sv, ok := f.untrusted[s.p.digest]; ok {
+			// Left unreferenced by an earlier session (possibly half-written): rewrite it
+			// in place rather than define a second variable of the same name.
+			if sv.dtype != s.p.arr.DType || !slices.Equal(fromU64(sv.shape), s.p.arr.Shape) {
+				return written, f.abandon(cols, newErr(ErrIntegrity, "", "data_hash",
+					"%s holds %s %v, not the %s %v its name's hash describes", sv.name, sv.dtype, sv.shape, s.p.arr.DType, s.p.arr.Shape))
+			}
+			s.sv = sv
+			continue
+		}
+		if sv, err := f.existingStandalone(s.p.digest); err != nil || sv != nil {
+			// Defined by an earlier call whose writing failed before the data: fill it.
+			if err == nil && (sv.dtype != s.p.arr.DType || !slices.Equal(fromU64(sv.shape), s.p.arr.Shape)) {
+				err = newErr(ErrIntegrity, "", "data_hash", "%s holds %s %v, not the %s %v its name's hash describes",
+					sv.name, sv.dtype, sv.shape, s.p.arr.DType, s.p.arr.Shape)
+			}
+			if err != nil {
+				return written, f.abandon(cols, err)
+			}
+			s.sv = sv
+			continue
+		}
+		sv, err := f.defineStandalone(s.p.arr.DType, toU64(s.p.arr.Shape), s.p.digest, s.p.chunks)
+		if err != nil {
+			return written, f.abandon(cols, err)
+		}
+		s.sv = sv
 	}
 	if err := f.endDefine(); err != nil {
-		return undo(len(todo), err)
-	}
-	// Columns reserved side by side in one dataset are written as one hyperslab, so each
-	// row chunk they share is compressed and written once rather than once per column.
-	var cols []packedWrite
-	for _, t := range todo {
-		if t.p.packed {
-			cols = append(cols, packedWrite{t.slot, t.p.arr, t.p.digest})
-			continue
-		}
-		if err := f.fillStandalone(t.sv, t.p.arr.Data, t.p.digest); err != nil {
-			return undo(len(todo), err)
-		}
-		st.standalone = append(st.standalone, t.p.digest)
+		return written, f.abandon(cols, err)
 	}
 	for _, run := range columnRuns(cols) {
 		if err := f.fillColumns(run); err != nil {
-			return undo(len(todo), err)
+			return written, f.abandon(cols, err)
 		}
 		for _, w := range run {
-			st.packed = append(st.packed, w.d)
+			written = append(written, arrKey{w.d, true})
 		}
 	}
-	return st, nil
+	for _, s := range singles {
+		if err := f.fillStandalone(s.sv, s.p.arr.Data, s.p.digest); err != nil {
+			return written, f.abandon(cols, err)
+		}
+		delete(f.untrusted, s.p.digest)
+		written = append(written, arrKey{s.p.digest, false})
+	}
+	return written, nil
 }
 
-// packedWrite is one array bound for a reserved packed column.
-type packedWrite struct {
-	slot packedSlot
-	arr  TypedArray
-	d    hashing.Digest
+// existingStandalone finds a variable named for d that the index does not hold — one whose
+// data a failed write never filled — or returns nil.
+func (f *ncFile) existingStandalone(d hashing.Digest) (*standaloneVar, error) {
+	varid, err := ncshim.VarID(f.grp, standaloneName(d))
+	if err != nil {
+		return nil, nil // no such variable: the usual case
+	}
+	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
+	if err != nil {
+		return nil, err
+	}
+	dt, ok := dtypeForNC(typ)
+	if !ok {
+		return nil, newErr(ErrIntegrity, "", standaloneName(d), "netcdf type %v is not one of the six dtypes", typ)
+	}
+	return &standaloneVar{name: standaloneName(d), varid: varid, dtype: dt, shape: lens}, nil
 }
 
-// maxRunBytes bounds the interleaving buffer of one multi-column write.
-const maxRunBytes = 256 << 20
-
-// columnRuns splits writes into runs of adjacent columns of one dataset, in column order.
-func columnRuns(ws []packedWrite) [][]packedWrite {
-	sort.SliceStable(ws, func(i, j int) bool {
-		a, b := ws[i].slot, ws[j].slot
-		if a.ds != b.ds {
-			return a.ds.name < b.ds.name
-		}
-		return a.col < b.col
-	})
-	var runs [][]packedWrite
-	for i := 0; i < len(ws); {
-		j := i + 1
-		colBytes := len(ws[i].arr.Data)
-		for j < len(ws) && ws[j].slot.ds == ws[i].slot.ds && ws[j].slot.col == ws[j-1].slot.col+1 &&
-			(j-i+1)*colBytes <= maxRunBytes {
-			j++
-		}
-		runs = append(runs, ws[i:j])
-		i = j
-	}
-	return runs
+func (p *prepared) family() familyKey {
+	eshape := p.arr.ElementShape()
+	return familyKey{p.arr.DType, shapeToken(eshape), p.arr.Len(), p.res.String()}
 }
 
-// fillColumns writes a run of adjacent reserved columns as one hyperslab, then their hash
-// slots: data first, so a half-written run stays invisible to a reopen.
-func (f *ncFile) fillColumns(run []packedWrite) error {
-	if len(run) == 1 {
-		return f.fillColumn(run[0].slot, run[0].arr, run[0].d)
-	}
-	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
-	buf := alignedBytes(ds.fam.length * n * eb)
-	for c, w := range run {
-		for t := 0; t < ds.fam.length; t++ {
-			copy(buf[(t*n+c)*eb:(t*n+c+1)*eb], w.arr.Data[t*eb:(t+1)*eb])
+// abandon returns the columns reserved but not written, and leaves define mode.
+func (f *ncFile) abandon(cols []packedWrite, err error) error {
+	for _, w := range cols {
+		if f.packed[w.d] != w.slot {
+			f.unreserveColumn(w.slot)
 		}
 	}
-	start, count := f.columnHyperslab(ds, col0)
-	count[1] = uint64(n)
-	if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, true); err != nil {
-		return err
-	}
-	if err := ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), ds.slots[col0:col0+n]); err != nil {
-		return err
-	}
-	for _, w := range run {
-		f.packed[w.d] = w.slot
-	}
-	return nil
+	f.endDefine()
+	return err
 }
 
 func (f *ncFile) holds(p *prepared) bool {
@@ -162,22 +156,182 @@ func (f *ncFile) holds(p *prepared) bool {
 	return ok
 }
 
-// undo takes back what a stageArrays call wrote. Packed columns are zero-filled and their
-// slots emptied. A standalone variable cannot be deleted from a netCDF file; it stays
-// indexed, since its content matches its name and a retry of the same add must reuse it
-// rather than collide with the name.
-func (f *ncFile) undo(st *staged) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	return f.undoLocked(st)
-}
-
-func (f *ncFile) undoLocked(st *staged) error {
-	var first error
-	for _, d := range st.packed {
-		if err := f.freePackedLocked(d); err != nil && first == nil {
-			first = err
+// placeColumns reserves a column for each array of one family. Free columns come first, in
+// dataset name order (format-details §7). The rest go into new datasets: when any of them
+// came from a batch, datasets as wide as what remains (capped by the chunk budget, spilling
+// into __1, __2, …); when all were one-at-a-time adds, datasets of the default width, whose
+// free columns later adds fill.
+func (f *ncFile) placeColumns(fam familyKey, ps []*prepared) ([]packedWrite, error) {
+	var out []packedWrite
+	rest := ps
+	for len(rest) > 0 {
+		ds, col := f.freeColumn(fam)
+		if ds == nil {
+			break
+		}
+		out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
+		rest = rest[1:]
+	}
+	for len(rest) > 0 {
+		eshape := rest[0].arr.ElementShape()
+		requested := DefaultColsPerDataset
+		for _, p := range rest {
+			if p.batch {
+				requested = len(rest)
+				break
+			}
+		}
+		ds, err := f.definePacked(fam, eshape, packedWidth(requested, eshape, fam.dtype))
+		if err != nil {
+			return out, err
+		}
+		for col := 0; col < ds.cols && len(rest) > 0; col++ {
+			out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
+			rest = rest[1:]
 		}
 	}
-	return first
+	return out, nil
+}
+
+// packedWrite is one array bound for a reserved packed column.
+type packedWrite struct {
+	slot packedSlot
+	arr  TypedArray
+	d    hashing.Digest
+}
+
+// columnRuns splits writes into runs of adjacent columns of one dataset, in column order.
+func columnRuns(ws []packedWrite) [][]packedWrite {
+	ws = slices.Clone(ws)
+	sort.SliceStable(ws, func(i, j int) bool {
+		a, b := ws[i].slot, ws[j].slot
+		if a.ds != b.ds {
+			return a.ds.name < b.ds.name
+		}
+		return a.col < b.col
+	})
+	var runs [][]packedWrite
+	for i := 0; i < len(ws); {
+		j := i + 1
+		for j < len(ws) && ws[j].slot.ds == ws[i].slot.ds && ws[j].slot.col == ws[j-1].slot.col+1 {
+			j++
+		}
+		runs = append(runs, ws[i:j])
+		i = j
+	}
+	return runs
+}
+
+// fillColumns writes a run of adjacent reserved columns in row bands — every chunk a band
+// touches is written once — then their hash slots: data first, so a half-written run stays
+// invisible to a reopen.
+func (f *ncFile) fillColumns(run []packedWrite) error {
+	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
+	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	rows := max(1, bandBytes/max(n*eb, 1))
+	buf := alignedBytes(min(rows, ds.fam.length) * n * eb)
+	for r0 := 0; r0 < ds.fam.length; r0 += rows {
+		r1 := min(r0+rows, ds.fam.length)
+		band := buf[:(r1-r0)*n*eb]
+		for c, w := range run {
+			src := aligned(w.arr.Data, ds.fam.dtype.Width())
+			for t := r0; t < r1; t++ {
+				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
+			}
+		}
+		start, count := f.columnHyperslab(ds, col0)
+		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
+		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
+			return err
+		}
+	}
+	if err := f.putSlots(ds, col0, ds.slots[col0:col0+n]); err != nil {
+		return err
+	}
+	for _, w := range run {
+		f.packed[w.d] = w.slot
+	}
+	return nil
+}
+
+// writeSlice and putSlots are the two netcdf write calls of the packed paths; ncWrites
+// counts them (tests check a bulk path issues O(datasets), not O(series)).
+func (f *ncFile) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
+	f.ncWrites++
+	return ioSlice(f.grp.VarN(varid), dt, buf, start, count, true)
+}
+
+func (f *ncFile) putSlots(ds *packedDS, col0 int, slots []string) error {
+	f.ncWrites++
+	return ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), slots)
+}
+
+// freeArrays frees packed columns whose last row is gone: per dataset, one read-modify-write
+// pass in row bands over the span of freed columns zero-fills them (on-disk-format.md: no
+// stale values are readable through a reused slot), then their hash slots are emptied.
+// Standalone variables cannot be deleted from a netCDF file; they stay indexed, their content
+// still matching their name.
+func (f *ncFile) freeArrays(ds []hashing.Digest) error {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	byDS := map[*packedDS][]int{}
+	var order []*packedDS
+	for _, d := range ds {
+		slot, ok := f.packed[d]
+		if !ok {
+			continue
+		}
+		if byDS[slot.ds] == nil {
+			order = append(order, slot.ds)
+		}
+		byDS[slot.ds] = append(byDS[slot.ds], slot.col)
+	}
+	for _, pds := range order {
+		if err := f.zeroColumns(pds, byDS[pds]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
+	slices.Sort(cols)
+	lo, hi := cols[0], cols[len(cols)-1]+1
+	n := hi - lo
+	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	rows := max(1, bandBytes/max(n*eb, 1))
+	buf := alignedBytes(min(rows, ds.fam.length) * n * eb)
+	for r0 := 0; r0 < ds.fam.length; r0 += rows {
+		r1 := min(r0+rows, ds.fam.length)
+		band := buf[:(r1-r0)*n*eb]
+		start, count := f.columnHyperslab(ds, lo)
+		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
+		if n != len(cols) {
+			// Columns between the freed ones keep their values: read the band first.
+			if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, band, start, count, false); err != nil {
+				return err
+			}
+			for t := 0; t < r1-r0; t++ {
+				for _, c := range cols {
+					clear(band[(t*n+c-lo)*eb : (t*n+c-lo+1)*eb])
+				}
+			}
+		} else {
+			clear(band)
+		}
+		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
+			return err
+		}
+	}
+	for _, c := range cols {
+		if err := f.putSlots(ds, c, []string{""}); err != nil {
+			return err
+		}
+		d, _ := parseHexDigest(ds.slots[c])
+		ds.slots[c] = ""
+		ds.nfree++
+		f.frees++
+		delete(f.packed, d)
+	}
+	return nil
 }

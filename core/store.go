@@ -30,6 +30,14 @@ type Store struct {
 	inMemory bool
 	closed   bool
 	file     fileID // registry entry of an on-disk store (see openfiles.go)
+
+	unit        unitState // the open unit of work (see unit.go)
+	writeBuffer int
+}
+
+func assembleStore(path string, nc *ncFile, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
+	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly, inMemory: inMemory, file: file,
+		unit: newUnit(), writeBuffer: DefaultWriteBuffer}
 }
 
 // CreateOptions configure a new store. A nil *CreateOptions means the defaults.
@@ -84,7 +92,7 @@ func Create(path string, opts *CreateOptions) (*Store, error) {
 		cat.Close()
 		return nil, err
 	}
-	return &Store{path: path, nc: nc, cat: cat, file: id}, nil
+	return assembleStore(path, nc, cat, false, false, id), nil
 }
 
 // Open opens an existing store for reading and writing. Both files must exist; the format
@@ -117,7 +125,14 @@ func openStore(path string, readOnly bool) (*Store, error) {
 		}
 		return nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
 	}
-	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly, file: id}, nil
+	s := assembleStore(path, nc, cat, readOnly, false, id)
+	if !readOnly {
+		if err := s.cleanOrphans(); err != nil {
+			s.Close()
+			return nil, withOp(op, err)
+		}
+	}
+	return s, nil
 }
 
 // InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an
@@ -136,7 +151,7 @@ func InMemory(opts *CreateOptions) (*Store, error) {
 		nc.close()
 		return nil, wrapIO("in_memory", err, "creating the in-memory catalog")
 	}
-	return &Store{nc: nc, cat: cat, inMemory: true}, nil
+	return assembleStore("", nc, cat, false, true, fileID{}), nil
 }
 
 // Path is the NetCDF path of the store ("" for an in-memory store).
@@ -165,29 +180,60 @@ func (s *Store) lock(op string, write bool) error {
 	return nil
 }
 
-// Flush makes every write so far durable on disk: netcdf-c and HDF5 write their buffers
-// (the catalog commits each write as it happens). After Flush the two files alone hold the
-// whole store.
+// Flush makes every write so far durable: it commits the open unit of work (see unit.go) —
+// pending arrays written, the NetCDF file synced, then the catalog committed. After Flush the
+// two files alone hold the whole store. Inside a transaction Flush is refused: Commit is the
+// durability point there.
 func (s *Store) Flush() error {
-	if err := s.lock("flush", false); err != nil {
+	const op = "flush"
+	if err := s.lock(op, false); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
-	return wrapIO("flush", s.nc.sync(), "syncing the NetCDF file")
+	if s.readOnly {
+		return nil
+	}
+	if s.unit.user > 0 {
+		return invalid(op, "transaction", "a transaction is open; Commit makes it durable")
+	}
+	return withOp(op, s.flushLocked())
 }
 
-// Close flushes and closes the store. Closing twice is harmless.
+func (s *Store) flushLocked() error {
+	if s.cat.Depth() == 0 {
+		return wrapIO("", s.nc.sync(), "syncing the NetCDF file")
+	}
+	return s.commitUnit()
+}
+
+// Close commits what is pending (as Flush does) and closes the store; an open transaction
+// is rolled back, as database/sql does. Closing twice is harmless.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil
 	}
+	var unitErr error
+	if !s.readOnly {
+		for s.unit.user > 0 {
+			s.unit.user--
+			if err := s.rollbackLevel(); err != nil && unitErr == nil {
+				unitErr = err
+			}
+		}
+		if err := s.commitUnit(); err != nil && unitErr == nil {
+			unitErr = err
+		}
+	}
 	s.closed = true
 	ncErr := s.nc.close()
 	catErr := s.cat.Close()
 	if !s.inMemory {
 		release(s.file, s.readOnly)
+	}
+	if unitErr != nil {
+		return withOp("close", unitErr)
 	}
 	if ncErr != nil {
 		return wrapIO("close", ncErr, "closing the NetCDF file")
@@ -205,6 +251,12 @@ func (s *Store) Persist(path string) error {
 	defer s.mu.Unlock()
 	if !s.inMemory {
 		return invalid(op, "store", "only an in-memory store can be persisted; this one is already at %s", s.path)
+	}
+	if s.unit.user > 0 {
+		return invalid(op, "transaction", "a transaction is open; commit it first")
+	}
+	if err := s.flushLocked(); err != nil {
+		return withOp(op, err)
 	}
 	if path == "" {
 		return invalid(op, "path", "is empty")

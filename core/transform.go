@@ -22,13 +22,13 @@ type TransformFilter struct {
 // and feature set — and all of them or none. Deriving again with the same horizon is a
 // no-op; it returns the number of rows it added.
 func (s *Store) TransformSingleTimeSeries(horizon, interval Period, f *TransformFilter) (int, error) {
-	const op = "transform_single_time_series"
-	if err := s.lock(op, true); err != nil {
-		return 0, err
-	}
-	defer s.mu.Unlock()
-	n, err := s.transform(horizon, interval, f)
-	return n, withOp(op, err)
+	n := 0
+	err := s.mutate("transform_single_time_series", func() error {
+		var err error
+		n, err = s.transform(horizon, interval, f)
+		return err
+	})
+	return n, err
 }
 
 func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, error) {
@@ -65,10 +65,12 @@ func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, er
 			if old.Horizon.String == row.Horizon.String && bytes.Equal(old.DataHash, row.DataHash) {
 				continue // already derived: a no-op
 			}
-			return 0, newErr(ErrDuplicateTimeSeries, "", "horizon",
-				"%s %q of %s %d at %s every %s is already stored with horizon %s over its array; deriving %s would change it",
-				DeterministicSingleTimeSeriesType, row.Name, row.OwnerCategory, row.OwnerID, row.Resolution.String,
-				interval, old.Horizon.String, row.Horizon.String)
+			what := "with horizon " + old.Horizon.String + "; deriving horizon " + row.Horizon.String + " would change it"
+			if old.Horizon.String == row.Horizon.String {
+				what = "over an earlier array of its source (the source was replaced); remove the derived series first"
+			}
+			return 0, newErr(ErrDuplicateTimeSeries, "", "horizon", "%s %q of %s %d at %s every %s is already stored %s",
+				DeterministicSingleTimeSeriesType, row.Name, row.OwnerCategory, row.OwnerID, row.Resolution.String, interval, what)
 		}
 		if dets[familyOf(id)] {
 			return 0, invalid("", "time_series_type", "%q of %s %d at %s has a Deterministic; a Deterministic and a DeterministicSingleTimeSeries of one series are mutually exclusive",
@@ -76,17 +78,12 @@ func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, er
 		}
 		rows = append(rows, *row)
 	}
-	err = s.cat.InTx(func() error {
-		for i := range rows {
-			if _, err := s.cat.Insert(&rows[i]); err != nil {
-				return err
-			}
+	for i := range rows {
+		if _, err := s.cat.Insert(&rows[i]); err != nil {
+			return 0, wrapIO("", err, "writing the catalog rows")
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, wrapIO("", err, "writing the catalog rows")
 	}
+	s.unit.changes += len(rows)
 	return len(rows), nil
 }
 

@@ -183,6 +183,9 @@ func TestRemovingSourceKeepsDerivedView(t *testing.T) {
 	if _, err := s.TransformSingleTimeSeries(Hours(4), Hours(4), nil); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Remove(src); err != nil {
 		t.Fatal(err)
 	}

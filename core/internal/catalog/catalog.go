@@ -196,6 +196,9 @@ func translate(err error) error {
 	return err
 }
 
+// Depth is the number of open transaction levels (0: none).
+func (c *Catalog) Depth() int { return c.depth }
+
 // Begin opens a transaction, or a savepoint inside the current one.
 func (c *Catalog) Begin() error {
 	var err error
@@ -393,6 +396,24 @@ func (c *Catalog) CountByHash(hash []byte) (int64, error) {
 	var n int64
 	err = s.QueryRowContext(ctx, hash).Scan(&n)
 	return n, err
+}
+
+// DistinctHashes lists every data_hash the rows reference.
+func (c *Catalog) DistinctHashes() ([][]byte, error) {
+	rows, err := c.conn.QueryContext(ctx, `SELECT DISTINCT data_hash FROM time_series_associations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
 }
 
 // Filter selects rows; a nil field matches everything. Features is a subset match: a row

@@ -1,0 +1,364 @@
+package core
+
+import (
+	"errors"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+// The write protocol.
+//
+// Every write joins the store's unit of work: one SQLite transaction under which each call
+// runs in its own savepoint, so a failed call undoes exactly itself. Catalog rows go into
+// SQLite at once, so every read on this store sees them; the arrays they name wait in memory
+// (pending) until the unit commits, which happens in this order:
+//
+//  1. the pending arrays are written to the NetCDF file — every new variable and dataset in
+//     one define phase, packed columns in row bands covering whole chunks;
+//  2. the NetCDF file is synced (nc_sync);
+//  3. the SQLite transaction commits — the durability point;
+//  4. arrays whose last row the unit deleted are freed.
+//
+// A crash before 3 loses the unit's rows with it, so no row ever names an array that is not
+// on disk (format-details §8: array first, then catalog); it may leave arrays in the file
+// that no row names, and so may a crash between 3 and 4. The next writable open frees such
+// packed columns and stops trusting such standalone variables (see cleanOrphans).
+//
+// Outside a user transaction the unit commits at Flush, Close, Persist and Begin, and as
+// soon as its pending arrays exceed the write buffer or it has changed maxUnitChanges rows.
+// A user transaction (Begin … Commit) is the unit itself; a nested Begin is a savepoint, and
+// only the outermost Commit is durable.
+type unitState struct {
+	user         int   // depth of user transactions
+	seq          int64 // staging order of arrays, for savepoint rollback
+	pending      []*prepared
+	pendingIx    map[arrKey]*prepared
+	pendingBytes int
+	written      []writtenArray // arrays this unit put in the file (freed if it rolls back)
+	frees        [][]byte       // hashes whose rows this unit deleted
+	marks        []unitMark     // one per open catalog level
+	changes      int            // rows inserted or deleted by the unit
+}
+
+type writtenArray struct {
+	key arrKey
+	seq int64
+}
+
+// unitMark is the unit's state when a catalog level opened, restored when it rolls back.
+type unitMark struct {
+	seq     int64
+	frees   int
+	changes int
+}
+
+const (
+	// DefaultWriteBuffer is how many bytes of arrays a unit holds before writing them out.
+	DefaultWriteBuffer = 256 << 20
+	// maxUnitChanges bounds the rows an implicit unit changes before it commits, so that a
+	// long run of row-only writes (removes, transforms) reaches the disk too.
+	maxUnitChanges = 200_000
+)
+
+// SetWriteBuffer sets how many bytes of pending arrays the store holds before writing them
+// to the NetCDF file (default DefaultWriteBuffer). Outside a transaction that write also
+// commits, so the buffer bounds what a crash can lose.
+func (s *Store) SetWriteBuffer(bytes int) error {
+	if err := s.lock("set_write_buffer", false); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if bytes < 0 {
+		return invalid("set_write_buffer", "bytes", "%d is negative", bytes)
+	}
+	s.writeBuffer = bytes
+	return nil
+}
+
+// mutate runs one write call as a savepoint of the store's unit.
+func (s *Store) mutate(op string, fn func() error) error {
+	if err := s.lock(op, true); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	return withOp(op, s.mutateLocked(fn))
+}
+
+func (s *Store) mutateLocked(fn func() error) error {
+	if s.cat.Depth() == 0 {
+		if err := s.openLevel(); err != nil {
+			return err
+		}
+	}
+	if err := s.openLevel(); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		if rerr := s.rollbackLevel(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	if err := s.releaseLevel(); err != nil {
+		return err
+	}
+	if s.unit.pendingBytes > s.writeBuffer {
+		if s.unit.user > 0 {
+			return s.writePending()
+		}
+		return s.commitUnit()
+	}
+	if s.unit.user == 0 && s.unit.changes > maxUnitChanges {
+		return s.commitUnit()
+	}
+	return nil
+}
+
+func (s *Store) openLevel() error {
+	if err := s.cat.Begin(); err != nil {
+		return wrapIO("", err, "opening a catalog transaction")
+	}
+	s.unit.marks = append(s.unit.marks, unitMark{seq: s.unit.seq, frees: len(s.unit.frees), changes: s.unit.changes})
+	return nil
+}
+
+// releaseLevel ends the innermost level, keeping its work in the enclosing one.
+func (s *Store) releaseLevel() error {
+	if err := s.cat.Commit(); err != nil {
+		return wrapIO("", err, "releasing a catalog savepoint")
+	}
+	s.unit.marks = s.unit.marks[:len(s.unit.marks)-1]
+	return nil
+}
+
+// rollbackLevel undoes the innermost level: its rows, its pending arrays, the arrays it
+// wrote to the file, and the frees it scheduled.
+func (s *Store) rollbackLevel() error {
+	m := s.unit.marks[len(s.unit.marks)-1]
+	s.unit.marks = s.unit.marks[:len(s.unit.marks)-1]
+	err := s.cat.Rollback()
+	u := &s.unit
+	keep := u.pending[:0]
+	for _, p := range u.pending {
+		if p.seq < m.seq {
+			keep = append(keep, p)
+			continue
+		}
+		delete(u.pendingIx, p.arrKey())
+		u.pendingBytes -= len(p.arr.Data)
+	}
+	u.pending = keep
+	var drop []hashing.Digest
+	kept := u.written[:0]
+	for _, w := range u.written {
+		if w.seq < m.seq {
+			kept = append(kept, w)
+		} else if w.key.packed {
+			drop = append(drop, w.key.d)
+		}
+	}
+	u.written = kept
+	u.frees, u.changes = u.frees[:m.frees], m.changes
+	if ferr := s.nc.freeArrays(drop); ferr != nil && err == nil {
+		err = ferr
+	}
+	if len(u.marks) == 0 {
+		s.unit = newUnit()
+	}
+	return wrapIO("", err, "rolling back")
+}
+
+func newUnit() unitState { return unitState{pendingIx: map[arrKey]*prepared{}} }
+
+// stage accepts an array for the unit unless the file or the unit already holds it. The
+// bytes are copied: the caller may reuse its buffer as soon as the call returns.
+func (s *Store) stage(p *prepared) {
+	k := p.arrKey()
+	if s.nc.holds(p) || s.unit.pendingIx[k] != nil {
+		return
+	}
+	data := alignedBytes(len(p.arr.Data))
+	copy(data, p.arr.Data)
+	p.arr.Data = data
+	p.seq = s.unit.seq
+	s.unit.seq++
+	s.unit.pending = append(s.unit.pending, p)
+	s.unit.pendingIx[k] = p
+	s.unit.pendingBytes += len(p.arr.Data)
+}
+
+// pendingArray is the unit's copy of an array not yet in the file.
+func (s *Store) pendingArray(d hashing.Digest, packed bool) (*prepared, bool) {
+	p, ok := s.unit.pendingIx[arrKey{d, packed}]
+	return p, ok
+}
+
+// writePending writes the unit's pending arrays into the file (uncommitted). Arrays whose
+// rows the unit has since deleted are dropped rather than written.
+func (s *Store) writePending() error {
+	u := &s.unit
+	if len(u.pending) == 0 {
+		return nil
+	}
+	ps := u.pending
+	if len(u.frees) > 0 {
+		var live []*prepared
+		for _, p := range ps {
+			n, err := s.cat.CountByHash(p.digest[:])
+			if err != nil {
+				return wrapIO("", err, "counting references to %x", p.digest[:])
+			}
+			if n > 0 {
+				live = append(live, p)
+			}
+		}
+		ps = live
+	}
+	written, err := s.nc.writeArrays(ps)
+	seqOf := map[arrKey]int64{}
+	for _, p := range ps {
+		seqOf[p.arrKey()] = p.seq
+	}
+	for _, k := range written {
+		u.written = append(u.written, writtenArray{k, seqOf[k]})
+	}
+	if err != nil {
+		return wrapIO("", err, "writing arrays to the NetCDF file")
+	}
+	u.pending, u.pendingIx, u.pendingBytes = nil, map[arrKey]*prepared{}, 0
+	return nil
+}
+
+// commitUnit makes the unit durable in the order the protocol above gives, or, when any step
+// fails, rolls the whole unit back and reports why.
+func (s *Store) commitUnit() error {
+	if s.cat.Depth() == 0 {
+		return nil
+	}
+	if s.cat.Depth() != 1 {
+		return newErr(ErrInternal, "", "transaction", "commit with %d levels open", s.cat.Depth())
+	}
+	err := s.writePending()
+	if err == nil {
+		err = wrapIO("", s.nc.sync(), "syncing the NetCDF file")
+	}
+	if err == nil {
+		err = wrapIO("", s.cat.Commit(), "committing the catalog")
+	}
+	if err != nil {
+		if rerr := s.rollbackLevel(); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
+		return err
+	}
+	frees := s.unit.frees
+	s.unit = newUnit()
+	return s.freeUnreferenced(frees)
+}
+
+// freeUnreferenced frees the arrays among hashes that no row references any more.
+func (s *Store) freeUnreferenced(hashes [][]byte) error {
+	seen := map[hashing.Digest]bool{}
+	var free []hashing.Digest
+	for _, h := range hashes {
+		var d hashing.Digest
+		copy(d[:], h)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		n, err := s.cat.CountByHash(h)
+		if err != nil {
+			return wrapIO("", err, "counting references to %x", h)
+		}
+		if n == 0 {
+			free = append(free, d)
+		}
+	}
+	return wrapIO("", s.nc.freeArrays(free), "freeing packed columns")
+}
+
+// Begin opens a transaction: the writes until the matching Commit or Rollback are one unit,
+// all kept or all undone. Begin inside a transaction opens a nested one (a savepoint); only
+// the outermost Commit is durable. Reads inside see the transaction's writes. Writes made
+// before Begin outside any transaction are committed first.
+func (s *Store) Begin() error {
+	const op = "begin"
+	if err := s.lock(op, true); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if s.unit.user == 0 {
+		if err := s.commitUnit(); err != nil {
+			return withOp(op, err)
+		}
+	}
+	if err := s.openLevel(); err != nil {
+		return withOp(op, err)
+	}
+	s.unit.user++
+	return nil
+}
+
+// Commit ends the innermost transaction. The outermost one is made durable (see the write
+// protocol); a failure there rolls the whole transaction back and is returned.
+func (s *Store) Commit() error {
+	const op = "commit"
+	if err := s.lock(op, true); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if s.unit.user == 0 {
+		return invalid(op, "transaction", "no transaction is open")
+	}
+	s.unit.user--
+	if s.unit.user == 0 {
+		return withOp(op, s.commitUnit())
+	}
+	return withOp(op, s.releaseLevel())
+}
+
+// Rollback undoes the innermost transaction: its rows, its arrays and its removals (array
+// frees wait for the outermost commit, so a rolled-back removal loses nothing).
+func (s *Store) Rollback() error {
+	const op = "rollback"
+	if err := s.lock(op, true); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if s.unit.user == 0 {
+		return invalid(op, "transaction", "no transaction is open")
+	}
+	s.unit.user--
+	return withOp(op, s.rollbackLevel())
+}
+
+// InTransaction runs fn in a transaction: committed when fn returns nil, rolled back when it
+// returns an error (which is returned) or panics (which is re-raised).
+func (s *Store) InTransaction(fn func() error) (err error) {
+	if err := s.Begin(); err != nil {
+		return err
+	}
+	done := false
+	defer func() {
+		if !done {
+			s.Rollback()
+		}
+	}()
+	if err := fn(); err != nil {
+		done = true
+		if rerr := s.Rollback(); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		return err
+	}
+	done = true
+	return s.Commit()
+}
+
+// InTransactionDepth is the number of open user transactions.
+func (s *Store) InTransactionDepth() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.unit.user
+}
