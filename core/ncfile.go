@@ -284,7 +284,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 	}
 	for _, sp := range singles {
 		buf := alignedBytes(elementCount(fromU64(sp.src.shape)) * sp.src.dtype.Width())
-		if err := ioSlice(f.grp.VarN(sp.src.varid), sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
+		if err := ioSlice(f.grp, sp.src.varid, sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
 			return err
 		}
 		if err := dst.fillStandalone(sp.dst, buf, sp.d); err != nil {
@@ -304,10 +304,10 @@ func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
 		start[0] = uint64(first)
 		count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
 		buf := alignedBytes(n * row)
-		if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, false); err != nil {
+		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 			return err
 		}
-		if err := ioSlice(dst.grp.VarN(out.varid), ds.fam.dtype, buf, start, count, true); err != nil {
+		if err := ioSlice(dst.grp, out.varid, ds.fam.dtype, buf, start, count, true); err != nil {
 			return err
 		}
 	}
@@ -377,53 +377,26 @@ func (f *ncFile) rebuildIndex() error {
 	return nil
 }
 
-// ioSlice moves raw little-endian element bytes between buf and a hyperslab of v through
-// go-netcdf's typed calls. buf must be aligned for dt (see alignedBytes); the host is
+// ioSlice moves raw little-endian element bytes between buf and the hyperslab
+// [start, start+count) of variable varid of group g, with no conversion: the memory type is
+// the variable's own, which the index has checked is dt (format-details §1). The host is
 // little-endian (enforced at build time), so the bytes are the elements' native layout.
-func ioSlice(v netcdf.Var, dt DType, buf []byte, start, count []uint64, write bool) error {
-	n := len(buf) / dt.Width()
-	if n == 0 {
+// netcdf-c checks the hyperslab against the dimensions.
+func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []uint64, write bool) error {
+	want := uint64(dt.Width())
+	for _, c := range count {
+		want *= c
+	}
+	if uint64(len(buf)) != want {
+		return fmt.Errorf("buffer of %d bytes for a hyperslab of %d", len(buf), want)
+	}
+	if len(buf) == 0 {
 		return nil
 	}
-	p := unsafe.Pointer(&buf[0])
-	switch dt {
-	case F64:
-		s := unsafe.Slice((*float64)(p), n)
-		if write {
-			return v.WriteFloat64Slice(s, start, count)
-		}
-		return v.ReadFloat64Slice(s, start, count)
-	case F32:
-		s := unsafe.Slice((*float32)(p), n)
-		if write {
-			return v.WriteFloat32Slice(s, start, count)
-		}
-		return v.ReadFloat32Slice(s, start, count)
-	case I64:
-		s := unsafe.Slice((*int64)(p), n)
-		if write {
-			return v.WriteInt64Slice(s, start, count)
-		}
-		return v.ReadInt64Slice(s, start, count)
-	case I32:
-		s := unsafe.Slice((*int32)(p), n)
-		if write {
-			return v.WriteInt32Slice(s, start, count)
-		}
-		return v.ReadInt32Slice(s, start, count)
-	case U64:
-		s := unsafe.Slice((*uint64)(p), n)
-		if write {
-			return v.WriteUint64Slice(s, start, count)
-		}
-		return v.ReadUint64Slice(s, start, count)
-	case Bool:
-		if write {
-			return v.WriteUint8Slice(buf, start, count)
-		}
-		return v.ReadUint8Slice(buf, start, count)
+	if write {
+		return ncshim.PutVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 	}
-	return fmt.Errorf("unknown dtype %d", dt)
+	return ncshim.GetVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 }
 
 func toU64(dims []int) []uint64 {

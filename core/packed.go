@@ -345,7 +345,7 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
 	buf := alignedBytes(n * elementCount(ds.eshape) * ds.fam.dtype.Width())
-	if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, buf, start, count, false); err != nil {
+	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
 	return buf, nil

@@ -400,7 +400,7 @@ func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
 	start[0], start[1] = uint64(lo+keep), uint64(b.col0)
 	count := append([]uint64{uint64(newHi - lo - keep), uint64(b.cols)}, toU64(b.ds.eshape)...)
 	f.chunkReads += int64(count[0])
-	if err := ioSlice(f.grp.VarN(b.ds.varid), b.ds.fam.dtype, buf[keep*rowBytes:], start, count, false); err != nil {
+	if err := ioSlice(f.grp, b.ds.varid, b.ds.fam.dtype, buf[keep*rowBytes:], start, count, false); err != nil {
 		b.lo, b.hi, b.buf = 0, 0, nil
 		return err
 	}

@@ -466,32 +466,45 @@ func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error)
 }
 
 func (s *Store) readSingle(m *Metadata, start, end *time.Time) (*SingleTimeSeries, error) {
-	first, n := 0, m.Length
-	if start != nil {
-		lo, err := m.Resolution.StepsFloor(m.InitialTimestamp, *start)
-		if err != nil {
-			return nil, invalid("", "start", "%v", err)
-		}
-		hi, err := m.Resolution.StepsCeil(m.InitialTimestamp, *end)
-		if err != nil {
-			return nil, invalid("", "end", "%v", err)
-		}
-		lo, hi = max(lo, 0), min(hi, int64(m.Length-1))
-		if lo > hi {
-			last, _ := m.Resolution.Step(m.InitialTimestamp, int64(m.Length-1))
-			return nil, invalid("", "start", "range %s – %s does not overlap the series (%s – %s)",
-				isotime.FormatTimestamp(*start), isotime.FormatTimestamp(*end),
-				isotime.FormatTimestamp(m.InitialTimestamp), isotime.FormatTimestamp(last))
-		}
-		first, n = int(lo), int(hi-lo+1)
+	first, n, err := singleRange(m, start, end)
+	if err != nil {
+		return nil, err
 	}
 	data, err := s.readRows(m, first, n)
 	if err != nil {
 		return nil, err
 	}
+	return singleOf(m, first, n, data), nil
+}
+
+// singleRange maps [start, end] onto the rows of a SingleTimeSeries: start floored, end
+// ceiled onto the grid, both clamped to the series; nil start means the whole series.
+func singleRange(m *Metadata, start, end *time.Time) (first, n int, err error) {
+	if start == nil {
+		return 0, m.Length, nil
+	}
+	lo, err := m.Resolution.StepsFloor(m.InitialTimestamp, *start)
+	if err != nil {
+		return 0, 0, invalid("", "start", "%v", err)
+	}
+	hi, err := m.Resolution.StepsCeil(m.InitialTimestamp, *end)
+	if err != nil {
+		return 0, 0, invalid("", "end", "%v", err)
+	}
+	lo, hi = max(lo, 0), min(hi, int64(m.Length-1))
+	if lo > hi {
+		last, _ := m.Resolution.Step(m.InitialTimestamp, int64(m.Length-1))
+		return 0, 0, invalid("", "start", "range %s – %s does not overlap %s (%s – %s)",
+			isotime.FormatTimestamp(*start), isotime.FormatTimestamp(*end), m.Key,
+			isotime.FormatTimestamp(m.InitialTimestamp), isotime.FormatTimestamp(last))
+	}
+	return int(lo), int(hi - lo + 1), nil
+}
+
+func singleOf(m *Metadata, first, n int, data []byte) *SingleTimeSeries {
 	t0, _ := m.Resolution.Step(m.InitialTimestamp, int64(first))
 	return &SingleTimeSeries{Name: m.Name, InitialTimestamp: t0, Resolution: m.Resolution,
-		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: data}}, nil
+		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: data}}
 }
 
 func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.Time) (*NonSequentialTimeSeries, error) {

@@ -258,7 +258,7 @@ func (f *ncFile) fillColumns(run []packedWrite) error {
 // counts them (tests check a bulk path issues O(datasets), not O(series)).
 func (f *ncFile) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
 	f.ncWrites++
-	return ioSlice(f.grp.VarN(varid), dt, buf, start, count, true)
+	return ioSlice(f.grp, varid, dt, buf, start, count, true)
 }
 
 func (f *ncFile) putSlots(ds *packedDS, col0 int, slots []string) error {
@@ -308,7 +308,7 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
 		if n != len(cols) {
 			// Columns between the freed ones keep their values: read the band first.
-			if err := ioSlice(f.grp.VarN(ds.varid), ds.fam.dtype, band, start, count, false); err != nil {
+			if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
 				return err
 			}
 			for t := 0; t < r1-r0; t++ {

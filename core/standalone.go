@@ -117,7 +117,7 @@ func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, ch
 // fillStandalone writes the whole array into a defined variable and indexes it.
 func (f *ncFile) fillStandalone(sv *standaloneVar, data []byte, d hashing.Digest) error {
 	start := make([]uint64, len(sv.shape))
-	if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
+	if err := ioSlice(f.grp, sv.varid, sv.dtype, aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
 		return err
 	}
 	f.standalone[d] = sv
@@ -134,7 +134,7 @@ func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64) ([]byt
 	}
 	f.chunkReads += chunksTouched(chunks, start, count)
 	buf := alignedBytes(elementCount(fromU64(count)) * sv.dtype.Width())
-	if err := ioSlice(f.grp.VarN(sv.varid), sv.dtype, buf, start, count, false); err != nil {
+	if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
 	return buf, nil

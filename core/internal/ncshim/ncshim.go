@@ -157,6 +157,25 @@ func SetVarChunkCache(g netcdf.Dataset, varid int, bytes, slots uint64, preempti
 		C.size_t(bytes), C.size_t(slots), C.float(preemption)))
 }
 
+// Start and count slices are passed to netcdf-c as size_t arrays in place.
+var (
+	_ [unsafe.Sizeof(C.size_t(0)) - unsafe.Sizeof(uint64(0))]byte
+	_ [unsafe.Sizeof(uint64(0)) - unsafe.Sizeof(C.size_t(0))]byte
+)
+
+// GetVara reads the hyperslab [start, start+count) of varid into buf in the variable's own
+// type (nc_get_vara). buf must hold the whole hyperslab.
+func GetVara(g netcdf.Dataset, varid int, start, count []uint64, buf unsafe.Pointer) error {
+	return check("get_vara", C.nc_get_vara(C.int(g), C.int(varid),
+		(*C.size_t)(unsafe.Pointer(&start[0])), (*C.size_t)(unsafe.Pointer(&count[0])), buf))
+}
+
+// PutVara writes buf, in the variable's own type, to the hyperslab [start, start+count).
+func PutVara(g netcdf.Dataset, varid int, start, count []uint64, buf unsafe.Pointer) error {
+	return check("put_vara", C.nc_put_vara(C.int(g), C.int(varid),
+		(*C.size_t)(unsafe.Pointer(&start[0])), (*C.size_t)(unsafe.Pointer(&count[0])), buf))
+}
+
 // PutStrings writes strs into the 1-D NC_STRING variable varid starting at index start.
 func PutStrings(g netcdf.Dataset, varid int, start uint64, strs []string) error {
 	if len(strs) == 0 {

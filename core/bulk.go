@@ -1,0 +1,138 @@
+package core
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+// GetMany reads many whole series and returns them in the order of keys. SingleTimeSeries
+// held in one packed dataset are read together, in row bands across their columns, so each
+// chunk of the dataset is decompressed once however many of its series are asked for;
+// other series are read one by one as Get reads them.
+func (s *Store) GetMany(keys []Key) ([]TimeSeries, error) {
+	return s.getMany("get_many", keys, nil, nil)
+}
+
+// GetManyRange reads the same time range of many static series (as GetRange does for one),
+// in the order of keys, one decompression pass per packed dataset.
+func (s *Store) GetManyRange(keys []Key, start, end time.Time) ([]TimeSeries, error) {
+	return s.getMany("get_many", keys, &start, &end)
+}
+
+// bulkColumn is one requested SingleTimeSeries read from a packed dataset.
+type bulkColumn struct {
+	out      int // index in the result
+	m        *Metadata
+	col      int
+	first, n int
+	data     []byte
+}
+
+func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSeries, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	if start != nil && end.Before(*start) {
+		return nil, invalid(op, "end", "is before start")
+	}
+	out := make([]TimeSeries, len(keys))
+	byDS := map[*packedDS][]*bulkColumn{}
+	var order []*packedDS
+	for i, k := range keys {
+		field := "keys[" + itoa(int64(i)) + "]"
+		r, err := s.lookupKey(k)
+		if err != nil {
+			return nil, withOp(op, itemField(err, field))
+		}
+		m, err := s.metadataOf(r, k.Features)
+		if err != nil {
+			return nil, withOp(op, err)
+		}
+		slot, packed := s.nc.packed[hashing.Digest(m.DataHash)]
+		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {
+			// Not in a packed column of the file: read it as Get does.
+			var ts TimeSeries
+			switch {
+			case m.Type == SingleTimeSeriesType:
+				ts, err = s.readSingle(m, start, end)
+			case m.Type == NonSequentialTimeSeriesType:
+				ts, err = s.readNonSequential(m, r, start, end)
+			case start != nil:
+				err = invalid("", field+".type", "%s is a forecast; a time range reads static series only", m.Key)
+			default:
+				var g forecastRow
+				if g, err = forecastRowOf(m); err == nil {
+					ts, err = s.readWindows(m, g, 0, g.count)
+				}
+			}
+			if err != nil {
+				return nil, withOp(op, err)
+			}
+			out[i] = ts
+			continue
+		}
+		ds := slot.ds
+		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+			return nil, withOp(op, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
+				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape))
+		}
+		first, n, err := singleRange(m, start, end)
+		if err != nil {
+			return nil, withOp(op, itemField(err, field))
+		}
+		if byDS[ds] == nil {
+			order = append(order, ds)
+		}
+		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, col: slot.col, first: first, n: n})
+	}
+	for _, ds := range order {
+		cols := byDS[ds]
+		if err := s.nc.readColumns(ds, cols); err != nil {
+			return nil, wrapIO(op, err, "reading %s", ds.name)
+		}
+		for _, c := range cols {
+			out[c.out] = singleOf(c.m, c.first, c.n, c.data)
+		}
+	}
+	return out, nil
+}
+
+// readColumns fills each column's data with its rows, reading the dataset in row bands over
+// the span of the columns asked for: one decompression per chunk.
+func (f *ncFile) readColumns(ds *packedDS, cols []*bulkColumn) error {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	lo, hi := ds.cols, 0
+	r0, r1 := ds.fam.length, 0
+	for _, c := range cols {
+		lo, hi = min(lo, c.col), max(hi, c.col+1)
+		r0, r1 = min(r0, c.first), max(r1, c.first+c.n)
+		c.data = alignedBytes(c.n * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	}
+	span := hi - lo
+	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	rows := max(1, bandBytes/max(span*eb, 1))
+	buf := alignedBytes(min(rows, r1-r0) * span * eb)
+	for b0 := r0; b0 < r1; b0 += rows {
+		b1 := min(b0+rows, r1)
+		band := buf[:(b1-b0)*span*eb]
+		start, count := f.columnHyperslab(ds, lo)
+		start[0], count[0], count[1] = uint64(b0), uint64(b1-b0), uint64(span)
+		f.chunkReads += int64(b1 - b0)
+		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
+			return err
+		}
+		for _, c := range cols {
+			for t := max(b0, c.first); t < min(b1, c.first+c.n); t++ {
+				src := ((t-b0)*span + c.col - lo) * eb
+				dst := (t - c.first) * eb
+				copy(c.data[dst:dst+eb], band[src:src+eb])
+			}
+		}
+	}
+	return nil
+}

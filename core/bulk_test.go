@@ -1,0 +1,181 @@
+package core
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// A StaticReader sweep over every timestamp equals the whole-series reads, for f64 and for
+// [3]-shaped i64 series spread over several datasets (a batch and one-at-a-time adds).
+func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
+	s, path := newStore(t)
+	const n, length = 300, 96
+	var items []BatchItem
+	for i := 0; i < n; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(length, float64(i*1000)))})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []Key
+	for i := 0; i < n; i++ {
+		keys = append(keys, Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)})
+		arr := sampleArray(I64, length, []int{3}, i)
+		keys = append(keys, mustAdd(t, s, gen(int64(i)), &SingleTimeSeries{Name: "cost", InitialTimestamp: t0, Resolution: Hours(1), Data: arr}, nil))
+	}
+	s = reopen(t, s, path)
+	whole, err := s.GetMany(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := s.NewStaticReader(Hours(1), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if len(rd.Groups()) != 2 {
+		t.Fatalf("%d groups, want f64 scalar and i64 [3]", len(rd.Groups()))
+	}
+	before := s.nc.chunkReads
+	for step := 0; step < length; step++ {
+		if err := rd.Read(t0.Add(time.Duration(step) * time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range rd.Groups() {
+			eb := elementCount(g.ElementShape) * g.DType.Width()
+			for j, ki := range g.Keys {
+				w := whole[ki].(*SingleTimeSeries).Data.Data
+				if string(g.Values.Data[j*eb:(j+1)*eb]) != string(w[step*eb:(step+1)*eb]) {
+					t.Fatalf("key %d step %d differs", ki, step)
+				}
+			}
+		}
+	}
+	// Two datasets (the batch's f64, the i64 family): one hyperslab each per step.
+	if got := s.nc.chunkReads - before; got != 2*length {
+		t.Fatalf("the sweep read %d chunks, want %d", got, 2*length)
+	}
+	if allocs := testing.AllocsPerRun(50, func() { rd.ReadStep(7) }); allocs != 0 {
+		t.Fatalf("a step allocates %v times", allocs)
+	}
+}
+
+func TestStaticReaderRefusals(t *testing.T) {
+	s, _ := newStore(t)
+	k1 := mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	k2 := mustAdd(t, s, gen(2), hourly("p", ramp(48, 0)), nil)
+	late := mustAdd(t, s, gen(3), &SingleTimeSeries{Name: "p", InitialTimestamp: t0.Add(time.Hour), Resolution: Hours(1), Data: ArrayOf(ramp(24, 0))}, nil)
+	fk := mustAdd(t, s, gen(4), sampleForecast(DeterministicType, F64, nil, 4, 3, 0, Hours(4), 1), nil)
+	cases := []struct {
+		name, field string
+		res         Period
+		keys        []Key
+		kind        error
+	}{
+		{"no keys", "keys", Hours(1), nil, ErrInvalidParameter},
+		{"zero resolution", "resolution", Period{}, []Key{k1}, ErrInvalidParameter},
+		{"resolution mismatch", "keys[0].resolution", Minutes(30), []Key{k1}, ErrInvalidParameter},
+		{"other length", "keys[1]", Hours(1), []Key{k1, k2}, ErrInvalidParameter},
+		{"other start", "keys[1]", Hours(1), []Key{k1, late}, ErrInvalidParameter},
+		{"forecast key", "keys[1].type", Hours(1), []Key{k1, fk}, ErrInvalidParameter},
+		{"unknown key", "keys[1]", Hours(1), []Key{k1, {OwnerID: 99, Name: "p", Resolution: Hours(1)}}, ErrNotFound},
+	}
+	for _, c := range cases {
+		_, err := s.NewStaticReader(c.res, c.keys)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Field != c.field {
+			t.Errorf("%s: want %v on %s, got %v", c.name, c.kind, c.field, err)
+		}
+	}
+	rd, err := s.NewStaticReader(Hours(1), []Key{k1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []time.Time{t0.Add(30 * time.Minute), t0.Add(24 * time.Hour), t0.Add(-time.Hour)} {
+		wantKind(t, rd.Read(ts), ErrInvalidParameter) // never clamped
+	}
+	if err := rd.Read(t0.Add(23 * time.Hour)); err != nil || floats(t, rd.Groups()[0].Values)[0] != 23 {
+		t.Fatalf("last step: %v", err)
+	}
+	rd.Close()
+	wantKind(t, rd.ReadStep(0), ErrInvalidParameter)
+}
+
+// GetMany returns every kind of series in input order, equal to Get, and reads a packed
+// dataset in one pass however many of its columns are asked for.
+func TestGetManyEqualsGetInOrder(t *testing.T) {
+	s, path := newStore(t)
+	var keys []Key
+	for i := 0; i < 50; i++ {
+		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("p", ramp(72, float64(i))), nil))
+	}
+	keys = append(keys,
+		mustAdd(t, s, gen(100), &NonSequentialTimeSeries{Name: "o", Timestamps: []time.Time{t0, t0.Add(time.Hour)}, Data: ArrayOf([]float64{1, 2})}, nil),
+		mustAdd(t, s, gen(100), sampleForecast(ScenariosType, F32, nil, 4, 3, 2, Hours(4), 1), nil),
+		mustAdd(t, s, gen(100), &SingleTimeSeries{Name: "c", InitialTimestamp: t0, Resolution: Days(1), Data: sampleArray(I32, 5, []int{3}, 2)}, nil))
+	// Pending (not yet flushed) and flushed series mix too.
+	pending := mustAdd(t, s, gen(200), hourly("p", ramp(72, 200)), nil)
+	got, err := s.GetMany(append([]Key{pending}, keys...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalFloats(floats(t, got[0].(*SingleTimeSeries).Data), ramp(72, 200)) {
+		t.Fatal("pending series differs")
+	}
+	s = reopen(t, s, path)
+	order := []Key{keys[51], keys[7], keys[52], keys[0], keys[49], keys[50]}
+	for i := 10; i < 40; i++ {
+		order = append(order, keys[i])
+	}
+	before := s.nc.chunkReads
+	got, err = s.GetMany(order)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 72 row chunks of the hourly dataset, once, for its 34 columns; the daily i32 dataset's 5.
+	if n := s.nc.chunkReads - before; n > 72+5+10 {
+		t.Fatalf("GetMany touched %d chunks", n)
+	}
+	for i, k := range order {
+		one, err := s.Get(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameSeries(one, got[i]) {
+			t.Fatalf("result %d (%s) differs from Get", i, k)
+		}
+	}
+	rng, err := s.GetManyRange([]Key{keys[3], keys[52], keys[50]}, t0.Add(2*time.Hour), t0.Add(30*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := floats(t, rng[0].(*SingleTimeSeries).Data); !equalFloats(v, ramp(72, 3)[2:31]) {
+		t.Fatalf("range of a packed series: %v", v[:3])
+	}
+	if rng[1].(*SingleTimeSeries).Data.Len() != 3 || rng[2].(*NonSequentialTimeSeries).Data.Len() != 0 { // days 0–2; no stamp in [2 h, 30 h)
+		t.Fatal("ranges of the daily or irregular series differ")
+	}
+	_, err = s.GetManyRange([]Key{keys[51]}, t0, t0)
+	wantKind(t, err, ErrInvalidParameter)
+	_, err = s.GetMany([]Key{keys[0], {OwnerID: 999, Name: "p", Resolution: Hours(1)}})
+	wantKind(t, err, ErrNotFound)
+}
+
+func sameSeries(a, b TimeSeries) bool {
+	switch x := a.(type) {
+	case *SingleTimeSeries:
+		y, ok := b.(*SingleTimeSeries)
+		return ok && x.InitialTimestamp.Equal(y.InitialTimestamp) && x.Resolution == y.Resolution && sameArray(x.Data, y.Data)
+	case *NonSequentialTimeSeries:
+		y, ok := b.(*NonSequentialTimeSeries)
+		return ok && len(x.Timestamps) == len(y.Timestamps) && sameArray(x.Data, y.Data)
+	case Forecast:
+		y, ok := b.(Forecast)
+		return ok && x.Grid() == y.Grid() && sameArray(x.Array(), y.Array())
+	}
+	return false
+}

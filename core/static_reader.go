@@ -1,0 +1,244 @@
+package core
+
+import (
+	"encoding/hex"
+	"slices"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+// StaticReader reads one timestamp of many SingleTimeSeries at a time, as a simulation loop
+// does: Read(t) fills every group's Values with step t of each of its keys. The keys share one
+// grid (initial timestamp, resolution, length). Each step is one hyperslab read per packed
+// dataset — one chunk, since a chunk holds one timestamp across every column — into buffers
+// allocated once, so a sweep allocates nothing per step.
+//
+// A StaticReader is not safe for concurrent use; it takes the store's lock per Read.
+type StaticReader struct {
+	s       *Store
+	keys    []Key
+	t0      time.Time
+	res     Period
+	length  int
+	groups  []*StaticGroup
+	sets    []*rowSet
+	step    int // last step read, -1 before the first
+	frees   int64
+	members []staticMember
+}
+
+// StaticGroup holds the keys of a reader with one dtype and element shape; after each Read,
+// Values is [len(Keys), *E] with that step of every key. It is reused by every Read.
+type StaticGroup struct {
+	DType        DType
+	ElementShape []int
+	Keys         []int // indices into the reader's keys
+	Values       TypedArray
+}
+
+// rowSet is one packed dataset and the span of its columns the reader needs.
+type rowSet struct {
+	ds           *packedDS
+	col0, cols   int
+	buf          []byte
+	start, count []uint64
+}
+
+type staticMember struct {
+	set  *rowSet
+	col  int
+	hash string
+	dst  []byte // the key's slot in its group's Values
+}
+
+// NewStaticReader prepares a reader over SingleTimeSeries keys of one resolution sharing
+// one grid; a key on another grid is an error naming it.
+func (s *Store) NewStaticReader(resolution Period, keys []Key) (*StaticReader, error) {
+	const op = "static_reader"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	r, err := s.newStaticReader(resolution, keys)
+	return r, withOp(op, err)
+}
+
+func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, error) {
+	if !resolution.IsPositive() {
+		return nil, invalid("", "resolution", "%s is not a positive period", resolution)
+	}
+	if len(keys) == 0 {
+		return nil, invalid("", "keys", "is empty")
+	}
+	if err := s.writePending(); err != nil {
+		return nil, err
+	}
+	rd := &StaticReader{s: s, keys: slices.Clone(keys), res: resolution, step: -1}
+	groups := map[string]*StaticGroup{}
+	sets := map[*packedDS]*rowSet{}
+	type placed struct {
+		grp  *StaticGroup
+		set  *rowSet
+		col  int
+		hash string
+	}
+	var all []placed
+	for i, k := range keys {
+		field := "keys[" + itoa(int64(i)) + "]"
+		if k.Type != SingleTimeSeriesType {
+			return nil, invalid("", field+".type", "%s is not a SingleTimeSeries", k.Type)
+		}
+		if k.Resolution != resolution {
+			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
+		}
+		row, err := s.lookupKey(k)
+		if err != nil {
+			return nil, itemField(err, field)
+		}
+		m, err := s.metadataOf(row, k.Features)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			rd.t0, rd.length = m.InitialTimestamp, m.Length
+		} else if !m.InitialTimestamp.Equal(rd.t0) || m.Length != rd.length {
+			return nil, invalid("", field, "%s starts at %s with %d steps; keys[0] starts at %s with %d: a reader's keys share one grid",
+				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length)
+		}
+		slot, ok := s.nc.packed[hashing.Digest(m.DataHash)]
+		if !ok {
+			return nil, newErr(ErrIntegrity, "", "data_hash", "%s: its array %x is not a packed column", m.Key, m.DataHash)
+		}
+		ds := slot.ds
+		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
+				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+		}
+		set, ok := sets[ds]
+		if !ok {
+			set = &rowSet{ds: ds, col0: slot.col, cols: 1}
+			sets[ds] = set
+			rd.sets = append(rd.sets, set)
+		}
+		hi := max(set.col0+set.cols, slot.col+1)
+		set.col0 = min(set.col0, slot.col)
+		set.cols = hi - set.col0
+		id := m.DType.String() + "/" + shapeJSON(m.ElementShape)
+		grp, ok := groups[id]
+		if !ok {
+			grp = &StaticGroup{DType: m.DType, ElementShape: slices.Clone(m.ElementShape)}
+			groups[id] = grp
+			rd.groups = append(rd.groups, grp)
+		}
+		grp.Keys = append(grp.Keys, i)
+		all = append(all, placed{grp, set, slot.col, hex.EncodeToString(m.DataHash[:])})
+	}
+	for _, set := range rd.sets {
+		eb := elementCount(set.ds.eshape) * set.ds.fam.dtype.Width()
+		set.buf = alignedBytes(set.cols * eb)
+		set.start, set.count = rd.s.nc.columnHyperslab(set.ds, set.col0)
+		set.count[0], set.count[1] = 1, uint64(set.cols)
+	}
+	for _, g := range rd.groups {
+		eb := elementCount(g.ElementShape) * g.DType.Width()
+		g.Values = TypedArray{DType: g.DType, Shape: append([]int{len(g.Keys)}, g.ElementShape...),
+			Data: alignedBytes(len(g.Keys) * eb)}
+	}
+	next := map[*StaticGroup]int{}
+	for _, p := range all {
+		eb := elementCount(p.grp.ElementShape) * p.grp.DType.Width()
+		j := next[p.grp]
+		next[p.grp]++
+		rd.members = append(rd.members, staticMember{set: p.set, col: p.col, hash: p.hash,
+			dst: p.grp.Values.Data[j*eb : (j+1)*eb]})
+	}
+	rd.frees = s.nc.frees
+	return rd, nil
+}
+
+// Keys are the reader's keys in the order given.
+func (rd *StaticReader) Keys() []Key { return rd.keys }
+
+// Grid is the shared grid: step i is at InitialTimestamp + i·Resolution, 0 ≤ i < Length.
+func (rd *StaticReader) Grid() (initial time.Time, resolution Period, length int) {
+	return rd.t0, rd.res, rd.length
+}
+
+// Groups are the reader's groups; their Values hold the last step read.
+func (rd *StaticReader) Groups() []*StaticGroup { return rd.groups }
+
+// Step is the index of the last step read, -1 before the first.
+func (rd *StaticReader) Step() int { return rd.step }
+
+// Read fills every group with the step at t, which must be a grid point of the series:
+// off the grid or outside the series is an error, never clamped.
+func (rd *StaticReader) Read(t time.Time) error {
+	const op = "static_reader_read"
+	i, ok, err := rd.res.StepsExact(rd.t0, t)
+	if err != nil {
+		return invalid(op, "timestamp", "%v", err)
+	}
+	if !ok {
+		return invalid(op, "timestamp", "%s is not on the grid %s + k × %s", isotime.FormatTimestamp(t), isotime.FormatTimestamp(rd.t0), rd.res)
+	}
+	if i < 0 || i >= int64(rd.length) {
+		return invalid(op, "timestamp", "%s is step %d; the series have steps 0–%d", isotime.FormatTimestamp(t), i, rd.length-1)
+	}
+	return rd.ReadStep(int(i))
+}
+
+// ReadStep fills every group with step i (0 ≤ i < length).
+func (rd *StaticReader) ReadStep(i int) error {
+	const op = "static_reader_read"
+	if rd.s == nil {
+		return invalid(op, "reader", "the reader is closed")
+	}
+	if i < 0 || i >= rd.length {
+		return invalid(op, "step", "%d is outside 0–%d", i, rd.length-1)
+	}
+	if err := rd.s.lock(op, false); err != nil {
+		return err
+	}
+	defer rd.s.mu.Unlock()
+	if rd.frees != rd.s.nc.frees {
+		for j, m := range rd.members {
+			if m.set.ds.slots[m.col] != m.hash {
+				return newErr(ErrNotFound, op, "keys["+itoa(int64(j))+"]",
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j])
+			}
+		}
+		rd.frees = rd.s.nc.frees
+	}
+	if err := rd.s.nc.readRowSets(rd.sets, i); err != nil {
+		return wrapIO(op, err, "reading step %d", i)
+	}
+	for _, m := range rd.members {
+		eb := len(m.dst)
+		off := (m.col - m.set.col0) * eb
+		copy(m.dst, m.set.buf[off:off+eb])
+	}
+	rd.step = i
+	return nil
+}
+
+// Close releases the reader's buffers. Closing twice is harmless.
+func (rd *StaticReader) Close() {
+	rd.s, rd.sets, rd.members = nil, nil, nil
+}
+
+// readRowSets reads row i of every set into its buffer: one hyperslab per dataset.
+func (f *ncFile) readRowSets(sets []*rowSet, i int) error {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	for _, set := range sets {
+		set.start[0] = uint64(i)
+		f.chunkReads++
+		if err := ioSlice(f.grp, set.ds.varid, set.ds.fam.dtype, set.buf, set.start, set.count, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
