@@ -38,6 +38,7 @@ type config struct {
 }
 
 var workloads = []workload{
+	{"static", "SingleTimeSeries: batch and one-at-a-time add, bulk and single reads, StaticReader sweep", staticWorkload},
 	{"forecast-add", "cost of one more Deterministic at 1,000 and 10,000 stored; per forecast in a batch", forecastAdd},
 	{"forecast-sweep", "ForecastReader over Deterministic and DeterministicSingleTimeSeries, 365 daily windows", forecastSweep},
 }

@@ -179,3 +179,39 @@ func sameSeries(a, b TimeSeries) bool {
 	}
 	return false
 }
+
+func TestBatchObjectCommitsOrDiscards(t *testing.T) {
+	s, _ := newStore(t)
+	b := s.NewBatch()
+	for i := 0; i < 5; i++ {
+		if err := b.Add(gen(int64(i)), hourly("p", ramp(24, float64(i))), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, _ := s.Has(Key{OwnerID: 0, Name: "p", Resolution: Hours(1)}); ok || b.Len() != 5 {
+		t.Fatal("a queued series is visible before Commit")
+	}
+	keys, err := b.Commit()
+	if err != nil || len(keys) != 5 || keys[4].OwnerID != 4 {
+		t.Fatalf("commit: %v %v", keys, err)
+	}
+	_, err = b.Commit()
+	wantKind(t, err, ErrInvalidParameter)
+	wantKind(t, b.Add(gen(9), hourly("p", ramp(24, 9)), nil), ErrInvalidParameter)
+	d := s.NewBatch()
+	d.Add(gen(7), hourly("p", ramp(24, 7)), nil)
+	d.Discard()
+	d.Discard()
+	if ok, _ := s.Has(Key{OwnerID: 7, Name: "p", Resolution: Hours(1)}); ok {
+		t.Fatal("a discarded series was added")
+	}
+	// A failing commit adds none of the batch.
+	f := s.NewBatch()
+	f.Add(gen(20), hourly("p", ramp(24, 20)), nil)
+	f.Add(gen(0), hourly("p", ramp(24, 0)), nil) // already stored
+	_, err = f.Commit()
+	wantKind(t, err, ErrDuplicateTimeSeries)
+	if ok, _ := s.Has(Key{OwnerID: 20, Name: "p", Resolution: Hours(1)}); ok {
+		t.Fatal("a failed batch added part of itself")
+	}
+}

@@ -686,3 +686,44 @@ func parseOptionalPeriod(r *catalog.Row, column string, v sql.NullString) (Perio
 	}
 	return p, nil
 }
+
+// Batch collects series to add together: Commit adds them all or none (as AddBatch does);
+// Discard drops them. A Batch holds the series it is given until then; it is not safe for
+// concurrent use.
+type Batch struct {
+	s     *Store
+	items []BatchItem
+	done  bool
+}
+
+// NewBatch starts an empty batch on the store.
+func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
+
+// Add queues one series; nothing is checked or written until Commit.
+func (b *Batch) Add(owner Owner, ts TimeSeries, opts *AddOptions) error {
+	if b.done {
+		return invalid("batch_add", "batch", "the batch was already committed or discarded")
+	}
+	b.items = append(b.items, BatchItem{Owner: owner, Series: ts, Options: opts})
+	return nil
+}
+
+// Len is the number of series queued.
+func (b *Batch) Len() int { return len(b.items) }
+
+// Commit adds every queued series in one call, all or nothing, and returns their keys in the
+// order they were queued. The batch is finished either way.
+func (b *Batch) Commit() ([]Key, error) {
+	if b.done {
+		return nil, invalid("batch_commit", "batch", "the batch was already committed or discarded")
+	}
+	b.done = true
+	items := b.items
+	b.items = nil
+	return b.s.AddBatch(items)
+}
+
+// Discard drops the queued series. Discarding twice, or after Commit, is harmless.
+func (b *Batch) Discard() {
+	b.done, b.items = true, nil
+}

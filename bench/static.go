@@ -1,0 +1,118 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+var (
+	staticN   = flag.Int("static-n", 10000, "static: SingleTimeSeries per case")
+	staticLen = flag.Int("static-length", 8760, "static: steps per series")
+)
+
+func hourlySeries(id, n int) *core.SingleTimeSeries {
+	v := make([]float64, n)
+	for h := range v {
+		v[h] = 50 + 30*math.Sin(float64(h+id)/24)
+	}
+	return &core.SingleTimeSeries{Name: "max_active_power", InitialTimestamp: t0, Resolution: core.Hours(1), Data: core.ArrayOf(v)}
+}
+
+// staticWorkload loads N year-long hourly series in one batch and one at a time, then reads
+// them back whole (one call each, and in bulk) and sweeps them step by step.
+func staticWorkload(cfg *config) ([]result, error) {
+	n, length := *staticN, *staticLen
+	label := fmt.Sprintf("%d × %d f64", n, length)
+	raw := float64(n*length*8) / (1 << 20)
+	var out []result
+
+	path := storePath(cfg, "static_batch")
+	s, err := core.Create(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]core.BatchItem, n)
+	for i := range items {
+		items[i] = core.BatchItem{Owner: gen(i), Series: hourlySeries(i, length)}
+	}
+	t := time.Now()
+	if _, err := s.AddBatch(items); err != nil {
+		return nil, err
+	}
+	if err := s.Flush(); err != nil {
+		return nil, err
+	}
+	batch := time.Since(t)
+	items = nil
+	out = append(out,
+		result{"static", label, "batch add + flush, per series", perItem(batch, n), "µs"},
+		result{"static", label, "batch add + flush, throughput", raw / batch.Seconds(), "MiB/s"})
+	s.Close()
+	out = append(out, result{"static", label, "store size (batch)", storeMiB(path), "MiB"})
+
+	path = storePath(cfg, "static_loop")
+	s, err = core.Create(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	t = time.Now()
+	for i := 0; i < n; i++ {
+		if _, err := s.Add(gen(i), hourlySeries(i, length), nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Flush(); err != nil {
+		return nil, err
+	}
+	loop := time.Since(t)
+	out = append(out, result{"static", label, "one-at-a-time adds + flush, per series", perItem(loop, n), "µs"})
+	if err := s.Close(); err != nil {
+		return nil, err
+	}
+
+	s, err = core.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	keys := make([]core.Key, n)
+	for i := range keys {
+		keys[i] = core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
+	}
+	t = time.Now()
+	if _, err := s.GetMany(keys); err != nil {
+		return nil, err
+	}
+	bulk := time.Since(t)
+	var gets []time.Duration
+	for i := 0; i < 50; i++ {
+		t := time.Now()
+		if _, err := s.Get(keys[(i*7919)%n]); err != nil {
+			return nil, err
+		}
+		gets = append(gets, time.Since(t))
+	}
+	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	if err != nil {
+		return nil, err
+	}
+	steps := min(length, 24*14)
+	t = time.Now()
+	for i := 0; i < steps; i++ {
+		if err := rd.ReadStep(i); err != nil {
+			return nil, err
+		}
+	}
+	sweep := time.Since(t)
+	rd.Close()
+	out = append(out,
+		result{"static", label, "bulk read (GetMany), per series", perItem(bulk, n), "µs"},
+		result{"static", label, "Get, one series (median of 50, warm cache)", medianMicros(gets) / 1000, "ms"},
+		result{"static", label, fmt.Sprintf("StaticReader, %d steps, per (component, step)", steps), float64(sweep.Nanoseconds()) / 1e3 / float64(n*steps), "µs"},
+	)
+	return out, nil
+}
