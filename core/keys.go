@@ -34,12 +34,19 @@ type KeyFilter struct {
 	Type          *SeriesType
 	Name          *string
 	Resolution    *Period
+	OwnerType     *string // the owner's concrete type name
+	NameGlob      *string // a SQLite GLOB pattern on the name, e.g. "max_*"
+	Interval      *Period
 	Features      Features
 }
 
 func (f KeyFilter) toCatalog() (catalog.Filter, error) {
 	var cf catalog.Filter
-	cf.OwnerID, cf.Name = f.OwnerID, f.Name
+	cf.OwnerID, cf.Name, cf.OwnerType, cf.NameGlob = f.OwnerID, f.Name, f.OwnerType, f.NameGlob
+	if f.Interval != nil {
+		iv := f.Interval.String()
+		cf.Interval = &iv
+	}
 	if f.OwnerCategory != nil {
 		if !f.OwnerCategory.Valid() {
 			return cf, invalid("", "filter.owner_category", "unknown code %d", uint8(*f.OwnerCategory))

@@ -88,6 +88,9 @@ type Catalog struct {
 	conn  *sql.Conn
 	depth int // transaction nesting: 0 none, 1 BEGIN, >1 savepoints
 	stmts map[string]*sql.Stmt
+	// tables caches HasTable: a read-only catalog cannot gain tables, a writable one has
+	// them all from its DDL.
+	tables map[string]bool
 }
 
 var ctx = context.Background()
@@ -132,7 +135,7 @@ func open(dsn string, readOnly bool) (*Catalog, error) {
 		db.Close()
 		return nil, err
 	}
-	c := &Catalog{db: db, conn: conn, stmts: map[string]*sql.Stmt{}}
+	c := &Catalog{db: db, conn: conn, stmts: map[string]*sql.Stmt{}, tables: map[string]bool{}}
 	// Touch the database so that a file that is not SQLite fails here, at open.
 	if _, err := c.conn.ExecContext(ctx, "PRAGMA foreign_keys = ON"); err != nil {
 		c.Close()
@@ -424,6 +427,9 @@ type Filter struct {
 	SeriesTypes   []string
 	Name          *string
 	Resolution    *string
+	OwnerType     *string
+	NameGlob      *string // SQLite GLOB pattern on the name
+	Interval      *string
 	Features      []hashing.Feature
 }
 
@@ -451,6 +457,18 @@ func (f *Filter) where() (string, []any) {
 	if f.Resolution != nil {
 		conds = append(conds, "a.resolution = ?")
 		args = append(args, *f.Resolution)
+	}
+	if f.OwnerType != nil {
+		conds = append(conds, "a.owner_type = ?")
+		args = append(args, *f.OwnerType)
+	}
+	if f.NameGlob != nil {
+		conds = append(conds, "a.name GLOB ?")
+		args = append(args, *f.NameGlob)
+	}
+	if f.Interval != nil {
+		conds = append(conds, "a.interval = ?")
+		args = append(args, *f.Interval)
 	}
 	for _, e := range f.Features {
 		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "
@@ -541,7 +559,7 @@ func (c *Catalog) ForecastParams(f Filter) ([]ParamRow, error) {
 
 // distinctColumns are the columns Distinct may list.
 var distinctColumns = map[string]bool{"resolution": true, "interval": true, "horizon": true,
-	"time_series_type": true, "name": true, "owner_type": true}
+	"time_series_type": true, "name": true, "owner_type": true, "owner_id": true}
 
 // Distinct lists the distinct non-NULL values of one column among the rows matching f.
 func (c *Catalog) Distinct(column string, f Filter) ([]string, error) {
@@ -561,7 +579,7 @@ func (c *Catalog) Distinct(column string, f Filter) ([]string, error) {
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var v string
+		var v string // an INTEGER column scans as its decimal text
 		if err := rows.Scan(&v); err != nil {
 			return nil, err
 		}
@@ -587,6 +605,108 @@ func (c *Catalog) CountByType(f Filter) (map[string]int64, error) {
 			return nil, err
 		}
 		out[t] = n
+	}
+	return out, rows.Err()
+}
+
+// CountWhere evaluates one integer aggregate (e.g. count(DISTINCT a.data_hash)) over the rows
+// matching f.
+func (c *Catalog) CountWhere(expr string, f Filter) (int64, error) {
+	where, args := f.where()
+	var n int64
+	err := c.conn.QueryRowContext(ctx, `SELECT `+expr+` FROM time_series_associations a`+where, args...).Scan(&n)
+	return n, err
+}
+
+// StaticGrid is one (resolution, initial timestamp, length) of static rows and its counts.
+type StaticGrid struct {
+	Resolution       string
+	InitialTimestamp string
+	Length           int64
+	Rows, Owners     int64
+}
+
+// StaticGrids groups the SingleTimeSeries rows matching f by grid.
+func (c *Catalog) StaticGrids(f Filter) ([]StaticGrid, error) {
+	f.SeriesTypes = []string{"SingleTimeSeries"}
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.resolution, a.initial_timestamp, a.length, count(*),
+		count(DISTINCT a.owner_category || a.owner_id) FROM time_series_associations a`+where+`
+		GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StaticGrid
+	for rows.Next() {
+		var g StaticGrid
+		if err := rows.Scan(&g.Resolution, &g.InitialTimestamp, &g.Length, &g.Rows, &g.Owners); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// UpdateRow changes the owner id, owner type and name of one row.
+func (c *Catalog) UpdateRow(id, ownerID int64, ownerType, name string) error {
+	_, err := c.exec(`UPDATE time_series_associations SET owner_id = ?, owner_type = ?, name = ? WHERE id = ?`,
+		ownerID, ownerType, name, id)
+	return err
+}
+
+// ReplaceOwnerID moves every row of (old, category) to owner id new.
+func (c *Catalog) ReplaceOwnerID(category string, old, new int64) (int64, error) {
+	res, err := c.conn.ExecContext(ctx, `UPDATE time_series_associations SET owner_id = ? WHERE owner_id = ? AND owner_category = ?`,
+		new, old, category)
+	if err != nil {
+		return 0, translate(err)
+	}
+	return res.RowsAffected()
+}
+
+// ExclusionViolation finds a family holding both a Deterministic and a
+// DeterministicSingleTimeSeries among the rows of one owner (format-details §8), returning
+// its name, or "" when there is none.
+func (c *Catalog) ExclusionViolation(category string, ownerID int64) (string, error) {
+	var name string
+	err := c.conn.QueryRowContext(ctx, `SELECT d.name FROM time_series_associations d
+		JOIN time_series_associations v ON v.owner_id = d.owner_id AND v.owner_category = d.owner_category
+		AND v.name = d.name AND COALESCE(v.resolution, '') = COALESCE(d.resolution, '') AND v.features_hash = d.features_hash
+		WHERE d.owner_id = ? AND d.owner_category = ? AND d.time_series_type = 'Deterministic'
+		AND v.time_series_type = 'DeterministicSingleTimeSeries' LIMIT 1`, ownerID, category).Scan(&name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return name, err
+}
+
+// DeleteUnreachableFeatureSets deletes the feature_sets rows of every set no association
+// references and returns how many rows it deleted (on-disk-format.md: compaction reports
+// the row count as feature_sets_reclaimed).
+func (c *Catalog) DeleteUnreachableFeatureSets() (int64, error) {
+	res, err := c.conn.ExecContext(ctx, `DELETE FROM feature_sets
+		WHERE features_hash NOT IN (SELECT features_hash FROM time_series_associations)`)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// ListByHash returns the time_series_type of every row that references an array hash.
+func (c *Catalog) ListByHash(hash []byte) ([]string, error) {
+	rows, err := c.conn.QueryContext(ctx, `SELECT time_series_type FROM time_series_associations WHERE data_hash = ?`, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
 	}
 	return out, rows.Err()
 }

@@ -6,6 +6,7 @@ package hashing
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"hash"
 	"math"
 	"sort"
 )
@@ -31,6 +32,20 @@ const (
 // shape as u64 LE, then the little-endian element bytes with every NaN replaced by the
 // canonical quiet NaN so that NaN payloads do not split otherwise equal arrays.
 func Array(dtypeName string, shape []uint64, data []byte, kind FloatKind) Digest {
+	h := NewArrayHasher(dtypeName, shape, kind)
+	h.Write(data)
+	return h.Sum()
+}
+
+// ArrayHasher computes Array incrementally: the elements may arrive in pieces (whole
+// elements each), in row-major order.
+type ArrayHasher struct {
+	h    hash.Hash
+	kind FloatKind
+}
+
+// NewArrayHasher starts the hash of an array of the given dtype and full shape.
+func NewArrayHasher(dtypeName string, shape []uint64, kind FloatKind) *ArrayHasher {
 	h := sha256.New()
 	var word [8]byte
 	h.Write([]byte(dtypeName))
@@ -41,24 +56,33 @@ func Array(dtypeName string, shape []uint64, data []byte, kind FloatKind) Digest
 		binary.LittleEndian.PutUint64(word[:], d)
 		h.Write(word[:])
 	}
-	switch kind {
+	return &ArrayHasher{h: h, kind: kind}
+}
+
+// Write adds the next elements' bytes.
+func (a *ArrayHasher) Write(data []byte) {
+	switch a.kind {
 	case Float64:
-		writeCanonical(h, data, 8, func(b []byte) {
+		writeCanonical(a.h, data, 8, func(b []byte) {
 			if v := binary.LittleEndian.Uint64(b); math.IsNaN(math.Float64frombits(v)) {
 				binary.LittleEndian.PutUint64(b, canonicalNaN64)
 			}
 		})
 	case Float32:
-		writeCanonical(h, data, 4, func(b []byte) {
+		writeCanonical(a.h, data, 4, func(b []byte) {
 			if v := binary.LittleEndian.Uint32(b); math.IsNaN(float64(math.Float32frombits(v))) {
 				binary.LittleEndian.PutUint32(b, canonicalNaN32)
 			}
 		})
 	default:
-		h.Write(data)
+		a.h.Write(data)
 	}
+}
+
+// Sum returns the digest of everything written.
+func (a *ArrayHasher) Sum() Digest {
 	var d Digest
-	h.Sum(d[:0])
+	a.h.Sum(d[:0])
 	return d
 }
 

@@ -1,0 +1,206 @@
+package core
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/isotime"
+)
+
+// ListNames lists the distinct series names matching f, in byte order.
+func (s *Store) ListNames(f KeyFilter) ([]string, error) {
+	return s.distinctText("list_names", "name", f)
+}
+
+// ListOwnerTypes lists the distinct owner type names matching f, in byte order.
+func (s *Store) ListOwnerTypes(f KeyFilter) ([]string, error) {
+	return s.distinctText("list_owner_types", "owner_type", f)
+}
+
+// ListOwnerIDs lists the distinct owner ids matching f, ascending.
+func (s *Store) ListOwnerIDs(f KeyFilter) ([]int64, error) {
+	vals, err := s.distinctText("list_owner_ids", "owner_id", f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(vals))
+	for i, v := range vals {
+		if out[i], err = strconv.ParseInt(v, 10, 64); err != nil {
+			return nil, newErr(ErrIntegrity, "list_owner_ids", "owner_id", "%q is not an integer", v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func (s *Store) distinctText(op, column string, f KeyFilter) ([]string, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	cf, err := f.toCatalog()
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	vals, err := s.cat.Distinct(column, cf)
+	return vals, wrapIO(op, err, "listing %s", column)
+}
+
+// CountArrays is the number of distinct arrays the series matching f reference.
+func (s *Store) CountArrays(f KeyFilter) (int, error) {
+	const op = "count_arrays"
+	if err := s.lock(op, false); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	cf, err := f.toCatalog()
+	if err != nil {
+		return 0, withOp(op, err)
+	}
+	n, err := s.cat.CountWhere("count(DISTINCT a.data_hash)", cf)
+	return int(n), wrapIO(op, err, "counting arrays")
+}
+
+// StaticGrid is one grid of SingleTimeSeries: every series at Resolution with this initial
+// timestamp and length.
+type StaticGrid struct {
+	Resolution       Period
+	InitialTimestamp time.Time
+	Length           int
+	Series           int
+	Owners           int
+}
+
+// StaticSummary groups the SingleTimeSeries matching f by grid, per resolution (shortest
+// first) and then by initial timestamp and length.
+func (s *Store) StaticSummary(f KeyFilter) ([]StaticGrid, error) {
+	const op = "static_summary"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	cf, err := f.toCatalog()
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	grids, err := s.cat.StaticGrids(cf)
+	if err != nil {
+		return nil, wrapIO(op, err, "grouping static series")
+	}
+	out := make([]StaticGrid, 0, len(grids))
+	for _, g := range grids {
+		res, err := isotime.ParsePeriod(g.Resolution)
+		if err != nil {
+			return nil, newErr(ErrIntegrity, op, "resolution", "%q: %v", g.Resolution, err)
+		}
+		t0, err := isotime.ParseTimestamp(g.InitialTimestamp)
+		if err != nil {
+			return nil, newErr(ErrIntegrity, op, "initial_timestamp", "%q: %v", g.InitialTimestamp, err)
+		}
+		out = append(out, StaticGrid{res, t0, int(g.Length), int(g.Rows), int(g.Owners)})
+	}
+	slices.SortStableFunc(out, func(a, b StaticGrid) int {
+		if a.Resolution != b.Resolution {
+			if periodLess(a.Resolution, b.Resolution) {
+				return -1
+			}
+			return 1
+		}
+		if c := a.InitialTimestamp.Compare(b.InitialTimestamp); c != 0 {
+			return c
+		}
+		return a.Length - b.Length
+	})
+	return out, nil
+}
+
+// ForecastSummary groups the forecasts matching f by their window parameters; it is
+// ForecastParameters under the name the summaries share.
+func (s *Store) ForecastSummary(f KeyFilter) ([]ForecastParameters, error) {
+	return s.ForecastParameters(f)
+}
+
+// ArrayGroup is the series that share one stored array.
+type ArrayGroup struct {
+	DataHash [32]byte
+	Keys     []Key
+}
+
+// ArrayGroups groups the keys matching f by the array they reference, in order of first
+// insertion; with sharedOnly, only arrays referenced by more than one key.
+func (s *Store) ArrayGroups(f KeyFilter, sharedOnly bool) ([]ArrayGroup, error) {
+	ms, err := s.ListMetadata(f)
+	if err != nil {
+		return nil, withOp("array_groups", err)
+	}
+	index := map[[32]byte]int{}
+	var out []ArrayGroup
+	for _, m := range ms {
+		i, ok := index[m.DataHash]
+		if !ok {
+			i = len(out)
+			index[m.DataHash] = i
+			out = append(out, ArrayGroup{DataHash: m.DataHash})
+		}
+		out[i].Keys = append(out[i].Keys, m.Key)
+	}
+	if sharedOnly {
+		out = slices.DeleteFunc(out, func(g ArrayGroup) bool { return len(g.Keys) < 2 })
+	}
+	return out, nil
+}
+
+// CountByHash counts, per series type, the series that reference one array.
+func (s *Store) CountByHash(hash [32]byte) (map[SeriesType]int, error) {
+	const op = "count_by_hash"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	rows, err := s.cat.ListByHash(hash[:])
+	if err != nil {
+		return nil, wrapIO(op, err, "listing rows of %x", hash[:])
+	}
+	out := map[SeriesType]int{}
+	for _, t := range rows {
+		st, err := parseSeriesType(t)
+		if err != nil {
+			return nil, newErr(ErrIntegrity, op, "time_series_type", "%v", err)
+		}
+		out[st]++
+	}
+	return out, nil
+}
+
+// GetArray reads a stored array by its content hash, whichever series reference it: a
+// packed column as [length, *E], a standalone variable as its full shape.
+func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
+	const op = "get_array"
+	if err := s.lock(op, false); err != nil {
+		return TypedArray{}, err
+	}
+	defer s.mu.Unlock()
+	d := hashing.Digest(hash)
+	for _, packed := range []bool{true, false} {
+		if p, ok := s.pendingArray(d, packed); ok {
+			return TypedArray{DType: p.arr.DType, Shape: slices.Clone(p.arr.Shape), Data: slices.Clone(p.arr.Data)}, nil
+		}
+	}
+	if slot, ok := s.nc.packed[d]; ok {
+		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length)
+		if err != nil {
+			return TypedArray{}, wrapIO(op, err, "reading %s", slot.ds.name)
+		}
+		return TypedArray{DType: slot.ds.fam.dtype, Shape: append([]int{slot.ds.fam.length}, slot.ds.eshape...), Data: data}, nil
+	}
+	if sv, ok := s.nc.standalone[d]; ok {
+		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape)
+		if err != nil {
+			return TypedArray{}, wrapIO(op, err, "reading %s", sv.name)
+		}
+		return TypedArray{DType: sv.dtype, Shape: fromU64(sv.shape), Data: data}, nil
+	}
+	return TypedArray{}, newErr(ErrNotFound, op, "hash", "no array has hash %x", hash[:])
+}
