@@ -328,3 +328,24 @@ func mustGet(t *testing.T, s *Store, k Key) TimeSeries {
 	}
 	return ts
 }
+
+// The independent store's associations read back, and every one of its arrays rehashes to
+// the hash its writer recorded.
+func TestIndependentStoreAssociationsAndIntegrity(t *testing.T) {
+	s, err := OpenReadOnly(copyConformanceStore(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sa, err := s.ListSupplementalAssociations(SupplementalFilter{})
+	if err != nil || len(sa) != 1 || sa[0].ComponentID != 1 || sa[0].AttributeID != 10 || sa[0].AttributeType != "GeographicInfo" {
+		t.Fatalf("supplemental associations %v (%v)", sa, err)
+	}
+	if parents, _ := s.ParentsOf(99); len(parents) != 1 || parents[0] != 40 {
+		t.Fatalf("parents of 99: %v", parents)
+	}
+	rep, err := s.VerifyIntegrity()
+	if err != nil || !rep.OK() || rep.ArraysChecked != 12 { // 14 series, two sharing load[0]
+		t.Fatalf("integrity of the independent store: %+v (%v)", rep, err)
+	}
+}
