@@ -54,7 +54,7 @@ type member struct {
 	dense *denseSource
 	band  *bandSource
 	hash  string // hex data hash, to check a band column still holds it
-	col   int    // column within the band
+	col   int    // the column in the dataset (the band holds columns col0 … col0+cols-1)
 	h     int
 	at    int // byte offset in the group's Values
 }

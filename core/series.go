@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -41,7 +42,14 @@ func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
 	return s.addItems("add_time_series_batch", items, true)
 }
 
+// batchSeq numbers batch adds, so that each batch's arrays get datasets of their own width.
+var batchSeq atomic.Int64
+
 func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
+	var id int64
+	if batch {
+		id = batchSeq.Add(1)
+	}
 	ps := make([]*prepared, len(items))
 	for i, it := range items {
 		opts := it.Options
@@ -52,7 +60,7 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 		if err != nil {
 			return nil, withOp(op, itemErr(err, i, len(items)))
 		}
-		p.batch = batch
+		p.batchID = id
 		ps[i] = p
 	}
 	if err := s.mutate(op, func() error { return s.commitPrepared(ps) }); err != nil {
@@ -85,7 +93,7 @@ type prepared struct {
 	res      Period   // resolution (the packed family's, for a SingleTimeSeries)
 	interval Period   // forecasts only
 	chunks   []uint64 // standalone chunking; nil is one whole-array chunk
-	batch    bool     // from a batch add: new packed datasets are sized to the batch
+	batchID  int64    // the batch add it came from (0: a one-at-a-time add); new packed datasets are sized to the batch
 	seq      int64    // staging order within the unit of work
 }
 

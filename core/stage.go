@@ -156,38 +156,46 @@ func (f *ncFile) holds(p *prepared) bool {
 	return ok
 }
 
-// placeColumns reserves a column for each array of one family. Free columns come first, in
-// dataset name order (format-details §7). The rest go into new datasets: when any of them
-// came from a batch, datasets as wide as what remains (capped by the chunk budget, spilling
-// into __1, __2, …); when all were one-at-a-time adds, datasets of the default width, whose
-// free columns later adds fill.
+// placeColumns reserves a column for each array of one family. Free columns of the family's
+// datasets come first, in dataset name order (format-details §7). The rest go into new
+// datasets: each batch's arrays into datasets as wide as what remains of that batch (capped
+// by the chunk budget, spilling into __1, __2, …), one-at-a-time adds into datasets of the
+// default width, whose free columns later adds fill.
 func (f *ncFile) placeColumns(fam familyKey, ps []*prepared) ([]packedWrite, error) {
 	var out []packedWrite
 	rest := ps
-	for len(rest) > 0 {
-		ds, col := f.freeColumn(fam)
-		if ds == nil {
-			break
-		}
-		out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
-		rest = rest[1:]
-	}
-	for len(rest) > 0 {
-		eshape := rest[0].arr.ElementShape()
-		requested := DefaultColsPerDataset
-		for _, p := range rest {
-			if p.batch {
-				requested = len(rest)
-				break
+	for _, ds := range f.families[fam] {
+		for col := 0; col < ds.cols && ds.nfree > 0 && len(rest) > 0; col++ {
+			if ds.slots[col] == "" {
+				out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
+				rest = rest[1:]
 			}
 		}
-		ds, err := f.definePacked(fam, eshape, packedWidth(requested, eshape, fam.dtype))
-		if err != nil {
-			return out, err
+	}
+	var order []int64
+	groups := map[int64][]*prepared{}
+	for _, p := range rest {
+		if groups[p.batchID] == nil {
+			order = append(order, p.batchID)
 		}
-		for col := 0; col < ds.cols && len(rest) > 0; col++ {
-			out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
-			rest = rest[1:]
+		groups[p.batchID] = append(groups[p.batchID], p)
+	}
+	for _, id := range order {
+		group := groups[id]
+		for len(group) > 0 {
+			eshape := group[0].arr.ElementShape()
+			requested := DefaultColsPerDataset
+			if id != 0 {
+				requested = len(group)
+			}
+			ds, err := f.definePacked(fam, eshape, packedWidth(requested, eshape, fam.dtype))
+			if err != nil {
+				return out, err
+			}
+			for col := 0; col < ds.cols && len(group) > 0; col++ {
+				out = append(out, packedWrite{f.reserveSlot(ds, col, group[0].digest), group[0].arr, group[0].digest})
+				group = group[1:]
+			}
 		}
 	}
 	return out, nil
@@ -296,6 +304,16 @@ func (f *ncFile) freeArrays(ds []hashing.Digest) error {
 
 func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
 	slices.Sort(cols)
+	// The index forgets the columns before any byte changes: should a write fail half way,
+	// nothing deduplicates onto a half-zeroed column, and the hash slots still set on disk
+	// name arrays no row references, which the next writable open frees.
+	for _, c := range cols {
+		d, _ := parseHexDigest(ds.slots[c])
+		ds.slots[c] = ""
+		ds.nfree++
+		f.frees++
+		delete(f.packed, d)
+	}
 	lo, hi := cols[0], cols[len(cols)-1]+1
 	n := hi - lo
 	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
@@ -327,11 +345,6 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
 		if err := f.putSlots(ds, c, []string{""}); err != nil {
 			return err
 		}
-		d, _ := parseHexDigest(ds.slots[c])
-		ds.slots[c] = ""
-		ds.nfree++
-		f.frees++
-		delete(f.packed, d)
 	}
 	return nil
 }

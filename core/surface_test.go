@@ -272,6 +272,16 @@ func TestOwnerMoves(t *testing.T) {
 	}
 	_, err = s.ReplaceOwnerID(Component, 2, 1)
 	wantKind(t, err, ErrDuplicateTimeSeries) // owner 2's copy of k collides with k
+	missing := Key{OwnerID: 404, Name: "p", Resolution: Hours(1)}
+	_, err = s.CopySeries(missing, bus, "")
+	wantKind(t, err, ErrNotFound)
+	_, err = s.RenameSeries(missing, "x")
+	wantKind(t, err, ErrNotFound)
+	if n, err := s.ReplaceOwnerID(Component, 404, 405); n != 0 || err != nil {
+		t.Fatalf("replacing an owner with no series: %d %v", n, err)
+	}
+	_, err = s.RenameSeries(k, "")
+	wantKind(t, err, ErrInvalidParameter)
 	if n, err := s.ReplaceOwnerID(Component, 7, 70); n != 1 || err != nil {
 		t.Fatalf("replace owner id: %d %v", n, err)
 	}

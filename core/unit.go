@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"os"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 )
@@ -93,22 +94,21 @@ func (s *Store) mutateLocked(fn func() error) error {
 	if err := s.openLevel(); err != nil {
 		return err
 	}
-	if err := fn(); err != nil {
+	err := fn()
+	if err == nil && s.unit.pendingBytes > s.writeBuffer {
+		// Written while the call's savepoint is open, so a failure undoes this call only.
+		err = s.writePending()
+	}
+	if err == nil {
+		err = s.releaseLevel()
+	}
+	if err != nil {
 		if rerr := s.rollbackLevel(); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 		return err
 	}
-	if err := s.releaseLevel(); err != nil {
-		return err
-	}
-	if s.unit.pendingBytes > s.writeBuffer {
-		if s.unit.user > 0 {
-			return s.writePending()
-		}
-		return s.commitUnit()
-	}
-	if s.unit.user == 0 && s.unit.changes > maxUnitChanges {
+	if s.unit.user == 0 && (s.unit.changes > maxUnitChanges || s.unit.written != nil) {
 		return s.commitUnit()
 	}
 	return nil
@@ -201,7 +201,9 @@ func (s *Store) writePending() error {
 		return nil
 	}
 	ps := u.pending
-	if len(u.frees) > 0 {
+	// Arrays whose rows this unit deleted need not be written — unless a savepoint above the
+	// unit's base is open, whose rollback could bring a row back.
+	if len(u.frees) > 0 && s.cat.Depth() <= 1 {
 		var live []*prepared
 		for _, p := range ps {
 			n, err := s.cat.CountByHash(p.digest[:])
@@ -243,17 +245,47 @@ func (s *Store) commitUnit() error {
 		err = wrapIO("", s.nc.sync(), "syncing the NetCDF file")
 	}
 	if err == nil {
+		err = wrapIO("", s.fsyncNC(), "fsync of the NetCDF file")
+	}
+	if err == nil {
 		err = wrapIO("", s.cat.Commit(), "committing the catalog")
 	}
 	if err != nil {
 		if rerr := s.rollbackLevel(); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		return err
+		e := &Error{Kind: ErrIO, Msg: "the commit failed, so every write since the previous commit was rolled back", Err: err}
+		var se *Error
+		if errors.As(err, &se) {
+			e.Kind = se.Kind
+		}
+		return e
 	}
 	frees := s.unit.frees
 	s.unit = newUnit()
-	return s.freeUnreferenced(frees)
+	if err := s.freeUnreferenced(frees); err != nil {
+		// The commit stands; the columns stay unreferenced until the next writable open
+		// frees them (cleanOrphans).
+		return wrapIO("", err, "committed, but freeing the removed series' columns failed")
+	}
+	return nil
+}
+
+// fsyncNC makes the NetCDF file's bytes durable before the catalog commits: nc_sync hands
+// HDF5's buffers to the operating system, which may still lose them in a machine crash.
+func (s *Store) fsyncNC() error {
+	if s.inMemory || s.readOnly {
+		return nil
+	}
+	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // freeUnreferenced frees the arrays among hashes that no row references any more.
@@ -311,11 +343,15 @@ func (s *Store) Commit() error {
 	if s.unit.user == 0 {
 		return invalid(op, "transaction", "no transaction is open")
 	}
-	s.unit.user--
-	if s.unit.user == 0 {
-		return withOp(op, s.commitUnit())
+	if s.unit.user == 1 {
+		s.unit.user = 0
+		return withOp(op, s.commitUnit()) // on failure the whole transaction is rolled back
 	}
-	return withOp(op, s.releaseLevel())
+	if err := s.releaseLevel(); err != nil {
+		return withOp(op, err) // the level stays open: Rollback still undoes it
+	}
+	s.unit.user--
+	return nil
 }
 
 // Rollback undoes the innermost transaction: its rows, its arrays and its removals (array
