@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A StaticReader sweep over every timestamp equals the whole-series reads, for f64 and for
+// A StaticReader sweep over every timestamp equals the series as written, for f64 and for
 // [3]-shaped i64 series spread over several datasets (a batch and one-at-a-time adds).
 func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 	s, path := newStore(t)
@@ -28,9 +28,14 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 		keys = append(keys, mustAdd(t, s, gen(int64(i)), &SingleTimeSeries{Name: "cost", InitialTimestamp: t0, Resolution: Hours(1), Data: arr}, nil))
 	}
 	s = reopen(t, s, path)
-	whole, err := s.GetMany(keys)
-	if err != nil {
-		t.Fatal(err)
+	// What each key must read, from the inputs (not from the store).
+	whole := make([]TimeSeries, len(keys))
+	for i := 0; i < n; i++ {
+		whole[2*i] = hourly("p", ramp(length, float64(i*1000)))
+		whole[2*i+1] = &SingleTimeSeries{Data: sampleArray(I64, length, []int{3}, i)}
+	}
+	if got, err := s.GetMany(keys); err != nil || !sameArray(got[1].(*SingleTimeSeries).Data, whole[1].(*SingleTimeSeries).Data) {
+		t.Fatalf("GetMany: %v", err)
 	}
 	rd, err := s.NewStaticReader(Hours(1), keys)
 	if err != nil {
