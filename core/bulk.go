@@ -44,13 +44,9 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	var order []*packedDS
 	for i, k := range keys {
 		field := "keys[" + itoa(int64(i)) + "]"
-		r, err := s.lookupKey(k)
+		r, m, err := s.lookupMetadata(k, k.Features)
 		if err != nil {
 			return nil, withOp(op, itemField(err, field))
-		}
-		m, err := s.metadataOf(r, k.Features)
-		if err != nil {
-			return nil, withOp(op, err)
 		}
 		slot, packed := s.nc.packed[hashing.Digest(m.DataHash)]
 		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {

@@ -109,11 +109,7 @@ func (s *Store) getWindows(op string, k Key, first, last time.Time) (Forecast, e
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	r, err := s.lookupKey(k)
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	m, err := s.metadataOf(r, k.Features)
+	_, m, err := s.lookupMetadata(k, k.Features)
 	if err != nil {
 		return nil, withOp(op, err)
 	}

@@ -128,13 +128,9 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 		if typ == AbstractDeterministicType {
 			k.Type = AbstractDeterministicType
 		}
-		row, err := s.lookupKey(k)
+		_, m, err := s.lookupMetadata(k, k.Features)
 		if err != nil {
 			return nil, itemField(err, field)
-		}
-		m, err := s.metadataOf(row, k.Features)
-		if err != nil {
-			return nil, err
 		}
 		g, err := forecastRowOf(m)
 		if err != nil {
@@ -184,9 +180,15 @@ func readerAccepts(typ, key SeriesType) bool {
 	return key == typ
 }
 
+// itemField names the item of a list call an error is about: "keys[3]" for the key itself,
+// "keys[3].length" for one of its columns.
 func itemField(err error, field string) error {
 	if e, ok := err.(*Error); ok {
-		e.Field = field
+		if e.Field == "" || e.Field == "key" {
+			e.Field = field
+		} else {
+			e.Field = field + "." + e.Field
+		}
 	}
 	return err
 }

@@ -396,6 +396,17 @@ func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
 	return r, nil
 }
 
+// lookupMetadata finds and decodes the row of k. features, when the caller knows them
+// (k's own), save a feature_sets query.
+func (s *Store) lookupMetadata(k Key, features Features) (*catalog.Row, *Metadata, error) {
+	r, err := s.lookupKey(k)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := s.metadataOf(r, features)
+	return r, m, err
+}
+
 // Has reports whether a series with exactly this key is stored.
 func (s *Store) Has(k Key) (bool, error) {
 	const op = "has_time_series"
@@ -417,11 +428,7 @@ func (s *Store) GetMetadata(k Key) (*Metadata, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	r, err := s.lookupKey(k)
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	m, err := s.metadataOf(r, nil)
+	_, m, err := s.lookupMetadata(k, nil)
 	return m, withOp(op, err)
 }
 
@@ -447,11 +454,7 @@ func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error)
 	if start != nil && end.Before(*start) {
 		return nil, invalid(op, "end", "%s is before start %s", isotime.FormatTimestamp(*end), isotime.FormatTimestamp(*start))
 	}
-	r, err := s.lookupKey(k)
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	m, err := s.metadataOf(r, k.Features)
+	r, m, err := s.lookupMetadata(k, k.Features)
 	if err != nil {
 		return nil, withOp(op, err)
 	}

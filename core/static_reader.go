@@ -94,13 +94,9 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 		if k.Resolution != resolution {
 			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
 		}
-		row, err := s.lookupKey(k)
+		_, m, err := s.lookupMetadata(k, k.Features)
 		if err != nil {
 			return nil, itemField(err, field)
-		}
-		m, err := s.metadataOf(row, k.Features)
-		if err != nil {
-			return nil, err
 		}
 		if i == 0 {
 			rd.t0, rd.length = m.InitialTimestamp, m.Length

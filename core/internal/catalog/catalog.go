@@ -450,25 +450,15 @@ func (f *Filter) where() (string, []any) {
 			args = append(args, t)
 		}
 	}
-	if f.Name != nil {
-		conds = append(conds, "a.name = ?")
-		args = append(args, *f.Name)
-	}
-	if f.Resolution != nil {
-		conds = append(conds, "a.resolution = ?")
-		args = append(args, *f.Resolution)
-	}
-	if f.OwnerType != nil {
-		conds = append(conds, "a.owner_type = ?")
-		args = append(args, *f.OwnerType)
-	}
-	if f.NameGlob != nil {
-		conds = append(conds, "a.name GLOB ?")
-		args = append(args, *f.NameGlob)
-	}
-	if f.Interval != nil {
-		conds = append(conds, "a.interval = ?")
-		args = append(args, *f.Interval)
+	for _, c := range []struct {
+		cond string
+		v    *string
+	}{{"a.name = ?", f.Name}, {"a.resolution = ?", f.Resolution}, {"a.owner_type = ?", f.OwnerType},
+		{"a.name GLOB ?", f.NameGlob}, {"a.interval = ?", f.Interval}} {
+		if c.v != nil {
+			conds = append(conds, c.cond)
+			args = append(args, *c.v)
+		}
 	}
 	for _, e := range f.Features {
 		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "
