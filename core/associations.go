@@ -20,8 +20,8 @@ type SupplementalAssociation struct {
 	AttributeType string
 }
 
-// SupplementalFilter selects supplemental associations; empty lists match everything, and
-// type names are concrete type names.
+// SupplementalFilter selects supplemental associations: a nil list matches everything, an
+// empty list nothing; type names are concrete type names.
 type SupplementalFilter struct {
 	ComponentIDs   []int64
 	AttributeIDs   []int64
@@ -29,8 +29,27 @@ type SupplementalFilter struct {
 	AttributeTypes []string
 }
 
-func (f SupplementalFilter) edges() catalog.EdgeFilter {
-	return catalog.EdgeFilter{A: f.ComponentIDs, B: f.AttributeIDs, ATypes: f.ComponentTypes, BTypes: f.AttributeTypes}
+// edgeQuery is a filter translated for the catalog, or why it could not be.
+type edgeQuery struct {
+	f   catalog.EdgeFilter
+	err error
+}
+
+func (f SupplementalFilter) edges() edgeQuery {
+	err := validateNames("filter.component_types", f.ComponentTypes)
+	if err == nil {
+		err = validateNames("filter.attribute_types", f.AttributeTypes)
+	}
+	return edgeQuery{catalog.EdgeFilter{A: f.ComponentIDs, B: f.AttributeIDs, ATypes: f.ComponentTypes, BTypes: f.AttributeTypes}, err}
+}
+
+func validateNames(field string, names []string) error {
+	for i, n := range names {
+		if err := validateText(field+"["+itoa(int64(i))+"]", n, false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ParentChildAssociation is a directed edge between two components. Identity is the ordered
@@ -42,7 +61,7 @@ type ParentChildAssociation struct {
 	ChildType  string
 }
 
-// ParentChildFilter selects edges; empty lists match everything.
+// ParentChildFilter selects edges: a nil list matches everything, an empty list nothing.
 type ParentChildFilter struct {
 	ParentIDs   []int64
 	ChildIDs    []int64
@@ -50,8 +69,12 @@ type ParentChildFilter struct {
 	ChildTypes  []string
 }
 
-func (f ParentChildFilter) edges() catalog.EdgeFilter {
-	return catalog.EdgeFilter{A: f.ParentIDs, B: f.ChildIDs, ATypes: f.ParentTypes, BTypes: f.ChildTypes}
+func (f ParentChildFilter) edges() edgeQuery {
+	err := validateNames("filter.parent_types", f.ParentTypes)
+	if err == nil {
+		err = validateNames("filter.child_types", f.ChildTypes)
+	}
+	return edgeQuery{catalog.EdgeFilter{A: f.ParentIDs, B: f.ChildIDs, ATypes: f.ParentTypes, BTypes: f.ChildTypes}, err}
 }
 
 // AssociationCounts summarises an association table.
@@ -163,12 +186,15 @@ func (s *Store) ListParentChildAssociations(f ParentChildFilter) ([]ParentChildA
 	return out, err
 }
 
-func (s *Store) listEdges(op string, t catalog.EdgeTable, f catalog.EdgeFilter) ([]catalog.Edge, error) {
+func (s *Store) listEdges(op string, t catalog.EdgeTable, q edgeQuery) ([]catalog.Edge, error) {
+	if q.err != nil {
+		return nil, withOp(op, q.err)
+	}
 	if err := s.lock(op, false); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	edges, err := s.cat.ListEdges(t, f)
+	edges, err := s.cat.ListEdges(t, q.f)
 	return edges, wrapIO(op, err, "reading %s", t.Name)
 }
 
@@ -186,20 +212,23 @@ func (s *Store) ListAssociatedAttributeIDs(f SupplementalFilter) ([]int64, error
 
 // ChildrenOf lists the children of a component, ascending.
 func (s *Store) ChildrenOf(parentID int64) ([]int64, error) {
-	return s.edgeIDs("children_of", catalog.ParentChild, true, catalog.EdgeFilter{A: []int64{parentID}})
+	return s.edgeIDs("children_of", catalog.ParentChild, true, edgeQuery{f: catalog.EdgeFilter{A: []int64{parentID}}})
 }
 
 // ParentsOf lists the parents of a component, ascending.
 func (s *Store) ParentsOf(childID int64) ([]int64, error) {
-	return s.edgeIDs("parents_of", catalog.ParentChild, false, catalog.EdgeFilter{B: []int64{childID}})
+	return s.edgeIDs("parents_of", catalog.ParentChild, false, edgeQuery{f: catalog.EdgeFilter{B: []int64{childID}}})
 }
 
-func (s *Store) edgeIDs(op string, t catalog.EdgeTable, b bool, f catalog.EdgeFilter) ([]int64, error) {
+func (s *Store) edgeIDs(op string, t catalog.EdgeTable, b bool, q edgeQuery) ([]int64, error) {
+	if q.err != nil {
+		return nil, withOp(op, q.err)
+	}
 	if err := s.lock(op, false); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	ids, err := s.cat.DistinctEdgeIDs(t, b, f)
+	ids, err := s.cat.DistinctEdgeIDs(t, b, q.f)
 	return ids, wrapIO(op, err, "reading %s", t.Name)
 }
 
@@ -209,16 +238,20 @@ func (s *Store) RemoveSupplementalAssociations(f SupplementalFilter) (int, error
 	return s.removeEdges("remove_supplemental_associations", catalog.Supplemental, f.edges())
 }
 
-// RemoveParentChildAssociations removes the edges matching f and returns how many.
+// RemoveParentChildAssociations removes the edges matching f and returns how many. An empty
+// filter removes them all.
 func (s *Store) RemoveParentChildAssociations(f ParentChildFilter) (int, error) {
 	return s.removeEdges("remove_parent_child_associations", catalog.ParentChild, f.edges())
 }
 
-func (s *Store) removeEdges(op string, t catalog.EdgeTable, f catalog.EdgeFilter) (int, error) {
+func (s *Store) removeEdges(op string, t catalog.EdgeTable, q edgeQuery) (int, error) {
+	if q.err != nil {
+		return 0, withOp(op, q.err)
+	}
 	var n int64
 	err := s.mutate(op, func() error {
 		var err error
-		n, err = s.cat.DeleteEdges(t, f)
+		n, err = s.cat.DeleteEdges(t, q.f)
 		s.unit.changes += int(n)
 		return wrapIO("", err, "deleting from %s", t.Name)
 	})

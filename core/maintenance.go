@@ -71,13 +71,14 @@ func (s *Store) Compact() (CompactReport, error) {
 type IntegrityReport struct {
 	ArraysChecked   int
 	HashMismatches  []string // arrays whose bytes no longer hash to their recorded hash
+	Unreadable      []string // arrays netcdf-c / HDF5 could not read (e.g. a damaged compressed chunk)
 	DanglingRows    []string // rows whose data_hash names no array
 	ShapeMismatches []string // rows whose dtype or shape disagree with their array
 }
 
 // OK reports whether nothing was found.
 func (r IntegrityReport) OK() bool {
-	return len(r.HashMismatches) == 0 && len(r.DanglingRows) == 0 && len(r.ShapeMismatches) == 0
+	return len(r.HashMismatches) == 0 && len(r.Unreadable) == 0 && len(r.DanglingRows) == 0 && len(r.ShapeMismatches) == 0
 }
 
 // VerifyIntegrity rehashes every stored array — packed columns in row bands, one pass per
@@ -102,11 +103,7 @@ func (s *Store) VerifyIntegrity() (IntegrityReport, error) {
 		}
 	}
 	var rep IntegrityReport
-	bad, n, err := s.nc.rehashAll()
-	if err != nil {
-		return rep, wrapIO(op, err, "rehashing arrays")
-	}
-	rep.ArraysChecked, rep.HashMismatches = n, bad
+	rep.HashMismatches, rep.Unreadable, rep.ArraysChecked = s.nc.rehashAll()
 	rows, err := s.cat.List(catalog.Filter{})
 	if err != nil {
 		return rep, wrapIO(op, err, "listing the catalog")
@@ -134,7 +131,10 @@ func (s *Store) VerifyIntegrity() (IntegrityReport, error) {
 func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 	d := hashing.Digest(m.DataHash)
 	full := append([]int{m.Length}, m.ElementShape...)
-	if slot, ok := s.nc.packed[d]; ok {
+	// The row's type says where its array lives: a SingleTimeSeries (and a view over one)
+	// in a packed column, everything else in a standalone variable (on-disk-format.md).
+	packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+	if slot, ok := s.nc.packed[d]; ok && packed {
 		ds := slot.ds
 		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
 			return fmt.Sprintf("row says %s %v but %s column %d is %s %v", m.DType, full, ds.name, slot.col,
@@ -142,53 +142,71 @@ func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 		}
 		return "", false
 	}
-	if sv, ok := s.nc.standalone[d]; ok {
+	if sv, ok := s.nc.standalone[d]; ok && !packed {
 		if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
 			return fmt.Sprintf("row says %s %v but %s is %s %v", m.DType, full, sv.name, sv.dtype, sv.shape), false
 		}
 		return "", false
 	}
-	return fmt.Sprintf("data_hash %x names no array in the NetCDF file", m.DataHash[:]), true
+	where := "standalone variable"
+	if packed {
+		where = "packed column"
+	}
+	return fmt.Sprintf("data_hash %x names no %s in the NetCDF file", m.DataHash[:], where), true
 }
 
-// rehashAll recomputes the hash of every indexed array and lists those that differ.
-func (f *ncFile) rehashAll() (bad []string, checked int, err error) {
+// rehashAll recomputes the hash of every indexed array and lists those that differ and
+// those that cannot be read; a read failure is reported and the check goes on.
+func (f *ncFile) rehashAll() (bad, unreadable []string, checked int) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	for _, list := range f.families {
 		for _, ds := range list {
-			b, n, err := f.rehashDataset(ds)
+			cols := usedColumns(ds)
+			b, err := f.rehashColumns(ds, cols)
 			if err != nil {
-				return nil, 0, err
+				// Find the damaged columns one by one; the others still get checked.
+				b = nil
+				for _, c := range cols {
+					bc, err := f.rehashColumns(ds, []int{c})
+					if err != nil {
+						unreadable = append(unreadable, fmt.Sprintf("%s column %d: %v", ds.name, c, err))
+					}
+					b = append(b, bc...)
+				}
 			}
-			bad, checked = append(bad, b...), checked+n
+			bad, checked = append(bad, b...), checked+len(cols)
 		}
 	}
 	for d, sv := range f.standalone {
+		checked++
 		buf := alignedBytes(elementCount(fromU64(sv.shape)) * sv.dtype.Width())
 		if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
-			return nil, 0, err
+			unreadable = append(unreadable, fmt.Sprintf("%s: %v", sv.name, err))
+			continue
 		}
-		got := hashing.Array(sv.dtype.String(), sv.shape, buf, dtypeInfo[sv.dtype].float)
-		if got != d {
+		if got := hashing.Array(sv.dtype.String(), sv.shape, buf, dtypeInfo[sv.dtype].float); got != d {
 			bad = append(bad, fmt.Sprintf("%s holds bytes hashing to %x", sv.name, got[:]))
 		}
-		checked++
 	}
-	return bad, checked, nil
+	return bad, unreadable, checked
 }
 
-// rehashDataset rehashes the used columns of one packed dataset in row bands: each column
-// is hashed incrementally as its rows arrive.
-func (f *ncFile) rehashDataset(ds *packedDS) ([]string, int, error) {
+func usedColumns(ds *packedDS) []int {
 	var cols []int
 	for c, h := range ds.slots {
 		if h != "" {
 			cols = append(cols, c)
 		}
 	}
+	return cols
+}
+
+// rehashColumns rehashes some used columns of one packed dataset in row bands over their
+// span: each column is hashed incrementally as its rows arrive.
+func (f *ncFile) rehashColumns(ds *packedDS, cols []int) ([]string, error) {
 	if len(cols) == 0 {
-		return nil, 0, nil
+		return nil, nil
 	}
 	lo, hi := cols[0], cols[len(cols)-1]+1
 	span := hi - lo
@@ -206,7 +224,7 @@ func (f *ncFile) rehashDataset(ds *packedDS) ([]string, int, error) {
 		start, count := f.columnHyperslab(ds, lo)
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(span)
 		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		for _, c := range cols {
 			for t := 0; t < r1-r0; t++ {
@@ -222,7 +240,7 @@ func (f *ncFile) rehashDataset(ds *packedDS) ([]string, int, error) {
 			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %s", ds.name, c, got[:], ds.slots[c]))
 		}
 	}
-	return bad, len(cols), nil
+	return bad, nil
 }
 
 // StaticConsistency says whether every SingleTimeSeries at one resolution shares one grid.

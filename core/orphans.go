@@ -4,9 +4,10 @@ import "github.com/tsstore/tsstore/core/internal/hashing"
 
 // cleanOrphans runs on every writable open. Arrays that no catalog row names are what a crash
 // can leave behind (see the write protocol in unit.go), possibly half-written. Packed columns
-// among them are freed — zero-filled, their hash slots emptied — so no later add
-// deduplicates onto them; standalone variables, which netCDF cannot delete, leave the index,
-// and an add of the same content rewrites them in place.
+// among them are freed by emptying their hash slots — so no later add deduplicates onto
+// them — but not zero-filled, in case the catalog rather than the file is what was damaged;
+// standalone variables, which netCDF cannot delete, leave the index, and an add of the same
+// content rewrites them in place.
 func (s *Store) cleanOrphans() error {
 	hashes, err := s.cat.DistinctHashes()
 	if err != nil {
@@ -33,7 +34,7 @@ func (s *Store) cleanOrphans() error {
 	if len(free) == 0 {
 		return nil
 	}
-	if err := s.nc.freeArrays(free); err != nil {
+	if err := s.nc.forgetArrays(free); err != nil {
 		return wrapIO("", err, "freeing %d unreferenced packed columns", len(free))
 	}
 	return wrapIO("", s.nc.sync(), "syncing the NetCDF file")

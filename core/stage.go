@@ -280,6 +280,18 @@ func (f *ncFile) putSlots(ds *packedDS, col0 int, slots []string) error {
 // Standalone variables cannot be deleted from a netCDF file; they stay indexed, their content
 // still matching their name.
 func (f *ncFile) freeArrays(ds []hashing.Digest) error {
+	return f.releaseColumns(ds, true)
+}
+
+// forgetArrays frees packed columns by emptying their hash slots only, leaving their bytes
+// in place until a later add overwrites the whole column. It is for columns no row names
+// on open: after a crash they are half-written arrays, but after a damaged catalog they may
+// be the only copy of the data, which VerifyIntegrity and a repair can still find.
+func (f *ncFile) forgetArrays(ds []hashing.Digest) error {
+	return f.releaseColumns(ds, false)
+}
+
+func (f *ncFile) releaseColumns(ds []hashing.Digest, zero bool) error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	byDS := map[*packedDS][]int{}
@@ -295,14 +307,14 @@ func (f *ncFile) freeArrays(ds []hashing.Digest) error {
 		byDS[slot.ds] = append(byDS[slot.ds], slot.col)
 	}
 	for _, pds := range order {
-		if err := f.zeroColumns(pds, byDS[pds]); err != nil {
+		if err := f.zeroColumns(pds, byDS[pds], zero); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
+func (f *ncFile) zeroColumns(ds *packedDS, cols []int, zero bool) error {
 	slices.Sort(cols)
 	// The index forgets the columns before any byte changes: should a write fail half way,
 	// nothing deduplicates onto a half-zeroed column, and the hash slots still set on disk
@@ -313,6 +325,9 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
 		ds.nfree++
 		f.frees++
 		delete(f.packed, d)
+	}
+	if !zero {
+		return f.emptySlots(ds, cols)
 	}
 	lo, hi := cols[0], cols[len(cols)-1]+1
 	n := hi - lo
@@ -341,10 +356,20 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int) error {
 			return err
 		}
 	}
-	for _, c := range cols {
-		if err := f.putSlots(ds, c, []string{""}); err != nil {
+	return f.emptySlots(ds, cols)
+}
+
+// emptySlots writes empty hash slots for sorted columns, one write per run of adjacent ones.
+func (f *ncFile) emptySlots(ds *packedDS, cols []int) error {
+	for i := 0; i < len(cols); {
+		j := i + 1
+		for j < len(cols) && cols[j] == cols[j-1]+1 {
+			j++
+		}
+		if err := f.putSlots(ds, cols[i], make([]string, j-i)); err != nil {
 			return err
 		}
+		i = j
 	}
 	return nil
 }

@@ -363,7 +363,7 @@ func TestVerifyIntegrityFindsDamage(t *testing.T) {
 	run(t, "sqlite3", CatalogPath(path), fmt.Sprintf("UPDATE time_series_associations SET data_hash = zeroblob(32) WHERE owner_id = %d", victim.OwnerID))
 	s = openAgain(t, path)
 	rep, err = s.VerifyIntegrity()
-	if err != nil || len(rep.DanglingRows) != 1 || !strings.Contains(rep.DanglingRows[0], "names no array") {
+	if err != nil || len(rep.DanglingRows) != 1 || !strings.Contains(rep.DanglingRows[0], "names no packed column") {
 		t.Fatalf("altered hash: %+v %v", rep, err)
 	}
 	// The array the row lost is unreferenced now, so the writable open freed it: no
@@ -399,5 +399,111 @@ func flipFloat(t *testing.T, path string, from, to float64) {
 	copy(b[i:], repl)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Cases from a second reading of the catalog surface.
+
+func TestVerifyIntegrityReportsStandaloneAndShapeDamage(t *testing.T) {
+	s, path := newUncompressedStore(t)
+	fc := &Deterministic{Name: "p", InitialTimestamp: t0, Resolution: Hours(1), Horizon: Hours(2), Interval: Hours(2),
+		Count: 2, Data: ArrayOf([]float64{1, 2, 3, 4.25}, 2, 2)}
+	mustAdd(t, s, gen(1), fc, nil)
+	mustAdd(t, s, gen(2), hourly("q", ramp(24, 500)), nil)
+	s.Close()
+	flipFloat(t, path, 4.25, 4.5)
+	run(t, "sqlite3", CatalogPath(path), "UPDATE time_series_associations SET length = 23 WHERE owner_id = 2")
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	rep, err := ro.VerifyIntegrity()
+	if err != nil || len(rep.HashMismatches) != 1 || !strings.Contains(rep.HashMismatches[0], "arr_") ||
+		len(rep.ShapeMismatches) != 1 || !strings.Contains(rep.ShapeMismatches[0], "[23]") {
+		t.Fatalf("report %+v (%v)", rep, err)
+	}
+}
+
+// Damage in a compressed store usually makes a chunk unreadable: it is reported, and the
+// other arrays are still checked.
+func TestVerifyIntegrityReportsUnreadableChunks(t *testing.T) {
+	s, path := newStore(t)
+	for i := 0; i < 20; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(2000, float64(i*7))), nil)
+	}
+	s.Close()
+	b, _ := os.ReadFile(path)
+	for i := len(b) / 3; i < len(b)/3+4096; i++ {
+		b[i] ^= 0x5a
+	}
+	os.WriteFile(path, b, 0o644)
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Skipf("the damage hit HDF5 metadata: %v", err)
+	}
+	defer ro.Close()
+	rep, err := ro.VerifyIntegrity()
+	if err != nil {
+		t.Fatalf("verify gave up: %v", err)
+	}
+	if rep.OK() || rep.ArraysChecked != 20 {
+		t.Fatalf("4 KiB of flipped bytes went unnoticed or stopped the check: %+v", rep)
+	}
+}
+
+func TestEmptyFilterListMatchesNothing(t *testing.T) {
+	s, _ := newStore(t)
+	if err := s.AddSupplementalAssociation(SupplementalAssociation{1, "G", 10, "A"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.RemoveSupplementalAssociations(SupplementalFilter{ComponentIDs: []int64{}}); n != 0 || err != nil {
+		t.Fatalf("an empty id list removed %d (%v)", n, err)
+	}
+	if l, _ := s.ListSupplementalAssociations(SupplementalFilter{AttributeTypes: []string{}}); len(l) != 0 {
+		t.Fatalf("an empty type list matched %v", l)
+	}
+	var e *Error
+	if _, err := s.ListSupplementalAssociations(SupplementalFilter{ComponentTypes: []string{"\xff"}}); !errors.As(err, &e) || e.Field != "filter.component_types[0]" {
+		t.Fatalf("invalid UTF-8 in a filter: %v", err)
+	}
+}
+
+func TestReplaceParentChildIDCountsRows(t *testing.T) {
+	s, _ := newStore(t)
+	if err := s.AddParentChildAssociations([]ParentChildAssociation{{1, "A", 1, "A"}, {1, "A", 2, "B"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ReplaceParentChildID(1, 3); n != 2 || err != nil {
+		t.Fatalf("replace changed %d rows (%v), want 2", n, err)
+	}
+	if ok, _ := s.HasParentChildAssociation(3, 3); !ok {
+		t.Fatal("the self-edge was not moved")
+	}
+}
+
+func TestCountArraysCountsStorageNotHashes(t *testing.T) {
+	s, _ := newStore(t)
+	arr := ArrayOf([]float64{0, 1, 2, 3})
+	mustAdd(t, s, gen(1), &SingleTimeSeries{Name: "p", InitialTimestamp: t0, Resolution: Hours(1), Data: arr}, nil)
+	mustAdd(t, s, gen(1), &NonSequentialTimeSeries{Name: "o", Timestamps: []time.Time{t0, t0.Add(time.Hour), t0.Add(2 * time.Hour), t0.Add(5 * time.Hour)}, Data: arr}, nil)
+	if n, _ := s.CountArrays(KeyFilter{}); n != 2 {
+		t.Fatalf("%d arrays counted; one packed column and one standalone variable are stored", n)
+	}
+}
+
+// A column no row names is forgotten on a writable open but its bytes stay, so data whose
+// catalog row was damaged is not destroyed before anyone can look at it.
+func TestOrphanColumnsKeepTheirBytes(t *testing.T) {
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 7)), nil)
+	s.Close()
+	run(t, "sqlite3", CatalogPath(path), "DELETE FROM time_series_associations")
+	openAgain(t, path).Close()
+	if slots := hashSlots(t, path, "sts_f64_s_24_PT1H"); slots[0] != "" {
+		t.Fatalf("orphan slot kept: %v", slots[:1])
+	}
+	if out := run(t, "ncdump", "-v", "sts_f64_s_24_PT1H", path); !strings.Contains(out, "sts_f64_s_24_PT1H =\n  7, _,") {
+		t.Fatalf("orphan column was zero-filled:\n%s", out[len(out)-400:])
 	}
 }

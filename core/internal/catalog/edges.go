@@ -27,8 +27,8 @@ type Edge struct {
 	BType string
 }
 
-// EdgeFilter selects rows; empty lists match everything. Lists go to SQLite as one JSON
-// array each (json_each), so they may be as long as the caller likes.
+// EdgeFilter selects rows; a nil list matches everything, an empty list nothing. Lists go to
+// SQLite as one JSON array each (json_each), so they may be as long as the caller likes.
 type EdgeFilter struct {
 	A, B           []int64
 	ATypes, BTypes []string
@@ -37,18 +37,20 @@ type EdgeFilter struct {
 func (f EdgeFilter) where(t EdgeTable) (string, []any) {
 	var conds []string
 	var args []any
-	add := func(column string, list any, n int) {
-		if n == 0 {
+	// A nil list matches everything; an empty one matches nothing, so a caller whose own
+	// selection came out empty never removes the whole table by accident.
+	add := func(column string, list any, isNil bool) {
+		if isNil {
 			return
 		}
 		js, _ := json.Marshal(list)
 		conds = append(conds, column+" IN (SELECT value FROM json_each(?))")
 		args = append(args, string(js))
 	}
-	add(t.AID, f.A, len(f.A))
-	add(t.BID, f.B, len(f.B))
-	add(t.AType, f.ATypes, len(f.ATypes))
-	add(t.BType, f.BTypes, len(f.BTypes))
+	add(t.AID, f.A, f.A == nil)
+	add(t.BID, f.B, f.B == nil)
+	add(t.AType, f.ATypes, f.ATypes == nil)
+	add(t.BType, f.BTypes, f.BTypes == nil)
 	if len(conds) == 0 {
 		return "", nil
 	}
@@ -161,26 +163,25 @@ func (c *Catalog) DeleteEdges(t EdgeTable, f EdgeFilter) (int64, error) {
 	return res.RowsAffected()
 }
 
-// ReplaceEdgeID changes id old to new at the A end, and at the B end too when both is set.
-// A pair that would then exist twice is a *DuplicateEdgeError.
+// ReplaceEdgeID changes id old to new at the A end, and at the B end too when both is set,
+// in one statement (a self-edge is one row changed). A pair that would then exist twice is a
+// *DuplicateEdgeError.
 func (c *Catalog) ReplaceEdgeID(t EdgeTable, old, new int64, both bool) (int64, error) {
-	cols := []string{t.AID}
+	q := `UPDATE ` + t.Name + ` SET ` + t.AID + ` = ? WHERE ` + t.AID + ` = ?`
+	args := []any{new, old}
 	if both {
-		cols = append(cols, t.BID)
+		q = `UPDATE ` + t.Name + ` SET ` + t.AID + ` = CASE WHEN ` + t.AID + ` = ? THEN ? ELSE ` + t.AID + ` END, ` +
+			t.BID + ` = CASE WHEN ` + t.BID + ` = ? THEN ? ELSE ` + t.BID + ` END WHERE ` + t.AID + ` = ? OR ` + t.BID + ` = ?`
+		args = []any{old, new, old, new, old, old}
 	}
-	var n int64
-	for _, col := range cols {
-		res, err := c.conn.ExecContext(ctx, `UPDATE `+t.Name+` SET `+col+` = ? WHERE `+col+` = ?`, new, old)
-		if err != nil {
-			if err = translate(err); errors.Is(err, ErrUnique) {
-				return 0, fmt.Errorf("%w: %w", &DuplicateEdgeError{fmt.Sprintf("replacing id %d with %d would associate one pair twice", old, new)}, ErrUnique)
-			}
-			return 0, err
+	res, err := c.conn.ExecContext(ctx, q, args...)
+	if err != nil {
+		if err = translate(err); errors.Is(err, ErrUnique) {
+			return 0, fmt.Errorf("%w: %w", &DuplicateEdgeError{fmt.Sprintf("replacing id %d with %d would associate one pair twice", old, new)}, ErrUnique)
 		}
-		k, _ := res.RowsAffected()
-		n += k
+		return 0, err
 	}
-	return n, nil
+	return res.RowsAffected()
 }
 
 // EdgeCounts returns the number of rows and of distinct ids at each end.

@@ -40,8 +40,9 @@ func Array(dtypeName string, shape []uint64, data []byte, kind FloatKind) Digest
 // ArrayHasher computes Array incrementally: the elements may arrive in pieces (whole
 // elements each), in row-major order.
 type ArrayHasher struct {
-	h    hash.Hash
-	kind FloatKind
+	h     hash.Hash
+	kind  FloatKind
+	carry []byte // the start of an element split across two writes
 }
 
 // NewArrayHasher starts the hash of an array of the given dtype and full shape.
@@ -59,8 +60,35 @@ func NewArrayHasher(dtypeName string, shape []uint64, kind FloatKind) *ArrayHash
 	return &ArrayHasher{h: h, kind: kind}
 }
 
-// Write adds the next elements' bytes.
+// Write adds the next bytes of the elements; a piece may end in the middle of an element.
 func (a *ArrayHasher) Write(data []byte) {
+	width := 0
+	switch a.kind {
+	case Float64:
+		width = 8
+	case Float32:
+		width = 4
+	}
+	if width == 0 {
+		a.h.Write(data)
+		return
+	}
+	if len(a.carry) > 0 {
+		n := min(width-len(a.carry), len(data))
+		a.carry = append(a.carry, data[:n]...)
+		data = data[n:]
+		if len(a.carry) < width {
+			return
+		}
+		a.writeWhole(a.carry)
+		a.carry = a.carry[:0]
+	}
+	whole := len(data) - len(data)%width
+	a.writeWhole(data[:whole])
+	a.carry = append(a.carry, data[whole:]...)
+}
+
+func (a *ArrayHasher) writeWhole(data []byte) {
 	switch a.kind {
 	case Float64:
 		writeCanonical(a.h, data, 8, func(b []byte) {

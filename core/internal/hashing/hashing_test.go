@@ -108,3 +108,26 @@ func TestFeatureHashesOfConformanceStore(t *testing.T) {
 		t.Errorf("got %x", b)
 	}
 }
+
+// The incremental hasher equals Array however the bytes are split, NaN payloads included.
+func TestArrayHasherAnySplit(t *testing.T) {
+	data := make([]byte, 8*37)
+	for i := range data {
+		data[i] = byte(i * 31)
+	}
+	for i := 0; i < len(data); i += 8 { // some NaNs with payloads
+		if i%24 == 0 {
+			copy(data[i:], []byte{1, 2, 3, 4, 5, 6, 0xf8, 0x7f})
+		}
+	}
+	want := Array("f64", []uint64{37}, data, Float64)
+	for _, piece := range []int{1, 3, 7, 8, 13, 64, 1000} {
+		h := NewArrayHasher("f64", []uint64{37}, Float64)
+		for i := 0; i < len(data); i += piece {
+			h.Write(data[i:min(i+piece, len(data))])
+		}
+		if h.Sum() != want {
+			t.Fatalf("pieces of %d bytes hash differently", piece)
+		}
+	}
+}

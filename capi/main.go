@@ -1,0 +1,204 @@
+// Command capi is the C library of tsstore: //export functions that translate between the C
+// contract of include/tsstore.h and the Go core. It is built with -buildmode=c-shared
+// (libtsstore.so) and -buildmode=c-archive (libtsstore.a). No store logic lives here: every
+// function checks its arguments, calls the core, and maps the result back. The header
+// cgo generates is not installed; include/tsstore.h is the contract.
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+func main() {}
+
+// storeHandle is a store and its last error message.
+type storeHandle struct {
+	s       *core.Store
+	mu      sync.Mutex
+	lastErr string
+}
+
+func (h *storeHandle) setError(msg string) {
+	h.mu.Lock()
+	h.lastErr = msg
+	h.mu.Unlock()
+}
+
+func getStore(p *C.tsstore_store) (*storeHandle, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindStore)
+	if !ok {
+		return nil, badHandle("store")
+	}
+	return v.(*storeHandle), nil
+}
+
+func getKey(p *C.tsstore_key) (core.Key, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindKey)
+	if !ok {
+		return core.Key{}, badHandle("key")
+	}
+	return v.(core.Key), nil
+}
+
+func newKeyHandle(k core.Key) *C.tsstore_key {
+	return (*C.tsstore_key)(handlePtr(register(kindKey, k)))
+}
+
+//export tsstore_version
+func tsstore_version() C.int32_t { return 100 }
+
+//export tsstore_status_name
+func tsstore_status_name(status C.int32_t) *C.char {
+	if status < 0 || int(status) >= len(statusNames) {
+		return cStatusNames[len(statusNames)]
+	}
+	return cStatusNames[status]
+}
+
+//export tsstore_last_error
+func tsstore_last_error(buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	msg := C.GoString(C.ts_get_error())
+	if err := putString(msg, buf, capacity, needed); err != nil {
+		return statusOf(err) // not recorded: reading the message must not replace it
+	}
+	return statusOK
+}
+
+func openResult(s *core.Store, err error, out **C.tsstore_store) C.int32_t {
+	if err != nil {
+		return fail(nil, err)
+	}
+	*out = (*C.tsstore_store)(handlePtr(register(kindStore, &storeHandle{s: s})))
+	return statusOK
+}
+
+func compressionOf(p *C.char) (*core.CreateOptions, error) {
+	if p == nil {
+		return nil, nil
+	}
+	c, err := core.ParseCompression(C.GoString(p))
+	if err != nil {
+		return nil, err
+	}
+	return &core.CreateOptions{Compression: &c}, nil
+}
+
+//export tsstore_create
+func tsstore_create(path, compression *C.char, out **C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	p, err := reqString(path, "path")
+	if err != nil {
+		return fail(nil, err)
+	}
+	opts, err := compressionOf(compression)
+	if err != nil {
+		return fail(nil, err)
+	}
+	s, err := core.Create(p, opts)
+	return openResult(s, err, out)
+}
+
+//export tsstore_open
+func tsstore_open(path *C.char, readOnly C.int32_t, out **C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	p, err := reqString(path, "path")
+	if err != nil {
+		return fail(nil, err)
+	}
+	var s *core.Store
+	if readOnly != 0 {
+		s, err = core.OpenReadOnly(p)
+	} else {
+		s, err = core.Open(p)
+	}
+	return openResult(s, err, out)
+}
+
+//export tsstore_open_in_memory
+func tsstore_open_in_memory(compression *C.char, out **C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	opts, err := compressionOf(compression)
+	if err != nil {
+		return fail(nil, err)
+	}
+	s, err := core.InMemory(opts)
+	return openResult(s, err, out)
+}
+
+//export tsstore_close
+func tsstore_close(p *C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	v := unregister(handleID(unsafe.Pointer(p)), kindStore)
+	if v == nil {
+		return statusOK
+	}
+	if err := v.(*storeHandle).s.Close(); err != nil {
+		return fail(nil, err)
+	}
+	return statusOK
+}
+
+// withStore runs fn on a live store, recording a failure on the thread and the store.
+func withStore(p *C.tsstore_store, fn func(*core.Store) error) C.int32_t {
+	h, err := getStore(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	if err := fn(h.s); err != nil {
+		return fail(h, err)
+	}
+	return statusOK
+}
+
+//export tsstore_flush
+func tsstore_flush(p *C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error { return s.Flush() })
+}
+
+//export tsstore_persist
+func tsstore_persist(p *C.tsstore_store, path *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		dst, err := reqString(path, "path")
+		if err != nil {
+			return err
+		}
+		return s.Persist(dst)
+	})
+}
+
+//export tsstore_store_last_error
+func tsstore_store_last_error(p *C.tsstore_store, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	h, err := getStore(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	h.mu.Lock()
+	msg := h.lastErr
+	h.mu.Unlock()
+	if err := putString(msg, buf, capacity, needed); err != nil {
+		return statusOf(err)
+	}
+	return statusOK
+}

@@ -1,0 +1,299 @@
+/*
+ * tsstore.h — the C interface of tsstore, a time-series store for power-system modelling.
+ *
+ * A store is a pair of files, <name>.nc (NetCDF4, the arrays) and <name>.nc.sqlite (SQLite,
+ * the catalog), in on-disk format 0.11.0. This header is the whole contract: anything not
+ * declared here is not API.
+ *
+ * Conventions, the same for every function:
+ *   - Every function returns an int32_t status (TSSTORE_OK or one of the TSSTORE_E_* codes
+ *     below), except the few documented to return something else.
+ *   - Output parameters come last. On failure they are left untouched (handles: set to NULL).
+ *   - Handles are opaque pointers. NULL is never a valid handle. A handle that was freed, or
+ *     that this library never issued, or one of another kind, is reported as
+ *     TSSTORE_E_INVALID_HANDLE — never dereferenced, never a crash. Handles are never reused.
+ *   - Every handle a function hands out has exactly one matching free function; freeing NULL,
+ *     or freeing twice, is harmless.
+ *   - Strings are NUL-terminated UTF-8. Strings going out are copied into caller buffers as
+ *     (buf, capacity, *needed): *needed receives the size including the terminating NUL; when
+ *     capacity is smaller, nothing is copied and TSSTORE_E_BUFFER_TOO_SMALL is returned. Call
+ *     with buf = NULL, capacity = 0 to ask the size.
+ *   - Array data goes into caller buffers the same way, in bytes: query the shape first.
+ *   - Timestamps are Unix milliseconds (int64_t, UTC). Periods (resolution, horizon,
+ *     interval) are ISO-8601 duration strings ("PT1H", "P1D", "P1M"); calendar periods are
+ *     kept distinct from fixed ones. Features are a JSON object string
+ *     ({"scenario": "high", "model_year": 2030}); NULL or "" means no features.
+ *   - After a failure, tsstore_last_error() on the same thread returns its message, also when
+ *     no handle was made (a failed open).
+ *
+ * Thread safety: every function may be called from any thread. Calls on one store are
+ * serialised inside the library (and every netcdf-c call in the process, which is not
+ * thread-safe); handles derived from a store (keys, series, lists) may be used from any
+ * thread, but a single reader handle must not be used by two threads at once.
+ */
+#ifndef TSSTORE_H
+#define TSSTORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define TSSTORE_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#define TSSTORE_API __attribute__((visibility("default")))
+#else
+#define TSSTORE_API
+#endif
+
+/* ---- Versions ------------------------------------------------------------------------ */
+
+/* The version of this header. The library's own version is tsstore_version(); a program
+ * can compare the two to catch a header / library mismatch. */
+#define TSSTORE_VERSION_MAJOR 0
+#define TSSTORE_VERSION_MINOR 1
+#define TSSTORE_VERSION_PATCH 0
+#define TSSTORE_VERSION_NUMBER (TSSTORE_VERSION_MAJOR * 10000 + TSSTORE_VERSION_MINOR * 100 + TSSTORE_VERSION_PATCH)
+#define TSSTORE_VERSION_STRING "0.1.0"
+/* The on-disk format this library reads and writes. */
+#define TSSTORE_DATA_FORMAT_VERSION "0.11.0"
+
+/* Returns the library's version as TSSTORE_VERSION_NUMBER encodes it. Never fails. */
+TSSTORE_API int32_t tsstore_version(void);
+
+/* ---- Status codes (never renumbered) -------------------------------------------------- */
+
+#define TSSTORE_OK 0
+#define TSSTORE_E_INVALID_PARAMETER 1     /* a bad argument; the message names it */
+#define TSSTORE_E_NOT_FOUND 2             /* no such series / array / association */
+#define TSSTORE_E_DUPLICATE_TIME_SERIES 3 /* the key is already stored */
+#define TSSTORE_E_DUPLICATE_ASSOCIATION 4 /* the pair is already associated */
+#define TSSTORE_E_INTEGRITY 5             /* the files disagree with each other */
+#define TSSTORE_E_READ_ONLY 6             /* a write on a store opened read-only */
+#define TSSTORE_E_IO 7                    /* netcdf-c, HDF5, SQLite or the OS failed */
+#define TSSTORE_E_INCOMPATIBLE_FORMAT 8   /* the file's data_format_version is not this build's */
+#define TSSTORE_E_INTERNAL 9              /* a bug in tsstore; please report the message */
+#define TSSTORE_E_BUFFER_TOO_SMALL 10     /* *needed says how much is needed */
+#define TSSTORE_E_INVALID_HANDLE 11       /* NULL, freed, foreign or wrong-kind handle */
+
+/* Returns a static, never-NULL name for a status ("TSSTORE_E_NOT_FOUND"; "unknown status"
+ * for a code this library does not know). */
+TSSTORE_API const char *tsstore_status_name(int32_t status);
+
+/* Copies the message of the calling thread's last failure ("" if none) into buf.
+ * Returns TSSTORE_OK or TSSTORE_E_BUFFER_TOO_SMALL. It does not change the message. */
+TSSTORE_API int32_t tsstore_last_error(char *buf, size_t capacity, size_t *needed);
+
+/* ---- Enumerations (format-details §1, §2) ---------------------------------------------- */
+
+#define TSSTORE_DTYPE_F64 0
+#define TSSTORE_DTYPE_F32 1
+#define TSSTORE_DTYPE_I64 2
+#define TSSTORE_DTYPE_I32 3
+#define TSSTORE_DTYPE_U64 4
+#define TSSTORE_DTYPE_BOOL 5 /* one byte per element, 0 or 1 */
+
+#define TSSTORE_OWNER_COMPONENT 0
+#define TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE 1
+
+#define TSSTORE_SINGLE_TIME_SERIES 0
+#define TSSTORE_NON_SEQUENTIAL_TIME_SERIES 1
+#define TSSTORE_DETERMINISTIC 2
+#define TSSTORE_DETERMINISTIC_SINGLE_TIME_SERIES 3
+#define TSSTORE_PROBABILISTIC 4
+#define TSSTORE_SCENARIOS 5
+/* Request only: whichever of Deterministic and DeterministicSingleTimeSeries is stored. */
+#define TSSTORE_ABSTRACT_DETERMINISTIC 6
+
+/* ---- Handles --------------------------------------------------------------------------- */
+
+typedef struct tsstore_store tsstore_store;   /* an open store */
+typedef struct tsstore_key tsstore_key;       /* the identity of one series */
+typedef struct tsstore_series tsstore_series; /* a series read from a store */
+typedef struct tsstore_keys tsstore_keys;     /* a list of keys */
+
+/* ---- Stores ---------------------------------------------------------------------------- */
+
+/* Creates a new store at path (and path + ".sqlite"); neither file may exist.
+ * compression: "none", "deflate:{0-9}:shuffle", "deflate:{0-9}:noshuffle", or NULL for the
+ * default "deflate:3:shuffle". On success *out is a new store handle (free: tsstore_close).
+ * Status: OK, INVALID_PARAMETER (path, compression), IO. */
+TSSTORE_API int32_t tsstore_create(const char *path, const char *compression, tsstore_store **out);
+
+/* Opens an existing store. read_only != 0 opens it without write access (no DDL, no write
+ * permission needed; every write fails with READ_ONLY).
+ * Status: OK, INVALID_PARAMETER, INTEGRITY (a half of the pair is missing or damaged),
+ * INCOMPATIBLE_FORMAT (the message names both versions), IO. */
+TSSTORE_API int32_t tsstore_open(const char *path, int32_t read_only, tsstore_store **out);
+
+/* Creates a store that lives in memory; tsstore_persist writes it to disk. */
+TSSTORE_API int32_t tsstore_open_in_memory(const char *compression, tsstore_store **out);
+
+/* Commits pending writes (as tsstore_flush does) and closes the store; an open transaction
+ * is rolled back. The handle is freed even when the commit fails (the status says so).
+ * NULL, or a handle already closed, returns TSSTORE_OK. */
+TSSTORE_API int32_t tsstore_close(tsstore_store *store);
+
+/* Makes every write so far durable: pending arrays written, the NetCDF file synced, the
+ * catalog committed. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (inside a transaction),
+ * IO (and every write since the previous commit is rolled back; the message says so). */
+TSSTORE_API int32_t tsstore_flush(tsstore_store *store);
+
+/* Writes an in-memory store to path and path + ".sqlite" (neither may exist). */
+TSSTORE_API int32_t tsstore_persist(tsstore_store *store, const char *path);
+
+/* Copies the message of this store's last failure ("" if none) into buf. */
+TSSTORE_API int32_t tsstore_store_last_error(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
+
+/* ---- Keys ------------------------------------------------------------------------------ */
+
+/* Makes a key. resolution and interval may be NULL or "" (none: a NonSequential series has
+ * no resolution, a static series no interval). features_json: NULL, "" or a JSON object.
+ * Free with tsstore_key_free. Status: OK, INVALID_PARAMETER (naming the field). */
+TSSTORE_API int32_t tsstore_key_new(int64_t owner_id, int32_t owner_category, int32_t series_type,
+                                    const char *name, const char *resolution, const char *interval,
+                                    const char *features_json, tsstore_key **out);
+
+/* Frees a key. NULL and freed handles are ignored. */
+TSSTORE_API void tsstore_key_free(tsstore_key *key);
+
+/* Reads the parts of a key. Strings as (buf, capacity, *needed); an absent period reads "". */
+TSSTORE_API int32_t tsstore_key_owner(const tsstore_key *key, int64_t *owner_id, int32_t *owner_category);
+TSSTORE_API int32_t tsstore_key_series_type(const tsstore_key *key, int32_t *series_type);
+TSSTORE_API int32_t tsstore_key_name(const tsstore_key *key, char *buf, size_t capacity, size_t *needed);
+TSSTORE_API int32_t tsstore_key_resolution(const tsstore_key *key, char *buf, size_t capacity, size_t *needed);
+TSSTORE_API int32_t tsstore_key_interval(const tsstore_key *key, char *buf, size_t capacity, size_t *needed);
+TSSTORE_API int32_t tsstore_key_features(const tsstore_key *key, char *buf, size_t capacity, size_t *needed);
+
+/* ---- Adding series --------------------------------------------------------------------- */
+
+/* The common arguments of an add:
+ *   owner_id, owner_type (e.g. "ThermalStandard"), owner_category (TSSTORE_OWNER_*);
+ *   name; features_json, units, ext: NULL or "" for none;
+ *   dtype (TSSTORE_DTYPE_*), shape[ndim] the full array shape, data the row-major,
+ *   little-endian element bytes, nbytes their length (must equal product(shape) × width);
+ *   key_out: receives the new key when not NULL (free: tsstore_key_free).
+ * Arrays are copied: the caller may reuse data as soon as the call returns. A write is
+ * durable at the next flush, close or outermost commit.
+ * Status: OK, INVALID_HANDLE, INVALID_PARAMETER (naming the field and value),
+ * DUPLICATE_TIME_SERIES, READ_ONLY, IO. A refused add writes nothing. */
+
+/* A regular series: shape [length, *element_shape], one step per resolution from initial_ms. */
+TSSTORE_API int32_t tsstore_add_single(tsstore_store *store, int64_t owner_id, const char *owner_type,
+                                       int32_t owner_category, const char *name, int64_t initial_ms,
+                                       const char *resolution, int32_t dtype, const int64_t *shape,
+                                       size_t ndim, const void *data, size_t nbytes,
+                                       const char *features_json, const char *units, const char *ext,
+                                       tsstore_key **key_out);
+
+/* An irregular series: timestamps_ms[shape[0]] strictly increasing. */
+TSSTORE_API int32_t tsstore_add_nonsequential(tsstore_store *store, int64_t owner_id, const char *owner_type,
+                                              int32_t owner_category, const char *name,
+                                              const int64_t *timestamps_ms, size_t n_timestamps,
+                                              int32_t dtype, const int64_t *shape, size_t ndim,
+                                              const void *data, size_t nbytes, const char *features_json,
+                                              const char *units, const char *ext, tsstore_key **key_out);
+
+/* A dense forecast. series_type: TSSTORE_DETERMINISTIC (shape [H, count, *E]),
+ * TSSTORE_PROBABILISTIC ([P, H, count, *E], percentiles[P] strictly increasing) or
+ * TSSTORE_SCENARIOS ([S, H, count, *E]); H = horizon / resolution. percentiles is ignored
+ * (may be NULL) unless the type is Probabilistic. */
+TSSTORE_API int32_t tsstore_add_forecast(tsstore_store *store, int64_t owner_id, const char *owner_type,
+                                         int32_t owner_category, const char *name, int32_t series_type,
+                                         int64_t initial_ms, const char *resolution, const char *horizon,
+                                         const char *interval, int64_t count, const double *percentiles,
+                                         size_t n_percentiles, int32_t dtype, const int64_t *shape,
+                                         size_t ndim, const void *data, size_t nbytes,
+                                         const char *features_json, const char *units, const char *ext,
+                                         tsstore_key **key_out);
+
+/* ---- Reading --------------------------------------------------------------------------- */
+
+/* Reports whether a series with exactly this key is stored (*found 1 or 0). */
+TSSTORE_API int32_t tsstore_has(tsstore_store *store, const tsstore_key *key, int32_t *found);
+
+/* Reads a whole series. A DeterministicSingleTimeSeries reads as a Deterministic.
+ * Free *out with tsstore_series_free. Status: OK, INVALID_HANDLE, INVALID_PARAMETER,
+ * NOT_FOUND, INTEGRITY, IO. */
+TSSTORE_API int32_t tsstore_get(tsstore_store *store, const tsstore_key *key, tsstore_series **out);
+
+/* Reads part of a static series: a SingleTimeSeries from floor(start) to ceil(end) on its
+ * grid, clamped; a NonSequentialTimeSeries over [start, end). A forecast key is
+ * INVALID_PARAMETER. */
+TSSTORE_API int32_t tsstore_get_range(tsstore_store *store, const tsstore_key *key, int64_t start_ms,
+                                      int64_t end_ms, tsstore_series **out);
+
+/* Reads the forecast windows starting in [first_ms, last_ms]; both must be window starts
+ * (initial + k × interval). A static key is INVALID_PARAMETER. */
+TSSTORE_API int32_t tsstore_get_windows(tsstore_store *store, const tsstore_key *key, int64_t first_ms,
+                                        int64_t last_ms, tsstore_series **out);
+
+/* Frees a series. NULL and freed handles are ignored. */
+TSSTORE_API void tsstore_series_free(tsstore_series *series);
+
+/* The shape of what a series read holds:
+ *   series_type: TSSTORE_SINGLE_TIME_SERIES, _NON_SEQUENTIAL_, _DETERMINISTIC, _PROBABILISTIC
+ *   or _SCENARIOS (a DeterministicSingleTimeSeries reads as Deterministic);
+ *   dtype; ndim (the rank of the array; at most 1024);
+ *   initial_ms: first step (static) or first window start (forecasts); 0 for NonSequential;
+ *   count: windows (forecasts), 0 otherwise. Any pointer may be NULL. */
+TSSTORE_API int32_t tsstore_series_info(const tsstore_series *series, int32_t *series_type, int32_t *dtype,
+                                        size_t *ndim, int64_t *initial_ms, int64_t *count);
+
+/* Copies the array's shape into shape[capacity]; *ndim receives the rank.
+ * BUFFER_TOO_SMALL when capacity < rank. */
+TSSTORE_API int32_t tsstore_series_shape(const tsstore_series *series, int64_t *shape, size_t capacity,
+                                         size_t *ndim);
+
+/* Copies the array's bytes (row-major, little-endian) into buf[capacity]. */
+TSSTORE_API int32_t tsstore_series_data(const tsstore_series *series, void *buf, size_t capacity,
+                                        size_t *needed);
+
+/* A NonSequentialTimeSeries' timestamps into buf[capacity] (count in elements). */
+TSSTORE_API int32_t tsstore_series_timestamps(const tsstore_series *series, int64_t *buf, size_t capacity,
+                                              size_t *needed);
+
+/* Periods of a series ("" when it has none): resolution, horizon, interval. */
+TSSTORE_API int32_t tsstore_series_resolution(const tsstore_series *series, char *buf, size_t capacity,
+                                              size_t *needed);
+TSSTORE_API int32_t tsstore_series_horizon(const tsstore_series *series, char *buf, size_t capacity,
+                                           size_t *needed);
+TSSTORE_API int32_t tsstore_series_interval(const tsstore_series *series, char *buf, size_t capacity,
+                                            size_t *needed);
+
+/* A Probabilistic forecast's percentiles into buf[capacity] (count in elements). */
+TSSTORE_API int32_t tsstore_series_percentiles(const tsstore_series *series, double *buf, size_t capacity,
+                                               size_t *needed);
+
+/* ---- Removing and listing -------------------------------------------------------------- */
+
+/* Removes one series; its array is freed once no other series references it and the
+ * removal is committed. Status: OK, INVALID_HANDLE, NOT_FOUND, READ_ONLY, IO. */
+TSSTORE_API int32_t tsstore_remove(tsstore_store *store, const tsstore_key *key);
+
+/* Lists the keys of the series matching a filter, in insertion order. Every filter argument
+ * may be "no filter": owner_id with has_owner_id = 0, owner_category / series_type < 0,
+ * name / resolution NULL, features_json NULL (a subset match otherwise).
+ * Free *out with tsstore_keys_free. */
+TSSTORE_API int32_t tsstore_list_keys(tsstore_store *store, int32_t has_owner_id, int64_t owner_id,
+                                      int32_t owner_category, int32_t series_type, const char *name,
+                                      const char *resolution, const char *features_json, tsstore_keys **out);
+
+/* The number of keys in a list. */
+TSSTORE_API int32_t tsstore_keys_len(const tsstore_keys *keys, size_t *len);
+
+/* Key i of a list, as a new key handle (free: tsstore_key_free). INVALID_PARAMETER when
+ * i is out of range. */
+TSSTORE_API int32_t tsstore_keys_get(const tsstore_keys *keys, size_t i, tsstore_key **out);
+
+/* Frees a key list. NULL and freed handles are ignored. */
+TSSTORE_API void tsstore_keys_free(tsstore_keys *keys);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TSSTORE_H */
