@@ -3,7 +3,9 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo bench test test-short vet clean
+.PHONY: all deps build demo bench test test-short vet clib ctest clean
+
+CMAKE_BUILD ?= build/cmake
 
 all: build
 
@@ -25,16 +27,27 @@ bench: deps
 
 vet: deps
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l core examples bench)" || { echo "gofmt needed:"; gofmt -l core examples bench; exit 1; }
+	@test -z "$$(gofmt -l core capi examples bench)" || { echo "gofmt needed:"; gofmt -l core capi examples bench; exit 1; }
+
+# The C library (libtsstore.so, libtsstore.a), its examples and tests, through CMake.
+clib: deps
+	cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(CMAKE_BUILD) -j2
+
+# The ctest suite: unit, abi (exported symbols = header; install + find_package), examples,
+# memcheck (valgrind).
+ctest: clib
+	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
 # Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
 test: deps vet
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
+	$(MAKE) ctest
 
 test-short: deps
 	$(GO) test -short -count=1 ./...
 
 clean:
-	rm -rf $(OUT)
+	rm -rf $(OUT) build

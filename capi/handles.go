@@ -63,5 +63,5 @@ func unregister(id uintptr, k kind) any {
 	return e.v
 }
 
-func handleID(p unsafe.Pointer) uintptr { return uintptr(C.ts_id(p)) }
+func handleID(p unsafe.Pointer) uintptr   { return uintptr(C.ts_id(p)) }
 func handlePtr(id uintptr) unsafe.Pointer { return C.ts_ptr(C.uintptr_t(id)) }

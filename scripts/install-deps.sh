@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing tsstore needs and is missing: netcdf-c and HDF5 (headers,
 # libraries and the ncdump / h5dump / ncatted tools the tests check files with), SQLite's
-# command-line shell, pkg-config and a C compiler (cgo), then the Go modules.
+# command-line shell, pkg-config, a C compiler (cgo), CMake and valgrind (the C library's
+# build and ctest suite), then the Go modules.
 # Safe to run repeatedly: it installs nothing that is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,9 @@ command -v h5dump >/dev/null || need+=(hdf5-tools)
 command -v ncatted >/dev/null || need+=(nco)
 command -v sqlite3 >/dev/null || need+=(sqlite3)
 command -v gcc >/dev/null || need+=(gcc)
+command -v cmake >/dev/null || need+=(cmake)
+command -v make >/dev/null || need+=(make)
+command -v valgrind >/dev/null || need+=(valgrind)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "install-deps: installing ${need[*]}"

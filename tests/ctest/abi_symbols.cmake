@@ -1,5 +1,6 @@
 # Compares the functions the shared library exports with those tsstore.h declares: none
 # missing, none extra. Run as cmake -DLIBRARY=… -DHEADER=… -P abi_symbols.cmake.
+cmake_minimum_required(VERSION 3.16)
 find_program(NM nm REQUIRED)
 execute_process(COMMAND ${NM} -D --defined-only ${LIBRARY} OUTPUT_VARIABLE nm_out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
