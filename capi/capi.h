@@ -10,6 +10,9 @@ typedef struct tsstore_store tsstore_store;
 typedef struct tsstore_key tsstore_key;
 typedef struct tsstore_series tsstore_series;
 typedef struct tsstore_keys tsstore_keys;
+typedef struct tsstore_batch tsstore_batch;
+typedef struct tsstore_static_reader tsstore_static_reader;
+typedef struct tsstore_forecast_reader tsstore_forecast_reader;
 
 #define TS_ERROR_CAP 4096
 /* Internal helpers: hidden, so the library exports exactly the functions of tsstore.h. */

@@ -17,6 +17,9 @@ const (
 	kindKey
 	kindSeries
 	kindKeys
+	kindBatch
+	kindStaticReader
+	kindForecastReader
 )
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a

@@ -114,6 +114,9 @@ typedef struct tsstore_store tsstore_store;   /* an open store */
 typedef struct tsstore_key tsstore_key;       /* the identity of one series */
 typedef struct tsstore_series tsstore_series; /* a series read from a store */
 typedef struct tsstore_keys tsstore_keys;     /* a list of keys */
+typedef struct tsstore_batch tsstore_batch;   /* series collected for one all-or-nothing add */
+typedef struct tsstore_static_reader tsstore_static_reader;     /* one timestamp of many series */
+typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of many forecasts */
 
 /* ---- Stores ---------------------------------------------------------------------------- */
 
@@ -291,6 +294,142 @@ TSSTORE_API int32_t tsstore_keys_get(const tsstore_keys *keys, size_t i, tsstore
 
 /* Frees a key list. NULL and freed handles are ignored. */
 TSSTORE_API void tsstore_keys_free(tsstore_keys *keys);
+
+
+/* ---- Transactions and the write buffer ------------------------------------------------- */
+
+/* Opens a transaction; nested calls open savepoints, and only the outermost commit is
+ * durable. Reads inside see the transaction's writes; removals free their arrays only after
+ * the outermost commit. A transaction belongs to the store: while it is open every thread's
+ * writes on that store join it. Status: OK, INVALID_HANDLE, READ_ONLY, IO. */
+TSSTORE_API int32_t tsstore_begin(tsstore_store *store);
+
+/* Commits the innermost transaction (the outermost: durably; if that fails the whole
+ * transaction is rolled back and the status says so). INVALID_PARAMETER when none is open. */
+TSSTORE_API int32_t tsstore_commit(tsstore_store *store);
+
+/* Rolls the innermost transaction back: its rows, arrays and removals. */
+TSSTORE_API int32_t tsstore_rollback(tsstore_store *store);
+
+/* Sets how many bytes of pending arrays the store holds before writing them out (and,
+ * outside a transaction, committing). Default 256 MiB. */
+TSSTORE_API int32_t tsstore_set_write_buffer(tsstore_store *store, int64_t bytes);
+
+/* ---- Batches --------------------------------------------------------------------------- */
+
+/* Starts an empty batch on a store (free: tsstore_batch_free, which discards what is queued). */
+TSSTORE_API int32_t tsstore_batch_new(tsstore_store *store, tsstore_batch **out);
+
+/* Queue one series, with the arguments of the matching tsstore_add_* function. Arguments are
+ * checked and arrays copied when queued; keys and the store are checked at commit. */
+TSSTORE_API int32_t tsstore_batch_add_single(tsstore_batch *batch, int64_t owner_id, const char *owner_type,
+                                             int32_t owner_category, const char *name, int64_t initial_ms,
+                                             const char *resolution, int32_t dtype, const int64_t *shape,
+                                             size_t ndim, const void *data, size_t nbytes,
+                                             const char *features_json, const char *units, const char *ext);
+TSSTORE_API int32_t tsstore_batch_add_nonsequential(tsstore_batch *batch, int64_t owner_id, const char *owner_type,
+                                                    int32_t owner_category, const char *name,
+                                                    const int64_t *timestamps_ms, size_t n_timestamps,
+                                                    int32_t dtype, const int64_t *shape, size_t ndim,
+                                                    const void *data, size_t nbytes, const char *features_json,
+                                                    const char *units, const char *ext);
+TSSTORE_API int32_t tsstore_batch_add_forecast(tsstore_batch *batch, int64_t owner_id, const char *owner_type,
+                                               int32_t owner_category, const char *name, int32_t series_type,
+                                               int64_t initial_ms, const char *resolution, const char *horizon,
+                                               const char *interval, int64_t count, const double *percentiles,
+                                               size_t n_percentiles, int32_t dtype, const int64_t *shape,
+                                               size_t ndim, const void *data, size_t nbytes,
+                                               const char *features_json, const char *units, const char *ext);
+
+/* The number of series queued. */
+TSSTORE_API int32_t tsstore_batch_len(const tsstore_batch *batch, size_t *len);
+
+/* Adds every queued series, all or nothing; keys_out (may be NULL) receives their keys in
+ * queue order (free: tsstore_keys_free). The batch is empty afterwards either way.
+ * Status: as tsstore_add_single; a duplicate names the item ("items[3]"). */
+TSSTORE_API int32_t tsstore_batch_commit(tsstore_batch *batch, tsstore_keys **keys_out);
+
+/* Discards what is queued and frees the batch. NULL and freed handles are ignored. */
+TSSTORE_API void tsstore_batch_free(tsstore_batch *batch);
+
+/* ---- Transform ------------------------------------------------------------------------- */
+
+/* Derives a DeterministicSingleTimeSeries (horizon, interval) over every SingleTimeSeries,
+ * or only those of one owner category (>= 0) and/or one resolution (non-NULL); all or
+ * nothing, writing catalog rows only. Deriving again with the same horizon is a no-op.
+ * *added receives the number of rows added. Status: OK, INVALID_HANDLE, INVALID_PARAMETER
+ * (naming the series whose resolution does not divide the horizon or interval),
+ * DUPLICATE_TIME_SERIES (the same identity with another horizon), READ_ONLY, IO. */
+TSSTORE_API int32_t tsstore_transform_single_time_series(tsstore_store *store, const char *horizon,
+                                                         const char *interval, int32_t owner_category,
+                                                         const char *resolution, int64_t *added);
+
+/* ---- Bulk reads ------------------------------------------------------------------------ */
+
+/* Reads n whole series in one pass per packed dataset: out[i] receives the series of
+ * keys[i] (free each with tsstore_series_free). On failure every out[i] is NULL. */
+TSSTORE_API int32_t tsstore_get_many(tsstore_store *store, const tsstore_key *const *keys, size_t n,
+                                     tsstore_series **out);
+
+/* ---- Readers for simulation loops ------------------------------------------------------- */
+
+/* A StaticReader reads one timestamp of many SingleTimeSeries at once: keys[n] at one
+ * resolution, all on one grid (initial timestamp and length; another grid is
+ * INVALID_PARAMETER naming the key). The keys are grouped by (dtype, element shape); after
+ * each read, group g's values are [nkeys, *element_shape] for that step, in the order of its
+ * key indices. Free with tsstore_static_reader_free. A reader must not be used by two
+ * threads at once. */
+TSSTORE_API int32_t tsstore_static_reader_new(tsstore_store *store, const char *resolution,
+                                              const tsstore_key *const *keys, size_t n,
+                                              tsstore_static_reader **out);
+/* The shared grid: step i is at initial_ms + i × resolution, 0 <= i < length. */
+TSSTORE_API int32_t tsstore_static_reader_grid(const tsstore_static_reader *reader, int64_t *initial_ms,
+                                               int64_t *length);
+/* Reads the step at timestamp_ms (which must be a grid point: never clamped), or step i. */
+TSSTORE_API int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t timestamp_ms);
+TSSTORE_API int32_t tsstore_static_reader_read_step(tsstore_static_reader *reader, int64_t step);
+/* The number of groups. */
+TSSTORE_API int32_t tsstore_static_reader_groups(const tsstore_static_reader *reader, size_t *n_groups);
+/* A group's dtype, number of keys and element shape (into element_shape[capacity]; *ndim
+ * receives its rank, 0 for scalars). */
+TSSTORE_API int32_t tsstore_static_reader_group_info(const tsstore_static_reader *reader, size_t group,
+                                                     int32_t *dtype, size_t *n_keys, int64_t *element_shape,
+                                                     size_t capacity, size_t *ndim);
+/* The indices (into the keys given to _new) of a group's keys, into buf[capacity]. */
+TSSTORE_API int32_t tsstore_static_reader_group_keys(const tsstore_static_reader *reader, size_t group,
+                                                     int64_t *buf, size_t capacity, size_t *needed);
+/* Copies a group's values of the last step read into buf[capacity] (bytes). */
+TSSTORE_API int32_t tsstore_static_reader_group_values(const tsstore_static_reader *reader, size_t group,
+                                                       void *buf, size_t capacity, size_t *needed);
+TSSTORE_API void tsstore_static_reader_free(tsstore_static_reader *reader);
+
+/* A ForecastReader reads one window of many forecasts at once: keys[n] of one series_type
+ * (TSSTORE_ABSTRACT_DETERMINISTIC mixes Deterministic and DeterministicSingleTimeSeries)
+ * and one resolution, sharing a window timeline (initial timestamp, interval, count).
+ * Groups are by (dtype, element shape, layers, steps); after each read, group g's values
+ * are [nkeys, H, *E] (deterministic) or [nkeys, layers, H, *E] (Probabilistic, Scenarios).
+ * A sweep over the windows in order decompresses each storage chunk once. */
+TSSTORE_API int32_t tsstore_forecast_reader_new(tsstore_store *store, int32_t series_type, const char *resolution,
+                                                const tsstore_key *const *keys, size_t n,
+                                                tsstore_forecast_reader **out);
+/* The shared timeline: window i starts at initial_ms + i × interval, 0 <= i < count. */
+TSSTORE_API int32_t tsstore_forecast_reader_grid(const tsstore_forecast_reader *reader, int64_t *initial_ms,
+                                                 int64_t *count);
+/* Reads the window starting at start_ms (which must be a window start), or window i. */
+TSSTORE_API int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t start_ms);
+TSSTORE_API int32_t tsstore_forecast_reader_read_window(tsstore_forecast_reader *reader, int64_t window);
+TSSTORE_API int32_t tsstore_forecast_reader_groups(const tsstore_forecast_reader *reader, size_t *n_groups);
+/* A group's dtype, number of keys, layers (percentiles or scenarios; 1 for deterministic
+ * types), steps per window and element shape. */
+TSSTORE_API int32_t tsstore_forecast_reader_group_info(const tsstore_forecast_reader *reader, size_t group,
+                                                       int32_t *dtype, size_t *n_keys, int64_t *layers,
+                                                       int64_t *steps, int64_t *element_shape, size_t capacity,
+                                                       size_t *ndim);
+TSSTORE_API int32_t tsstore_forecast_reader_group_keys(const tsstore_forecast_reader *reader, size_t group,
+                                                       int64_t *buf, size_t capacity, size_t *needed);
+TSSTORE_API int32_t tsstore_forecast_reader_group_values(const tsstore_forecast_reader *reader, size_t group,
+                                                         void *buf, size_t capacity, size_t *needed);
+TSSTORE_API void tsstore_forecast_reader_free(tsstore_forecast_reader *reader);
 
 #ifdef __cplusplus
 }

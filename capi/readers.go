@@ -1,0 +1,348 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+// A reader handle keeps its store handle: reads go through the store's lock.
+
+func getStaticReader(p *C.tsstore_static_reader) (*core.StaticReader, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindStaticReader)
+	if !ok {
+		return nil, badHandle("static reader")
+	}
+	return v.(*core.StaticReader), nil
+}
+
+func getForecastReader(p *C.tsstore_forecast_reader) (*core.ForecastReader, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindForecastReader)
+	if !ok {
+		return nil, badHandle("forecast reader")
+	}
+	return v.(*core.ForecastReader), nil
+}
+
+func noFail(err error) C.int32_t {
+	if err != nil {
+		return fail(nil, err)
+	}
+	return statusOK
+}
+
+//export tsstore_static_reader_new
+func tsstore_static_reader_new(p *C.tsstore_store, resolution *C.char, keys **C.tsstore_key, n C.size_t, out **C.tsstore_static_reader) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	var rd *core.StaticReader
+	st := withStore(p, func(s *core.Store) error {
+		res, err := reqPeriod(resolution, "resolution")
+		if err != nil {
+			return err
+		}
+		ks, err := keyList(keys, n, "keys")
+		if err != nil {
+			return err
+		}
+		rd, err = s.NewStaticReader(res, ks)
+		return err
+	})
+	if st == statusOK {
+		*out = (*C.tsstore_static_reader)(handlePtr(register(kindStaticReader, rd)))
+	}
+	return st
+}
+
+//export tsstore_static_reader_grid
+func tsstore_static_reader_grid(p *C.tsstore_static_reader, initialMS, length *C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getStaticReader(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	t0, _, n := rd.Grid()
+	if initialMS != nil {
+		*initialMS = toMillis(t0)
+	}
+	if length != nil {
+		*length = C.int64_t(n)
+	}
+	return statusOK
+}
+
+//export tsstore_static_reader_read
+func tsstore_static_reader_read(p *C.tsstore_static_reader, timestampMS C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getStaticReader(p)
+	if err == nil {
+		err = rd.Read(fromMillis(timestampMS))
+	}
+	return noFail(err)
+}
+
+//export tsstore_static_reader_read_step
+func tsstore_static_reader_read_step(p *C.tsstore_static_reader, step C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getStaticReader(p)
+	if err == nil {
+		if step < 0 || step > 1<<40 {
+			err = invalidArg("step: %d is out of range", step)
+		} else {
+			err = rd.ReadStep(int(step))
+		}
+	}
+	return noFail(err)
+}
+
+//export tsstore_static_reader_groups
+func tsstore_static_reader_groups(p *C.tsstore_static_reader, n *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getStaticReader(p)
+	if err == nil && n == nil {
+		err = invalidArg("n_groups is NULL")
+	}
+	if err != nil {
+		return fail(nil, err)
+	}
+	*n = C.size_t(len(rd.Groups()))
+	return statusOK
+}
+
+func staticGroup(p *C.tsstore_static_reader, g C.size_t) (*core.StaticGroup, error) {
+	rd, err := getStaticReader(p)
+	if err != nil {
+		return nil, err
+	}
+	if int(g) >= len(rd.Groups()) {
+		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
+	}
+	return rd.Groups()[g], nil
+}
+
+// putShape copies an element shape into shape[capacity].
+func putShape(eshape []int, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) error {
+	if ndim != nil {
+		*ndim = C.size_t(len(eshape))
+	}
+	if shape == nil && capacity == 0 {
+		return nil
+	}
+	if shape == nil {
+		return invalidArg("element_shape is NULL but capacity is %d", capacity)
+	}
+	if int(capacity) < len(eshape) {
+		return tooSmall(uintptr(len(eshape)), "dimensions")
+	}
+	dst := unsafe.Slice((*int64)(unsafe.Pointer(shape)), len(eshape))
+	for i, d := range eshape {
+		dst[i] = int64(d)
+	}
+	return nil
+}
+
+func keyIndices(keys []int) []int64 {
+	out := make([]int64, len(keys))
+	for i, k := range keys {
+		out[i] = int64(k)
+	}
+	return out
+}
+
+//export tsstore_static_reader_group_info
+func tsstore_static_reader_group_info(p *C.tsstore_static_reader, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
+	eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := staticGroup(p, g)
+	if err == nil {
+		if dtype != nil {
+			*dtype = C.int32_t(grp.DType)
+		}
+		if nKeys != nil {
+			*nKeys = C.size_t(len(grp.Keys))
+		}
+		err = putShape(grp.ElementShape, eshape, capacity, ndim)
+	}
+	return noFail(err)
+}
+
+//export tsstore_static_reader_group_keys
+func tsstore_static_reader_group_keys(p *C.tsstore_static_reader, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := staticGroup(p, g)
+	if err == nil {
+		err = putElements(keyIndices(grp.Keys), unsafe.Pointer(buf), capacity, needed)
+	}
+	return noFail(err)
+}
+
+//export tsstore_static_reader_group_values
+func tsstore_static_reader_group_values(p *C.tsstore_static_reader, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := staticGroup(p, g)
+	if err == nil {
+		err = putBytes(grp.Values.Data, buf, capacity, needed)
+	}
+	return noFail(err)
+}
+
+//export tsstore_static_reader_free
+func tsstore_static_reader_free(p *C.tsstore_static_reader) {
+	defer guardVoid()
+	if v := unregister(handleID(unsafe.Pointer(p)), kindStaticReader); v != nil {
+		v.(*core.StaticReader).Close()
+	}
+}
+
+//export tsstore_forecast_reader_new
+func tsstore_forecast_reader_new(p *C.tsstore_store, seriesType C.int32_t, resolution *C.char, keys **C.tsstore_key, n C.size_t,
+	out **C.tsstore_forecast_reader) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	var rd *core.ForecastReader
+	st := withStore(p, func(s *core.Store) error {
+		if seriesType < 0 || !core.SeriesType(seriesType).Valid() {
+			return invalidArg("series_type: unknown code %d", seriesType)
+		}
+		res, err := reqPeriod(resolution, "resolution")
+		if err != nil {
+			return err
+		}
+		ks, err := keyList(keys, n, "keys")
+		if err != nil {
+			return err
+		}
+		rd, err = s.NewForecastReader(core.SeriesType(seriesType), res, ks)
+		return err
+	})
+	if st == statusOK {
+		*out = (*C.tsstore_forecast_reader)(handlePtr(register(kindForecastReader, rd)))
+	}
+	return st
+}
+
+//export tsstore_forecast_reader_grid
+func tsstore_forecast_reader_grid(p *C.tsstore_forecast_reader, initialMS, count *C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getForecastReader(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	g := rd.Grid()
+	if initialMS != nil {
+		*initialMS = toMillis(g.InitialTimestamp)
+	}
+	if count != nil {
+		*count = C.int64_t(g.Count)
+	}
+	return statusOK
+}
+
+//export tsstore_forecast_reader_read
+func tsstore_forecast_reader_read(p *C.tsstore_forecast_reader, startMS C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getForecastReader(p)
+	if err == nil {
+		err = rd.Read(fromMillis(startMS))
+	}
+	return noFail(err)
+}
+
+//export tsstore_forecast_reader_read_window
+func tsstore_forecast_reader_read_window(p *C.tsstore_forecast_reader, window C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getForecastReader(p)
+	if err == nil {
+		if window < 0 || window > 1<<40 {
+			err = invalidArg("window: %d is out of range", window)
+		} else {
+			err = rd.ReadWindow(int(window))
+		}
+	}
+	return noFail(err)
+}
+
+//export tsstore_forecast_reader_groups
+func tsstore_forecast_reader_groups(p *C.tsstore_forecast_reader, n *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	rd, err := getForecastReader(p)
+	if err == nil && n == nil {
+		err = invalidArg("n_groups is NULL")
+	}
+	if err != nil {
+		return fail(nil, err)
+	}
+	*n = C.size_t(len(rd.Groups()))
+	return statusOK
+}
+
+func forecastGroup(p *C.tsstore_forecast_reader, g C.size_t) (*core.ForecastGroup, error) {
+	rd, err := getForecastReader(p)
+	if err != nil {
+		return nil, err
+	}
+	if int(g) >= len(rd.Groups()) {
+		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
+	}
+	return rd.Groups()[g], nil
+}
+
+//export tsstore_forecast_reader_group_info
+func tsstore_forecast_reader_group_info(p *C.tsstore_forecast_reader, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
+	layers, steps *C.int64_t, eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := forecastGroup(p, g)
+	if err == nil {
+		if dtype != nil {
+			*dtype = C.int32_t(grp.DType)
+		}
+		if nKeys != nil {
+			*nKeys = C.size_t(len(grp.Keys))
+		}
+		if layers != nil {
+			*layers = C.int64_t(grp.Layers)
+		}
+		if steps != nil {
+			*steps = C.int64_t(grp.Steps)
+		}
+		err = putShape(grp.ElementShape, eshape, capacity, ndim)
+	}
+	return noFail(err)
+}
+
+//export tsstore_forecast_reader_group_keys
+func tsstore_forecast_reader_group_keys(p *C.tsstore_forecast_reader, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := forecastGroup(p, g)
+	if err == nil {
+		err = putElements(keyIndices(grp.Keys), unsafe.Pointer(buf), capacity, needed)
+	}
+	return noFail(err)
+}
+
+//export tsstore_forecast_reader_group_values
+func tsstore_forecast_reader_group_values(p *C.tsstore_forecast_reader, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	grp, err := forecastGroup(p, g)
+	if err == nil {
+		err = putBytes(grp.Values.Data, buf, capacity, needed)
+	}
+	return noFail(err)
+}
+
+//export tsstore_forecast_reader_free
+func tsstore_forecast_reader_free(p *C.tsstore_forecast_reader) {
+	defer guardVoid()
+	if v := unregister(handleID(unsafe.Pointer(p)), kindForecastReader); v != nil {
+		v.(*core.ForecastReader).Close()
+	}
+}

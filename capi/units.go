@@ -1,0 +1,253 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+//export tsstore_begin
+func tsstore_begin(p *C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error { return s.Begin() })
+}
+
+//export tsstore_commit
+func tsstore_commit(p *C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error { return s.Commit() })
+}
+
+//export tsstore_rollback
+func tsstore_rollback(p *C.tsstore_store) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error { return s.Rollback() })
+}
+
+//export tsstore_set_write_buffer
+func tsstore_set_write_buffer(p *C.tsstore_store, bytes C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		if bytes < 0 || int64(bytes) > int64(^uint(0)>>1) {
+			return invalidArg("bytes: %d is not a buffer size", bytes)
+		}
+		return s.SetWriteBuffer(int(bytes))
+	})
+}
+
+// batchHandle is a store's batch under construction.
+type batchHandle struct {
+	store *C.tsstore_store
+	items []core.BatchItem
+}
+
+func getBatch(p *C.tsstore_batch) (*batchHandle, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindBatch)
+	if !ok {
+		return nil, badHandle("batch")
+	}
+	return v.(*batchHandle), nil
+}
+
+//export tsstore_batch_new
+func tsstore_batch_new(p *C.tsstore_store, out **C.tsstore_batch) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	if _, err := getStore(p); err != nil {
+		return fail(nil, err)
+	}
+	*out = (*C.tsstore_batch)(handlePtr(register(kindBatch, &batchHandle{store: p})))
+	return statusOK
+}
+
+// queue adds a built series to a batch, copying its array: the caller's buffers are theirs
+// again as soon as the call returns.
+func queue(p *C.tsstore_batch, it core.BatchItem, err error) C.int32_t {
+	b, berr := getBatch(p)
+	if berr != nil {
+		return fail(nil, berr)
+	}
+	if err != nil {
+		return fail(nil, err)
+	}
+	copyArray(it.Series)
+	b.items = append(b.items, it)
+	return statusOK
+}
+
+func copyArray(ts core.TimeSeries) {
+	own := func(a *core.TypedArray) { a.Data = append([]byte(nil), a.Data...) }
+	switch t := ts.(type) {
+	case *core.SingleTimeSeries:
+		own(&t.Data)
+	case *core.NonSequentialTimeSeries:
+		own(&t.Data)
+	case *core.Deterministic:
+		own(&t.Data)
+	case *core.Probabilistic:
+		own(&t.Data)
+	case *core.Scenarios:
+		own(&t.Data)
+	}
+}
+
+//export tsstore_batch_add_single
+func tsstore_batch_add_single(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+	initialMS C.int64_t, resolution *C.char, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
+	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
+	defer guard(&status)
+	it, err := buildSingle(ownerID, ownerType, category, name, initialMS, resolution, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)
+	return queue(p, it, err)
+}
+
+//export tsstore_batch_add_nonsequential
+func tsstore_batch_add_nonsequential(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+	timestamps *C.int64_t, nTimestamps C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
+	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
+	defer guard(&status)
+	it, err := buildNonSequential(ownerID, ownerType, category, name, timestamps, nTimestamps, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)
+	return queue(p, it, err)
+}
+
+//export tsstore_batch_add_forecast
+func tsstore_batch_add_forecast(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+	seriesType C.int32_t, initialMS C.int64_t, resolution, horizon, interval *C.char, count C.int64_t,
+	percentiles *C.double, nPercentiles C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
+	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
+	defer guard(&status)
+	it, err := buildForecast(ownerID, ownerType, category, name, seriesType, initialMS, resolution, horizon, interval, count,
+		percentiles, nPercentiles, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)
+	return queue(p, it, err)
+}
+
+//export tsstore_batch_len
+func tsstore_batch_len(p *C.tsstore_batch, n *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	b, err := getBatch(p)
+	if err == nil && n == nil {
+		err = invalidArg("len is NULL")
+	}
+	if err != nil {
+		return fail(nil, err)
+	}
+	*n = C.size_t(len(b.items))
+	return statusOK
+}
+
+//export tsstore_batch_commit
+func tsstore_batch_commit(p *C.tsstore_batch, keysOut **C.tsstore_keys) (status C.int32_t) {
+	defer guard(&status)
+	if keysOut != nil {
+		*keysOut = nil
+	}
+	b, err := getBatch(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	items := b.items
+	b.items = nil
+	var keys []core.Key
+	st := withStore(b.store, func(s *core.Store) error {
+		var err error
+		keys, err = s.AddBatch(items)
+		return err
+	})
+	if st == statusOK && keysOut != nil {
+		*keysOut = (*C.tsstore_keys)(handlePtr(register(kindKeys, keys)))
+	}
+	return st
+}
+
+//export tsstore_batch_free
+func tsstore_batch_free(p *C.tsstore_batch) {
+	defer guardVoid()
+	unregister(handleID(unsafe.Pointer(p)), kindBatch)
+}
+
+//export tsstore_transform_single_time_series
+func tsstore_transform_single_time_series(p *C.tsstore_store, horizon, interval *C.char, category C.int32_t,
+	resolution *C.char, added *C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		h, err := reqPeriod(horizon, "horizon")
+		if err != nil {
+			return err
+		}
+		iv, err := reqPeriod(interval, "interval")
+		if err != nil {
+			return err
+		}
+		var f core.TransformFilter
+		if category >= 0 {
+			c := core.OwnerCategory(category)
+			f.OwnerCategory = &c
+		}
+		if resolution != nil {
+			r, err := reqPeriod(resolution, "resolution")
+			if err != nil {
+				return err
+			}
+			f.Resolution = &r
+		}
+		n, err := s.TransformSingleTimeSeries(h, iv, &f)
+		if err == nil && added != nil {
+			*added = C.int64_t(n)
+		}
+		return err
+	})
+}
+
+// keyList reads n key handles from a C array.
+func keyList(keys **C.tsstore_key, n C.size_t, field string) ([]core.Key, error) {
+	if n > 0 && keys == nil {
+		return nil, invalidArg("%s is NULL but n is %d", field, n)
+	}
+	if n > 1<<32 {
+		return nil, invalidArg("n: %d is too large", n)
+	}
+	out := make([]core.Key, n)
+	for i, p := range unsafe.Slice(keys, int(n)) {
+		k, err := getKey(p)
+		if err != nil {
+			return nil, invalidArg("%s[%d]: %v", field, i, err)
+		}
+		out[i] = k
+	}
+	return out, nil
+}
+
+//export tsstore_get_many
+func tsstore_get_many(p *C.tsstore_store, keys **C.tsstore_key, n C.size_t, out **C.tsstore_series) (status C.int32_t) {
+	defer guard(&status)
+	if n > 1<<32 {
+		return fail(nil, invalidArg("n: %d is too large", n))
+	}
+	if out == nil && n > 0 {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	outs := unsafe.Slice(out, int(n))
+	for i := range outs {
+		outs[i] = nil
+	}
+	var got []core.TimeSeries
+	st := withStore(p, func(s *core.Store) error {
+		ks, err := keyList(keys, n, "keys")
+		if err != nil {
+			return err
+		}
+		got, err = s.GetMany(ks)
+		return err
+	})
+	if st == statusOK {
+		for i, ts := range got {
+			outs[i] = (*C.tsstore_series)(handlePtr(register(kindSeries, newSeriesHandle(ts))))
+		}
+	}
+	return st
+}
