@@ -16,3 +16,7 @@ const char *ts_get_error(void) { return ts_error; }
 /* Handles are registry ids shown to C as pointers; neither side dereferences them. */
 void *ts_ptr(uintptr_t id) { return (void *)id; }
 uintptr_t ts_id(const void *p) { return (uintptr_t)p; }
+
+/* Calls a host's log callback (a C function pointer Go cannot call itself). */
+typedef void (*ts_log_fn)(const char *line, void *user);
+void ts_call_log(void *fn, const char *line, void *user) { ((ts_log_fn)fn)(line, user); }

@@ -13,6 +13,10 @@ typedef struct tsstore_keys tsstore_keys;
 typedef struct tsstore_batch tsstore_batch;
 typedef struct tsstore_static_reader tsstore_static_reader;
 typedef struct tsstore_forecast_reader tsstore_forecast_reader;
+typedef struct tsstore_metadata tsstore_metadata;
+typedef struct tsstore_strings tsstore_strings;
+typedef struct tsstore_associations tsstore_associations;
+typedef void (*tsstore_log_fn)(const char *line, void *user);
 
 #define TS_ERROR_CAP 4096
 /* Internal helpers: hidden, so the library exports exactly the functions of tsstore.h. */
@@ -21,4 +25,5 @@ TS_HIDDEN void ts_set_error(const char *msg, size_t len);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void *ts_ptr(uintptr_t id);
 TS_HIDDEN uintptr_t ts_id(const void *p);
+TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
 #endif

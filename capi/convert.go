@@ -1,11 +1,13 @@
 package main
 
+// #include <stdlib.h>
 // #include "capi.h"
 import "C"
 
 import (
 	"fmt"
 	"os"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -140,12 +142,44 @@ func putBytes(b []byte, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t)
 	return nil
 }
 
-// debugLog is the opt-in log of what calls do (TSSTORE_DEBUG=1): one line per call to
-// stderr.
-var debugLog = os.Getenv("TSSTORE_DEBUG") != ""
+// The opt-in debug log: TSSTORE_DEBUG=1 writes a line per call to stderr; a host may install
+// a callback instead (tsstore_set_log_callback). Each line says what the call did at the
+// storage level (see logCall).
+var logState = struct {
+	sync.Mutex
+	env  bool
+	fn   unsafe.Pointer
+	user unsafe.Pointer
+}{env: os.Getenv("TSSTORE_DEBUG") != ""}
+
+func logging() bool {
+	logState.Lock()
+	defer logState.Unlock()
+	return logState.env || logState.fn != nil
+}
 
 func logf(format string, args ...any) {
-	if debugLog {
-		fmt.Fprintf(os.Stderr, "tsstore: "+format+"\n", args...)
+	logState.Lock()
+	env, fn, user := logState.env, logState.fn, logState.user
+	logState.Unlock()
+	if !env && fn == nil {
+		return
 	}
+	line := "tsstore: " + fmt.Sprintf(format, args...)
+	if fn != nil {
+		c := C.CString(line)
+		C.ts_call_log(fn, c, user)
+		C.free(unsafe.Pointer(c))
+		return
+	}
+	fmt.Fprintln(os.Stderr, line)
+}
+
+// logCall reports one call on a store: the chunks it read, the netcdf writes and define
+// phases it issued, the columns it freed, what it left pending, and its netcdf and total time.
+func logCall(name string, before, after core.Stats, took time.Duration) {
+	logf("%s: %d chunk reads, %d netcdf writes, %d define phases, %d columns freed, %d arrays (%d bytes) pending; netcdf %.3f ms of %.3f ms",
+		name, after.ChunkReads-before.ChunkReads, after.NCWrites-before.NCWrites, after.DefinePhases-before.DefinePhases,
+		after.ColumnsFreed-before.ColumnsFreed, after.Pending, after.PendingBytes,
+		float64(after.NetCDFTime-before.NetCDFTime)/1e6, float64(took)/1e6)
 }

@@ -20,6 +20,9 @@ const (
 	kindBatch
 	kindStaticReader
 	kindForecastReader
+	kindMetadata
+	kindStrings
+	kindAssociations
 )
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a

@@ -9,7 +9,10 @@ package main
 import "C"
 
 import (
+	"runtime"
+	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
@@ -157,15 +160,45 @@ func tsstore_close(p *C.tsstore_store) (status C.int32_t) {
 	return statusOK
 }
 
-// withStore runs fn on a live store, recording a failure on the thread and the store.
+// withStore runs fn on a live store, recording a failure on the thread and the store, and,
+// when the debug log is on, what the call did.
 func withStore(p *C.tsstore_store, fn func(*core.Store) error) C.int32_t {
 	h, err := getStore(p)
 	if err != nil {
 		return fail(nil, err)
 	}
+	if logging() {
+		before, start := h.s.Stats(), time.Now()
+		defer func() { logCall(callerName(), before, h.s.Stats(), time.Since(start)) }()
+	}
 	if err := fn(h.s); err != nil {
 		return fail(h, err)
 	}
+	return statusOK
+}
+
+// callerName is the exported function that called withStore.
+func callerName() string {
+	pc := make([]uintptr, 8)
+	n := runtime.Callers(3, pc)
+	frames := runtime.CallersFrames(pc[:n])
+	for {
+		f, more := frames.Next()
+		if i := strings.LastIndex(f.Function, ".tsstore_"); i >= 0 {
+			return f.Function[i+1:]
+		}
+		if !more {
+			return "call"
+		}
+	}
+}
+
+//export tsstore_set_log_callback
+func tsstore_set_log_callback(fn unsafe.Pointer, user unsafe.Pointer) (status C.int32_t) {
+	defer guard(&status)
+	logState.Lock()
+	logState.fn, logState.user = fn, user
+	logState.Unlock()
 	return statusOK
 }
 

@@ -9,6 +9,9 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
+// rawArray marks a series handle holding an array read by its hash (tsstore_get_array).
+const rawArray core.SeriesType = 255
+
 // seriesHandle is a series read from a store, with its timeline flattened for C.
 type seriesHandle struct {
 	typ        core.SeriesType
@@ -139,6 +142,9 @@ func tsstore_series_info(p *C.tsstore_series, seriesType, dtype *C.int32_t, ndim
 	return withSeries(p, func(h *seriesHandle) error {
 		if seriesType != nil {
 			*seriesType = C.int32_t(h.typ)
+			if h.typ == rawArray {
+				*seriesType = -1
+			}
 		}
 		if dtype != nil {
 			*dtype = C.int32_t(h.arr.DType)

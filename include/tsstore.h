@@ -87,6 +87,19 @@ TSSTORE_API const char *tsstore_status_name(int32_t status);
  * Returns TSSTORE_OK or TSSTORE_E_BUFFER_TOO_SMALL. It does not change the message. */
 TSSTORE_API int32_t tsstore_last_error(char *buf, size_t capacity, size_t *needed);
 
+/* ---- Diagnostics ------------------------------------------------------------------------ */
+
+/* The debug log says, per call on a store, what it did at the storage level: chunks read,
+ * netcdf writes and define phases, columns freed, arrays left pending in the write buffer,
+ * and the time spent in netcdf-c / HDF5 against the call's total (the rest is SQLite and
+ * the library). Failures are logged too. It is off unless the environment variable
+ * TSSTORE_DEBUG is set (lines go to stderr) or a callback is installed. */
+typedef void (*tsstore_log_fn)(const char *line, void *user);
+
+/* Installs fn (called with each line and user, from the calling thread, while the library
+ * holds no lock of the host's) in place of stderr; NULL uninstalls it. Never fails. */
+TSSTORE_API int32_t tsstore_set_log_callback(tsstore_log_fn fn, void *user);
+
 /* ---- Enumerations (format-details §1, §2) ---------------------------------------------- */
 
 #define TSSTORE_DTYPE_F64 0
@@ -117,6 +130,9 @@ typedef struct tsstore_keys tsstore_keys;     /* a list of keys */
 typedef struct tsstore_batch tsstore_batch;   /* series collected for one all-or-nothing add */
 typedef struct tsstore_static_reader tsstore_static_reader;     /* one timestamp of many series */
 typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of many forecasts */
+typedef struct tsstore_metadata tsstore_metadata;   /* the catalog record of one series */
+typedef struct tsstore_strings tsstore_strings;     /* a list of strings */
+typedef struct tsstore_associations tsstore_associations; /* rows of an association table */
 
 /* ---- Stores ---------------------------------------------------------------------------- */
 
@@ -430,6 +446,117 @@ TSSTORE_API int32_t tsstore_forecast_reader_group_keys(const tsstore_forecast_re
 TSSTORE_API int32_t tsstore_forecast_reader_group_values(const tsstore_forecast_reader *reader, size_t group,
                                                          void *buf, size_t capacity, size_t *needed);
 TSSTORE_API void tsstore_forecast_reader_free(tsstore_forecast_reader *reader);
+
+/* ---- Metadata and queries ---------------------------------------------------------------- */
+
+/* The catalog record of one series (free: tsstore_metadata_free). */
+TSSTORE_API int32_t tsstore_get_metadata(tsstore_store *store, const tsstore_key *key, tsstore_metadata **out);
+TSSTORE_API void tsstore_metadata_free(tsstore_metadata *metadata);
+/* Its stored type (never abstract), dtype, length (the first axis of the stored array,
+ * format-details §6), windows (forecasts) and first timestamp (0 for NonSequential). */
+TSSTORE_API int32_t tsstore_metadata_info(const tsstore_metadata *metadata, int32_t *series_type, int32_t *dtype,
+                                          int64_t *length, int64_t *count, int64_t *initial_ms);
+/* The element shape column (format-details §6). */
+TSSTORE_API int32_t tsstore_metadata_element_shape(const tsstore_metadata *metadata, int64_t *shape, size_t capacity,
+                                                   size_t *ndim);
+/* A text field: 0 owner_type, 1 units, 2 ext, 3 resolution, 4 horizon, 5 interval; "" when absent. */
+TSSTORE_API int32_t tsstore_metadata_text(const tsstore_metadata *metadata, int32_t field, char *buf,
+                                          size_t capacity, size_t *needed);
+/* The 32-byte content hashes: 0 data_hash, 1 features_hash. */
+TSSTORE_API int32_t tsstore_metadata_hash(const tsstore_metadata *metadata, int32_t which, uint8_t hash[32]);
+/* The series' key (free: tsstore_key_free). */
+TSSTORE_API int32_t tsstore_metadata_key(const tsstore_metadata *metadata, tsstore_key **out);
+
+/* Distinct values over the whole store: field 0 names, 1 owner types, 2 resolutions,
+ * 3 intervals (free: tsstore_strings_free). */
+TSSTORE_API int32_t tsstore_list_distinct(tsstore_store *store, int32_t field, tsstore_strings **out);
+TSSTORE_API int32_t tsstore_strings_len(const tsstore_strings *strings, size_t *len);
+TSSTORE_API int32_t tsstore_strings_get(const tsstore_strings *strings, size_t i, char *buf, size_t capacity,
+                                        size_t *needed);
+TSSTORE_API void tsstore_strings_free(tsstore_strings *strings);
+
+/* counts[7] receives the number of series of each type code (index 6, abstract, is 0). */
+TSSTORE_API int32_t tsstore_counts_by_type(tsstore_store *store, int64_t counts[7]);
+/* The number of distinct stored arrays. */
+TSSTORE_API int32_t tsstore_count_arrays(tsstore_store *store, int64_t *n);
+/* counts[7] receives, per type, how many series reference the array with this hash. */
+TSSTORE_API int32_t tsstore_count_by_hash(tsstore_store *store, const uint8_t hash[32], int64_t counts[7]);
+/* Reads a stored array by its hash, as a series handle of type -1 (shape and data only). */
+TSSTORE_API int32_t tsstore_get_array(tsstore_store *store, const uint8_t hash[32], tsstore_series **out);
+
+/* The forecast parameters of the store as text lines, one per distinct set:
+ * "<type code> <initial_ms> <resolution> <horizon> <interval> <count> <n series>\n". */
+TSSTORE_API int32_t tsstore_forecast_parameters(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
+/* The static summary as text lines, one per grid:
+ * "<resolution> <initial_ms> <length> <n series> <n owners>\n". */
+TSSTORE_API int32_t tsstore_static_summary(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
+
+/* ---- Owner moves --------------------------------------------------------------------- */
+
+/* Attaches a stored series to another owner too (the array is shared), optionally renamed
+ * (new_name NULL keeps the name). key_out may be NULL. Status: OK, NOT_FOUND,
+ * DUPLICATE_TIME_SERIES, INVALID_PARAMETER (the Deterministic / DST exclusion), READ_ONLY. */
+TSSTORE_API int32_t tsstore_copy_series(tsstore_store *store, const tsstore_key *key, int64_t owner_id,
+                                        const char *owner_type, int32_t owner_category, const char *new_name,
+                                        tsstore_key **key_out);
+/* Renames a stored series. */
+TSSTORE_API int32_t tsstore_rename_series(tsstore_store *store, const tsstore_key *key, const char *new_name,
+                                          tsstore_key **key_out);
+/* Moves every series of owner (old_id, owner_category) to new_id, all or nothing. */
+TSSTORE_API int32_t tsstore_replace_owner_id(tsstore_store *store, int32_t owner_category, int64_t old_id,
+                                             int64_t new_id, int64_t *moved);
+
+/* ---- Associations ---------------------------------------------------------------------- */
+
+/* table: 0 supplemental attributes (A = component, B = attribute), 1 parent/child
+ * (A = parent, B = child). Identity is the ordered (A id, B id) pair; adding a stored pair,
+ * whatever its type names, is DUPLICATE_ASSOCIATION. */
+#define TSSTORE_SUPPLEMENTAL_ASSOCIATIONS 0
+#define TSSTORE_PARENT_CHILD_ASSOCIATIONS 1
+
+/* Adds n rows, all or nothing: a_ids[n], a_types[n], b_ids[n], b_types[n]. */
+TSSTORE_API int32_t tsstore_add_associations(tsstore_store *store, int32_t table, size_t n, const int64_t *a_ids,
+                                             const char *const *a_types, const int64_t *b_ids,
+                                             const char *const *b_types);
+/* Reports whether the pair (a_id, b_id) is present. */
+TSSTORE_API int32_t tsstore_has_association(tsstore_store *store, int32_t table, int64_t a_id, int64_t b_id,
+                                            int32_t *found);
+/* Filters, for list and remove: a_ids[n_a] and b_ids[n_b]; a NULL list matches everything,
+ * a non-NULL list of length 0 nothing. a_type / b_type: NULL or one type name. */
+TSSTORE_API int32_t tsstore_list_associations(tsstore_store *store, int32_t table, const int64_t *a_ids, size_t n_a,
+                                              const int64_t *b_ids, size_t n_b, const char *a_type,
+                                              const char *b_type, tsstore_associations **out);
+TSSTORE_API int32_t tsstore_remove_associations(tsstore_store *store, int32_t table, const int64_t *a_ids,
+                                                size_t n_a, const int64_t *b_ids, size_t n_b, const char *a_type,
+                                                const char *b_type, int64_t *removed);
+/* Replaces id old with new: at the component end (supplemental) or at both ends (parent/child). */
+TSSTORE_API int32_t tsstore_replace_association_id(tsstore_store *store, int32_t table, int64_t old_id,
+                                                   int64_t new_id, int64_t *changed);
+/* Rows, distinct A ids and distinct B ids. */
+TSSTORE_API int32_t tsstore_association_counts(tsstore_store *store, int32_t table, int64_t *rows,
+                                               int64_t *distinct_a, int64_t *distinct_b);
+TSSTORE_API int32_t tsstore_associations_len(const tsstore_associations *rows, size_t *len);
+/* Row i's ids, and its type names (end 0: A, 1: B). */
+TSSTORE_API int32_t tsstore_associations_ids(const tsstore_associations *rows, size_t i, int64_t *a_id,
+                                             int64_t *b_id);
+TSSTORE_API int32_t tsstore_associations_type(const tsstore_associations *rows, size_t i, int32_t end, char *buf,
+                                              size_t capacity, size_t *needed);
+TSSTORE_API void tsstore_associations_free(tsstore_associations *rows);
+
+/* ---- Maintenance ----------------------------------------------------------------------- */
+
+/* Commits pending writes and deletes feature sets no series references; reports free packed
+ * columns, datasets dropped (always 0 in format 0.11.0), feature_sets rows deleted and dead
+ * standalone variables. Any pointer may be NULL. */
+TSSTORE_API int32_t tsstore_compact(tsstore_store *store, int64_t *slots_reclaimed, int64_t *datasets_dropped,
+                                    int64_t *feature_sets_reclaimed, int64_t *dead_standalone);
+/* Rehashes every array and checks every row; *problems receives how many were found and buf
+ * their descriptions, one per line. TSSTORE_OK even when problems are found (read *problems);
+ * an error status means the check itself could not run. */
+TSSTORE_API int32_t tsstore_verify_integrity(tsstore_store *store, int64_t *arrays_checked, int64_t *problems,
+                                             char *buf, size_t capacity, size_t *needed);
+/* *consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. */
+TSSTORE_API int32_t tsstore_check_static_consistency(tsstore_store *store, int32_t *consistent);
 
 #ifdef __cplusplus
 }

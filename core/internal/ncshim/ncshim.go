@@ -36,6 +36,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/fhs/go-netcdf/netcdf"
@@ -44,19 +46,31 @@ import (
 // mu serialises every netcdf-c call in the process.
 var mu sync.Mutex
 
+// held is when the lock was taken; busy accumulates how long it has been held, which is
+// the time the process spent in netcdf-c and HDF5 (and the little Go between those calls).
+var (
+	held time.Time
+	busy atomic.Int64
+)
+
 // Lock takes the process-wide netcdf lock and pins the goroutine to its OS thread until
 // Unlock, so that the per-thread HDF5 state set here holds for every call made under it.
 func Lock() {
 	mu.Lock()
 	runtime.LockOSThread()
 	C.tsstore_quiet_hdf5()
+	held = time.Now()
 }
 
 // Unlock releases what Lock took.
 func Unlock() {
+	busy.Add(int64(time.Since(held)))
 	runtime.UnlockOSThread()
 	mu.Unlock()
 }
+
+// BusyTime is the total time the netcdf lock has been held in this process.
+func BusyTime() time.Duration { return time.Duration(busy.Load()) }
 
 // Error is a netcdf-c status code with the operation that produced it.
 type Error struct {
