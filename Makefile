@@ -3,7 +3,7 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo bench test test-short vet clib ctest clean
+.PHONY: all deps build demo demo-go bench test test-short vet clib ctest clean
 
 CMAKE_BUILD ?= build/cmake
 
@@ -15,8 +15,14 @@ deps:
 build: deps
 	$(GO) build $(GOFLAGS) ./...
 
-# The main job: write a realistic sample store, read it back, print a summary.
-demo: deps
+# The main job: the C quickstart writes a sample power system (out/quickstart.nc), sweeps it
+# as a simulation would, checks every value and prints a summary.
+demo: clib
+	mkdir -p $(OUT)
+	$(CMAKE_BUILD)/examples/c/quickstart $(OUT)
+
+# The same kind of job from Go, larger: out/sample_system.nc.
+demo-go: deps
 	$(GO) run $(GOFLAGS) ./examples/go/demo -out $(OUT)/sample_system.nc
 
 # Benchmarks: Markdown table on stdout, JSON in $(OUT)/bench.json. BENCH_FLAGS narrows them,
