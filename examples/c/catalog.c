@@ -3,29 +3,15 @@
  *   catalog [output-directory]
  */
 #include <stdio.h>
-#include "tsstore.h"
+#define EXAMPLE "catalog"
+#include "example.h"
 
 #define T0 1893456000000LL
 
-#define check(call)                                                                          \
-    do {                                                                                     \
-        int32_t st_ = (call);                                                                \
-        if (st_ != TSSTORE_OK) {                                                             \
-            char msg_[1024];                                                                 \
-            size_t n_ = 0;                                                                   \
-            tsstore_last_error(msg_, sizeof msg_, &n_);                                      \
-            fprintf(stderr, "catalog: %s: %s: %s\n", #call, tsstore_status_name(st_), msg_); \
-            status = 1;                                                                      \
-            goto done;                                                                       \
-        }                                                                                    \
-    } while (0)
 
 int main(int argc, char **argv) {
-    char path[1024], cat[1100], text[4096];
-    snprintf(path, sizeof path, "%s/catalog.nc", argc > 1 ? argv[1] : ".");
-    snprintf(cat, sizeof cat, "%.1000s.sqlite", path);
-    remove(path);
-    remove(cat);
+    char path[1024], text[4096];
+    fresh_store_path(path, sizeof path, argc > 1 ? argv[1] : ".", "catalog");
     int status = 0;
     tsstore_store *s = NULL;
     tsstore_key *k = NULL;

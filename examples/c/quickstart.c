@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tsstore.h"
+#define EXAMPLE "quickstart"
+#include "example.h"
 
 #define T0 1893456000000LL /* 2030-01-01T00:00:00Z */
 #define HOUR 3600000LL
@@ -24,19 +25,6 @@
 #define H 48                     /* day-ahead horizon: 48 hours */
 #define WINDOWS ((HOURS - H) / 24 + 1) /* one window a day: 364 */
 
-/* check prints the call, its status and the library's message, and jumps to cleanup. */
-#define check(call)                                                                             \
-    do {                                                                                        \
-        int32_t st_ = (call);                                                                   \
-        if (st_ != TSSTORE_OK) {                                                                \
-            char msg_[1024];                                                                    \
-            size_t n_ = 0;                                                                      \
-            tsstore_last_error(msg_, sizeof msg_, &n_);                                         \
-            fprintf(stderr, "quickstart: %s: %s: %s\n", #call, tsstore_status_name(st_), msg_); \
-            status = 1;                                                                         \
-            goto done;                                                                          \
-        }                                                                                       \
-    } while (0)
 
 #define verify(cond, ...)                                      \
     do {                                                       \
@@ -66,11 +54,8 @@ int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     int buses = argc > 2 ? atoi(argv[2]) : 500;
     if (buses < 1 || buses > 100000) buses = 500;
-    char path[1024], cat[1100];
-    snprintf(path, sizeof path, "%s/quickstart.nc", dir);
-    snprintf(cat, sizeof cat, "%.1000s.sqlite", path);
-    remove(path);
-    remove(cat);
+    char path[1024];
+    fresh_store_path(path, sizeof path, dir, "quickstart");
 
     int status = 0;
     tsstore_store *s = NULL;

@@ -5,22 +5,11 @@
  * A batch adds many series all or nothing; a transaction groups writes so that a rollback
  * undoes all of them, and nested transactions undo only their own part. */
 #include <stdio.h>
-#include "tsstore.h"
+#define EXAMPLE "transactions"
+#include "example.h"
 
 #define T0 1893456000000LL
 
-#define check(call)                                                                           \
-    do {                                                                                      \
-        int32_t st_ = (call);                                                                 \
-        if (st_ != TSSTORE_OK) {                                                              \
-            char msg_[1024];                                                                  \
-            size_t n_ = 0;                                                                    \
-            tsstore_last_error(msg_, sizeof msg_, &n_);                                       \
-            fprintf(stderr, "transactions: %s: %s: %s\n", #call, tsstore_status_name(st_), msg_); \
-            status = 1;                                                                       \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
 
 static int64_t count(tsstore_store *s) {
     tsstore_keys *keys = NULL;
@@ -31,11 +20,8 @@ static int64_t count(tsstore_store *s) {
 }
 
 int main(int argc, char **argv) {
-    char path[1024], cat[1100];
-    snprintf(path, sizeof path, "%s/transactions.nc", argc > 1 ? argv[1] : ".");
-    snprintf(cat, sizeof cat, "%.1000s.sqlite", path);
-    remove(path);
-    remove(cat);
+    char path[1024];
+    fresh_store_path(path, sizeof path, argc > 1 ? argv[1] : ".", "transactions");
     int status = 0;
     tsstore_store *s = NULL;
     tsstore_batch *b = NULL;
