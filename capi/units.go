@@ -38,10 +38,10 @@ func tsstore_set_write_buffer(p *C.tsstore_store, bytes C.int64_t) (status C.int
 	})
 }
 
-// batchHandle is a store's batch under construction.
+// batchHandle is a store's batch under construction; after each commit it starts a new one.
 type batchHandle struct {
 	store *C.tsstore_store
-	items []core.BatchItem
+	b     *core.Batch
 }
 
 func getBatch(p *C.tsstore_batch) (*batchHandle, error) {
@@ -59,10 +59,11 @@ func tsstore_batch_new(p *C.tsstore_store, out **C.tsstore_batch) (status C.int3
 		return fail(nil, invalidArg("out is NULL"))
 	}
 	*out = nil
-	if _, err := getStore(p); err != nil {
+	h, err := getStore(p)
+	if err != nil {
 		return fail(nil, err)
 	}
-	*out = (*C.tsstore_batch)(handlePtr(register(kindBatch, &batchHandle{store: p})))
+	*out = (*C.tsstore_batch)(handlePtr(register(kindBatch, &batchHandle{store: p, b: h.s.NewBatch()})))
 	return statusOK
 }
 
@@ -77,8 +78,7 @@ func queue(p *C.tsstore_batch, it core.BatchItem, err error) C.int32_t {
 		return fail(nil, err)
 	}
 	copyArray(it.Series)
-	b.items = append(b.items, it)
-	return statusOK
+	return noFail(b.b.Add(it.Owner, it.Series, it.Options))
 }
 
 func copyArray(ts core.TimeSeries) {
@@ -136,7 +136,7 @@ func tsstore_batch_len(p *C.tsstore_batch, n *C.size_t) (status C.int32_t) {
 	if err != nil {
 		return fail(nil, err)
 	}
-	*n = C.size_t(len(b.items))
+	*n = C.size_t(b.b.Len())
 	return statusOK
 }
 
@@ -150,12 +150,12 @@ func tsstore_batch_commit(p *C.tsstore_batch, keysOut **C.tsstore_keys) (status 
 	if err != nil {
 		return fail(nil, err)
 	}
-	items := b.items
-	b.items = nil
 	var keys []core.Key
 	st := withStore(b.store, func(s *core.Store) error {
+		batch := b.b
+		b.b = s.NewBatch()
 		var err error
-		keys, err = s.AddBatch(items)
+		keys, err = batch.Commit()
 		return err
 	})
 	if st == statusOK && keysOut != nil {

@@ -46,22 +46,32 @@ func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
 var batchSeq atomic.Int64
 
 func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
-	var id int64
-	if batch {
-		id = batchSeq.Add(1)
-	}
 	ps := make([]*prepared, len(items))
 	for i, it := range items {
-		opts := it.Options
-		if opts == nil {
-			opts = &AddOptions{}
-		}
-		p, err := prepareAdd(it.Owner, it.Series, opts)
+		p, err := prepareItem(it)
 		if err != nil {
 			return nil, withOp(op, itemErr(err, i, len(items)))
 		}
-		p.batchID = id
 		ps[i] = p
+	}
+	return s.commitItems(op, ps, batch)
+}
+
+func prepareItem(it BatchItem) (*prepared, error) {
+	opts := it.Options
+	if opts == nil {
+		opts = &AddOptions{}
+	}
+	return prepareAdd(it.Owner, it.Series, opts)
+}
+
+// commitItems adds validated series in one call; a batch's get datasets sized to it.
+func (s *Store) commitItems(op string, ps []*prepared, batch bool) ([]Key, error) {
+	if batch {
+		id := batchSeq.Add(1)
+		for _, p := range ps {
+			p.batchID = id
+		}
 	}
 	if err := s.mutate(op, func() error { return s.commitPrepared(ps) }); err != nil {
 		return nil, err
@@ -699,23 +709,29 @@ func parseOptionalPeriod(r *catalog.Row, column string, v sql.NullString) (Perio
 }
 
 // Batch collects series to add together: Commit adds them all or none (as AddBatch does);
-// Discard drops them. A Batch holds the series it is given until then; it is not safe for
-// concurrent use.
+// Discard drops them. Each series is validated when it is added (a bad one is refused
+// there, naming its field); keys and the store are checked at Commit. A Batch holds the
+// arrays it is given until then: do not modify them. It is not safe for concurrent use.
 type Batch struct {
 	s     *Store
-	items []BatchItem
+	items []*prepared
 	done  bool
 }
 
 // NewBatch starts an empty batch on the store.
 func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
 
-// Add queues one series; nothing is checked or written until Commit.
+// Add validates and queues one series; nothing is written until Commit.
 func (b *Batch) Add(owner Owner, ts TimeSeries, opts *AddOptions) error {
+	const op = "batch_add"
 	if b.done {
-		return invalid("batch_add", "batch", "the batch was already committed or discarded")
+		return invalid(op, "batch", "the batch was already committed or discarded")
 	}
-	b.items = append(b.items, BatchItem{Owner: owner, Series: ts, Options: opts})
+	p, err := prepareItem(BatchItem{Owner: owner, Series: ts, Options: opts})
+	if err != nil {
+		return withOp(op, err)
+	}
+	b.items = append(b.items, p)
 	return nil
 }
 
@@ -725,13 +741,14 @@ func (b *Batch) Len() int { return len(b.items) }
 // Commit adds every queued series in one call, all or nothing, and returns their keys in the
 // order they were queued. The batch is finished either way.
 func (b *Batch) Commit() ([]Key, error) {
+	const op = "add_time_series_batch"
 	if b.done {
-		return nil, invalid("batch_commit", "batch", "the batch was already committed or discarded")
+		return nil, invalid(op, "batch", "the batch was already committed or discarded")
 	}
 	b.done = true
 	items := b.items
 	b.items = nil
-	return b.s.AddBatch(items)
+	return b.s.commitItems(op, items, true)
 }
 
 // Discard drops the queued series. Discarding twice, or after Commit, is harmless.
