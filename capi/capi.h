@@ -16,6 +16,7 @@ typedef struct tsstore_forecast_reader tsstore_forecast_reader;
 typedef struct tsstore_metadata tsstore_metadata;
 typedef struct tsstore_strings tsstore_strings;
 typedef struct tsstore_associations tsstore_associations;
+typedef struct tsstore_filter tsstore_filter;
 typedef void (*tsstore_log_fn)(const char *line, void *user);
 
 #define TS_ERROR_CAP 4096

@@ -23,6 +23,7 @@ const (
 	kindMetadata
 	kindStrings
 	kindAssociations
+	kindFilter
 )
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a

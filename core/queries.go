@@ -177,6 +177,28 @@ func (s *Store) CountByHash(hash [32]byte) (map[SeriesType]int, error) {
 	return out, nil
 }
 
+// KeysByHash lists the keys of every series that references one array, in insertion order.
+func (s *Store) KeysByHash(hash [32]byte) ([]Key, error) {
+	const op = "keys_by_hash"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	rows, err := s.cat.ListByDataHash(hash[:])
+	if err != nil {
+		return nil, wrapIO(op, err, "listing rows of %x", hash[:])
+	}
+	keys := make([]Key, 0, len(rows))
+	for i := range rows {
+		m, err := s.metadataOf(&rows[i], nil)
+		if err != nil {
+			return nil, withOp(op, err)
+		}
+		keys = append(keys, m.Key)
+	}
+	return keys, nil
+}
+
 // GetArray reads a stored array by its content hash, whichever series reference it: a
 // packed column as [length, *E], a standalone variable as its full shape.
 func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {

@@ -221,6 +221,9 @@ func TestQueriesAndSummaries(t *testing.T) {
 	if _, err := s.TransformSingleTimeSeries(Hours(4), Hours(4), &TransformFilter{Resolution: ptr(Hours(1))}); err != nil {
 		t.Fatal(err)
 	}
+	if ks, err := s.KeysByHash(groups[0].DataHash); err != nil || len(ks) != 4 || ks[1].OwnerID != 2 {
+		t.Fatalf("keys by hash: %v (%v)", ks, err)
+	}
 	counts, _ := s.CountByHash(groups[0].DataHash)
 	if fmt.Sprint(counts) != fmt.Sprint(map[SeriesType]int{SingleTimeSeriesType: 2, DeterministicSingleTimeSeriesType: 2}) {
 		t.Fatalf("counts by hash %v", counts)

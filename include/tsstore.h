@@ -133,6 +133,7 @@ typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of
 typedef struct tsstore_metadata tsstore_metadata;   /* the catalog record of one series */
 typedef struct tsstore_strings tsstore_strings;     /* a list of strings */
 typedef struct tsstore_associations tsstore_associations; /* rows of an association table */
+typedef struct tsstore_filter tsstore_filter;             /* which series a listing selects */
 
 /* ---- Stores ---------------------------------------------------------------------------- */
 
@@ -300,6 +301,29 @@ TSSTORE_API int32_t tsstore_remove(tsstore_store *store, const tsstore_key *key)
 TSSTORE_API int32_t tsstore_list_keys(tsstore_store *store, int32_t has_owner_id, int64_t owner_id,
                                       int32_t owner_category, int32_t series_type, const char *name,
                                       const char *resolution, const char *features_json, tsstore_keys **out);
+
+/* A filter for tsstore_list_keys_where: starts matching everything; each setter narrows it
+ * (setting a field again replaces it). Free with tsstore_filter_free. Setters return
+ * INVALID_HANDLE or INVALID_PARAMETER (naming the field) and leave the filter as it was. */
+TSSTORE_API int32_t tsstore_filter_new(tsstore_filter **out);
+TSSTORE_API void tsstore_filter_free(tsstore_filter *filter);
+TSSTORE_API int32_t tsstore_filter_owner(tsstore_filter *filter, int64_t owner_id, int32_t owner_category);
+/* A type code; TSSTORE_ABSTRACT_DETERMINISTIC selects both deterministic kinds. */
+TSSTORE_API int32_t tsstore_filter_series_type(tsstore_filter *filter, int32_t series_type);
+TSSTORE_API int32_t tsstore_filter_name(tsstore_filter *filter, const char *name);
+/* A SQLite GLOB pattern on the name ("max_*", "load_[0-9]*"). */
+TSSTORE_API int32_t tsstore_filter_name_glob(tsstore_filter *filter, const char *pattern);
+TSSTORE_API int32_t tsstore_filter_owner_type(tsstore_filter *filter, const char *owner_type);
+TSSTORE_API int32_t tsstore_filter_resolution(tsstore_filter *filter, const char *resolution);
+TSSTORE_API int32_t tsstore_filter_interval(tsstore_filter *filter, const char *interval);
+/* A JSON object of features the series must have (a subset match). */
+TSSTORE_API int32_t tsstore_filter_features(tsstore_filter *filter, const char *features_json);
+
+/* Lists the keys of the series a filter selects (NULL: all), in insertion order. */
+TSSTORE_API int32_t tsstore_list_keys_where(tsstore_store *store, const tsstore_filter *filter, tsstore_keys **out);
+
+/* Lists the keys of every series that references the array with this hash. */
+TSSTORE_API int32_t tsstore_keys_by_hash(tsstore_store *store, const uint8_t hash[32], tsstore_keys **out);
 
 /* The number of keys in a list. */
 TSSTORE_API int32_t tsstore_keys_len(const tsstore_keys *keys, size_t *len);

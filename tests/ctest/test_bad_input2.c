@@ -28,6 +28,7 @@ int main(int argc, char **argv) {
     tsstore_store *foreign = (tsstore_store *)(void *)v;
     tsstore_key *fkey = (tsstore_key *)(void *)v;
 
+    tsstore_keys *keys = NULL;
     /* Transactions and the write buffer. */
     REFUSE(tsstore_begin(NULL), TSSTORE_E_INVALID_HANDLE);
     REFUSE(tsstore_commit(s), TSSTORE_E_INVALID_PARAMETER);
@@ -148,6 +149,24 @@ int main(int argc, char **argv) {
     CHECK(tsstore_has_association(s, 0, 1, 1, &found));
     ASSERT(found == 0); /* nothing refused was added */
 
+    /* Filters. */
+    tsstore_filter *f = NULL;
+    REFUSE(tsstore_filter_new(NULL), TSSTORE_E_INVALID_PARAMETER);
+    CHECK(tsstore_filter_new(&f));
+    REFUSE(tsstore_filter_owner(f, 1, 4), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_series_type(f, 12), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_name(f, NULL), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_interval(f, "PT"), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_features(f, "{"), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_list_keys_where(s, (const tsstore_filter *)(void *)k, &keys), TSSTORE_E_INVALID_HANDLE);
+    CHECK(tsstore_list_keys_where(s, f, &keys)); /* the refusals left the filter matching all */
+    CHECK(tsstore_keys_len(keys, &n));
+    ASSERT(n == 1);
+    tsstore_keys_free(keys);
+    tsstore_filter_free(f);
+    REFUSE(tsstore_filter_name(f, "p"), TSSTORE_E_INVALID_HANDLE);
+    REFUSE(tsstore_keys_by_hash(s, NULL, &keys), TSSTORE_E_INVALID_PARAMETER);
+
     /* Maintenance. */
     REFUSE(tsstore_check_static_consistency(s, NULL), TSSTORE_E_INVALID_PARAMETER);
     REFUSE(tsstore_compact(foreign, NULL, NULL, NULL, NULL), TSSTORE_E_INVALID_HANDLE);
@@ -157,7 +176,6 @@ int main(int argc, char **argv) {
     CHECK(tsstore_rollback(s));
 
     /* Nothing refused reached the catalog. */
-    tsstore_keys *keys = NULL;
     CHECK(tsstore_list_keys(s, 0, 0, -1, -1, NULL, NULL, NULL, &keys));
     CHECK(tsstore_keys_len(keys, &n));
     ASSERT(n == 1);

@@ -57,6 +57,25 @@ int main(int argc, char **argv) {
     CHECK(tsstore_metadata_hash(m, 0, hash));
     tsstore_metadata_free(m);
 
+    /* Filtered listings and the keys sharing one array. */
+    tsstore_filter *f = NULL;
+    tsstore_keys *sel = NULL;
+    size_t nsel = 0;
+    CHECK(tsstore_filter_new(&f));
+    CHECK(tsstore_filter_owner_type(f, "PowerLoad"));
+    CHECK(tsstore_filter_name_glob(f, "max_*"));
+    CHECK(tsstore_filter_features(f, "{\"zone\": 3}"));
+    EXPECT(tsstore_filter_resolution(f, "soon"), TSSTORE_E_INVALID_PARAMETER);
+    CHECK(tsstore_list_keys_where(s, f, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 1); /* owner 2 */
+    tsstore_keys_free(sel);
+    tsstore_filter_free(f);
+    CHECK(tsstore_list_keys_where(s, NULL, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 3);
+    tsstore_keys_free(sel);
+
     /* Queries over the store. */
     int64_t counts[7], n = 0;
     CHECK(tsstore_counts_by_type(s, counts));
@@ -65,6 +84,10 @@ int main(int argc, char **argv) {
     ASSERT(n == 2);
     CHECK(tsstore_count_by_hash(s, hash, counts));
     ASSERT(counts[TSSTORE_SINGLE_TIME_SERIES] == 2);
+    CHECK(tsstore_keys_by_hash(s, hash, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 2);
+    tsstore_keys_free(sel);
     tsstore_series *arr = NULL;
     CHECK(tsstore_get_array(s, hash, &arr));
     double v[48];

@@ -700,3 +700,21 @@ func (c *Catalog) ListByHash(hash []byte) ([]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// ListByDataHash returns the rows that reference an array hash, in id order.
+func (c *Catalog) ListByDataHash(hash []byte) ([]Row, error) {
+	rows, err := c.conn.QueryContext(ctx, `SELECT `+rowColumns+` FROM time_series_associations WHERE data_hash = ? ORDER BY id`, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(r.scanTargets()...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

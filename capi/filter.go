@@ -1,0 +1,184 @@
+package main
+
+// #include "capi.h"
+import "C"
+
+import (
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+func getFilter(p *C.tsstore_filter) (*core.KeyFilter, error) {
+	v, ok := lookup(handleID(unsafe.Pointer(p)), kindFilter)
+	if !ok {
+		return nil, badHandle("filter")
+	}
+	return v.(*core.KeyFilter), nil
+}
+
+//export tsstore_filter_new
+func tsstore_filter_new(out **C.tsstore_filter) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = (*C.tsstore_filter)(handlePtr(register(kindFilter, &core.KeyFilter{})))
+	return statusOK
+}
+
+//export tsstore_filter_free
+func tsstore_filter_free(p *C.tsstore_filter) {
+	defer guardVoid()
+	unregister(handleID(unsafe.Pointer(p)), kindFilter)
+}
+
+// setFilter applies set to a live filter; a setter that fails leaves it unchanged.
+func setFilter(p *C.tsstore_filter, set func(*core.KeyFilter) error) C.int32_t {
+	f, err := getFilter(p)
+	if err == nil {
+		next := *f
+		if err = set(&next); err == nil {
+			*f = next
+		}
+	}
+	return noFail(err)
+}
+
+//export tsstore_filter_owner
+func tsstore_filter_owner(p *C.tsstore_filter, ownerID C.int64_t, category C.int32_t) (status C.int32_t) {
+	defer guard(&status)
+	return setFilter(p, func(f *core.KeyFilter) error {
+		if category < 0 || !core.OwnerCategory(category).Valid() {
+			return invalidArg("owner_category: unknown code %d", category)
+		}
+		id, c := int64(ownerID), core.OwnerCategory(category)
+		f.OwnerID, f.OwnerCategory = &id, &c
+		return nil
+	})
+}
+
+//export tsstore_filter_series_type
+func tsstore_filter_series_type(p *C.tsstore_filter, seriesType C.int32_t) (status C.int32_t) {
+	defer guard(&status)
+	return setFilter(p, func(f *core.KeyFilter) error {
+		if seriesType < 0 || !core.SeriesType(seriesType).Valid() {
+			return invalidArg("series_type: unknown code %d", seriesType)
+		}
+		t := core.SeriesType(seriesType)
+		f.Type = &t
+		return nil
+	})
+}
+
+func textSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.KeyFilter) **string) C.int32_t {
+	return setFilter(p, func(f *core.KeyFilter) error {
+		s, err := reqString(v, field)
+		if err != nil {
+			return err
+		}
+		*dst(f) = &s
+		return nil
+	})
+}
+
+//export tsstore_filter_name
+func tsstore_filter_name(p *C.tsstore_filter, name *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return textSetter(p, name, "name", func(f *core.KeyFilter) **string { return &f.Name })
+}
+
+//export tsstore_filter_name_glob
+func tsstore_filter_name_glob(p *C.tsstore_filter, pattern *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return textSetter(p, pattern, "pattern", func(f *core.KeyFilter) **string { return &f.NameGlob })
+}
+
+//export tsstore_filter_owner_type
+func tsstore_filter_owner_type(p *C.tsstore_filter, ownerType *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return textSetter(p, ownerType, "owner_type", func(f *core.KeyFilter) **string { return &f.OwnerType })
+}
+
+func periodSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.KeyFilter) **core.Period) C.int32_t {
+	return setFilter(p, func(f *core.KeyFilter) error {
+		per, err := reqPeriod(v, field)
+		if err != nil {
+			return err
+		}
+		*dst(f) = &per
+		return nil
+	})
+}
+
+//export tsstore_filter_resolution
+func tsstore_filter_resolution(p *C.tsstore_filter, resolution *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return periodSetter(p, resolution, "resolution", func(f *core.KeyFilter) **core.Period { return &f.Resolution })
+}
+
+//export tsstore_filter_interval
+func tsstore_filter_interval(p *C.tsstore_filter, interval *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return periodSetter(p, interval, "interval", func(f *core.KeyFilter) **core.Period { return &f.Interval })
+}
+
+//export tsstore_filter_features
+func tsstore_filter_features(p *C.tsstore_filter, featuresJSON *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return setFilter(p, func(f *core.KeyFilter) error {
+		fs, err := optFeatures(featuresJSON)
+		f.Features = fs
+		return err
+	})
+}
+
+// listResult hands out a key list.
+func listResult(st C.int32_t, keys []core.Key, out **C.tsstore_keys) C.int32_t {
+	if st == statusOK {
+		*out = (*C.tsstore_keys)(handlePtr(register(kindKeys, keys)))
+	}
+	return st
+}
+
+//export tsstore_list_keys_where
+func tsstore_list_keys_where(p *C.tsstore_store, fp *C.tsstore_filter, out **C.tsstore_keys) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	var keys []core.Key
+	st := withStore(p, func(s *core.Store) error {
+		f := &core.KeyFilter{}
+		if fp != nil {
+			var err error
+			if f, err = getFilter(fp); err != nil {
+				return err
+			}
+		}
+		var err error
+		keys, err = s.ListKeys(*f)
+		return err
+	})
+	return listResult(st, keys, out)
+}
+
+//export tsstore_keys_by_hash
+func tsstore_keys_by_hash(p *C.tsstore_store, hash *C.uint8_t, out **C.tsstore_keys) (status C.int32_t) {
+	defer guard(&status)
+	if out == nil {
+		return fail(nil, invalidArg("out is NULL"))
+	}
+	*out = nil
+	var keys []core.Key
+	st := withStore(p, func(s *core.Store) error {
+		h, err := hashArg(hash)
+		if err != nil {
+			return err
+		}
+		keys, err = s.KeysByHash(h)
+		return err
+	})
+	return listResult(st, keys, out)
+}
