@@ -26,6 +26,20 @@
  *   - After a failure, tsstore_last_error() on the same thread returns its message, also when
  *     no handle was made (a failed open).
  *
+ * Statuses: besides those its comment names, any function may return
+ *   TSSTORE_E_INVALID_HANDLE    for a handle argument (NULL, freed, foreign, wrong kind);
+ *   TSSTORE_E_INVALID_PARAMETER for a NULL pointer where a value is required, an unknown
+ *                               code, malformed text, or a size out of range — the message
+ *                               names the argument and the value;
+ *   TSSTORE_E_BUFFER_TOO_SMALL  when it fills a caller buffer;
+ *   TSSTORE_E_INTERNAL          on a bug in tsstore (never a crash: Go panics are caught);
+ * and any function taking a store may return TSSTORE_E_IO (netcdf-c, HDF5, SQLite or the OS
+ * failed) and, when it writes, TSSTORE_E_READ_ONLY. A failed call changes nothing.
+ *
+ * Ownership: the library copies what it is given (arrays, strings) before a call returns
+ * and never keeps a caller's pointer; what it hands out is a handle (freed by its free
+ * function) or bytes in the caller's buffer.
+ *
  * Thread safety: every function may be called from any thread. Calls on one store are
  * serialised inside the library (and every netcdf-c call in the process, which is not
  * thread-safe); handles derived from a store (keys, series, lists) may be used from any
