@@ -37,7 +37,8 @@
  * failed) and, when it writes, TSSTORE_E_READ_ONLY. A failed call changes nothing.
  *
  * Ownership: the library copies what it is given (arrays, strings) before a call returns
- * and never keeps a caller's pointer; what it hands out is a handle (freed by its free
+ * and never keeps a caller's pointer (the one exception: the user pointer of
+ * tsstore_set_log_callback); what it hands out is a handle (freed by its free
  * function) or bytes in the caller's buffer.
  *
  * Thread safety: every function may be called from any thread. Calls on one store are
