@@ -44,7 +44,7 @@ func typeList(p *C.char) []string {
 }
 
 //export tsstore_add_associations
-func tsstore_add_associations(p *C.tsstore_store, table C.int32_t, n C.size_t, aIDs *C.int64_t, aTypes **C.char,
+func tsstore_add_associations(p C.uintptr_t, table C.int32_t, n C.size_t, aIDs *C.int64_t, aTypes **C.char,
 	bIDs *C.int64_t, bTypes **C.char) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
@@ -82,7 +82,7 @@ func tsstore_add_associations(p *C.tsstore_store, table C.int32_t, n C.size_t, a
 }
 
 //export tsstore_has_association
-func tsstore_has_association(p *C.tsstore_store, table C.int32_t, a, b C.int64_t, found *C.int32_t) (status C.int32_t) {
+func tsstore_has_association(p C.uintptr_t, table C.int32_t, a, b C.int64_t, found *C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
@@ -130,13 +130,13 @@ func readFilter(aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t, aTyp
 }
 
 //export tsstore_list_associations
-func tsstore_list_associations(p *C.tsstore_store, table C.int32_t, aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t,
-	aType, bType *C.char, out **C.tsstore_associations) (status C.int32_t) {
+func tsstore_list_associations(p C.uintptr_t, table C.int32_t, aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t,
+	aType, bType *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var rows []assocRow
 	st := withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
@@ -160,13 +160,13 @@ func tsstore_list_associations(p *C.tsstore_store, table C.int32_t, aIDs *C.int6
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_associations)(handlePtr(register(kindAssociations, rows)))
+		*out = C.uintptr_t(register(kindAssociations, rows))
 	}
 	return st
 }
 
 //export tsstore_remove_associations
-func tsstore_remove_associations(p *C.tsstore_store, table C.int32_t, aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t,
+func tsstore_remove_associations(p C.uintptr_t, table C.int32_t, aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t,
 	aType, bType *C.char, removed *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
@@ -191,7 +191,7 @@ func tsstore_remove_associations(p *C.tsstore_store, table C.int32_t, aIDs *C.in
 }
 
 //export tsstore_replace_association_id
-func tsstore_replace_association_id(p *C.tsstore_store, table C.int32_t, oldID, newID C.int64_t, changed *C.int64_t) (status C.int32_t) {
+func tsstore_replace_association_id(p C.uintptr_t, table C.int32_t, oldID, newID C.int64_t, changed *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
@@ -212,7 +212,7 @@ func tsstore_replace_association_id(p *C.tsstore_store, table C.int32_t, oldID, 
 }
 
 //export tsstore_association_counts
-func tsstore_association_counts(p *C.tsstore_store, table C.int32_t, rows, distinctA, distinctB *C.int64_t) (status C.int32_t) {
+func tsstore_association_counts(p C.uintptr_t, table C.int32_t, rows, distinctA, distinctB *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
@@ -237,8 +237,8 @@ func tsstore_association_counts(p *C.tsstore_store, table C.int32_t, rows, disti
 	})
 }
 
-func getAssociations(p *C.tsstore_associations) ([]assocRow, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindAssociations)
+func getAssociations(p C.uintptr_t) ([]assocRow, error) {
+	v, ok := lookup(uintptr(p), kindAssociations)
 	if !ok {
 		return nil, badHandle("association list")
 	}
@@ -246,7 +246,7 @@ func getAssociations(p *C.tsstore_associations) ([]assocRow, error) {
 }
 
 //export tsstore_associations_len
-func tsstore_associations_len(p *C.tsstore_associations, n *C.size_t) (status C.int32_t) {
+func tsstore_associations_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	rows, err := getAssociations(p)
 	if err == nil && n == nil {
@@ -258,7 +258,7 @@ func tsstore_associations_len(p *C.tsstore_associations, n *C.size_t) (status C.
 	return noFail(err)
 }
 
-func assocAt(p *C.tsstore_associations, i C.size_t) (assocRow, error) {
+func assocAt(p C.uintptr_t, i C.size_t) (assocRow, error) {
 	rows, err := getAssociations(p)
 	if err == nil && int(i) >= len(rows) {
 		err = invalidArg("i: %d is outside 0–%d", i, len(rows)-1)
@@ -270,7 +270,7 @@ func assocAt(p *C.tsstore_associations, i C.size_t) (assocRow, error) {
 }
 
 //export tsstore_associations_ids
-func tsstore_associations_ids(p *C.tsstore_associations, i C.size_t, a, b *C.int64_t) (status C.int32_t) {
+func tsstore_associations_ids(p C.uintptr_t, i C.size_t, a, b *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	r, err := assocAt(p, i)
 	if err == nil {
@@ -285,7 +285,7 @@ func tsstore_associations_ids(p *C.tsstore_associations, i C.size_t, a, b *C.int
 }
 
 //export tsstore_associations_type
-func tsstore_associations_type(p *C.tsstore_associations, i C.size_t, end C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_associations_type(p C.uintptr_t, i C.size_t, end C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	r, err := assocAt(p, i)
 	if err == nil {
@@ -302,7 +302,7 @@ func tsstore_associations_type(p *C.tsstore_associations, i C.size_t, end C.int3
 }
 
 //export tsstore_associations_free
-func tsstore_associations_free(p *C.tsstore_associations) {
+func tsstore_associations_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindAssociations)
+	unregister(uintptr(p), kindAssociations)
 }

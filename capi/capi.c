@@ -13,9 +13,6 @@ void ts_set_error(const char *msg, size_t len) {
 
 const char *ts_get_error(void) { return ts_error; }
 
-/* Handles are registry ids shown to C as pointers; neither side dereferences them. */
-void *ts_ptr(uintptr_t id) { return (void *)id; }
-uintptr_t ts_id(const void *p) { return (uintptr_t)p; }
 
 /* Calls a host's log callback (a C function pointer Go cannot call itself). */
 typedef void (*ts_log_fn)(const char *line, void *user);

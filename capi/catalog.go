@@ -11,8 +11,8 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
-func getMetadata(p *C.tsstore_metadata) (*core.Metadata, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindMetadata)
+func getMetadata(p C.uintptr_t) (*core.Metadata, error) {
+	v, ok := lookup(uintptr(p), kindMetadata)
 	if !ok {
 		return nil, badHandle("metadata")
 	}
@@ -20,12 +20,12 @@ func getMetadata(p *C.tsstore_metadata) (*core.Metadata, error) {
 }
 
 //export tsstore_get_metadata
-func tsstore_get_metadata(p *C.tsstore_store, key *C.tsstore_key, out **C.tsstore_metadata) (status C.int32_t) {
+func tsstore_get_metadata(p C.uintptr_t, key C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var m *core.Metadata
 	st := withStore(p, func(s *core.Store) error {
 		k, err := getKey(key)
@@ -36,18 +36,18 @@ func tsstore_get_metadata(p *C.tsstore_store, key *C.tsstore_key, out **C.tsstor
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_metadata)(handlePtr(register(kindMetadata, m)))
+		*out = C.uintptr_t(register(kindMetadata, m))
 	}
 	return st
 }
 
 //export tsstore_metadata_free
-func tsstore_metadata_free(p *C.tsstore_metadata) {
+func tsstore_metadata_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindMetadata)
+	unregister(uintptr(p), kindMetadata)
 }
 
-func withMetadata(p *C.tsstore_metadata, fn func(*core.Metadata) error) C.int32_t {
+func withMetadata(p C.uintptr_t, fn func(*core.Metadata) error) C.int32_t {
 	m, err := getMetadata(p)
 	if err == nil {
 		err = fn(m)
@@ -56,7 +56,7 @@ func withMetadata(p *C.tsstore_metadata, fn func(*core.Metadata) error) C.int32_
 }
 
 //export tsstore_metadata_info
-func tsstore_metadata_info(p *C.tsstore_metadata, seriesType, dtype *C.int32_t, length, count, initialMS *C.int64_t) (status C.int32_t) {
+func tsstore_metadata_info(p C.uintptr_t, seriesType, dtype *C.int32_t, length, count, initialMS *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withMetadata(p, func(m *core.Metadata) error {
 		if seriesType != nil {
@@ -82,13 +82,13 @@ func tsstore_metadata_info(p *C.tsstore_metadata, seriesType, dtype *C.int32_t, 
 }
 
 //export tsstore_metadata_element_shape
-func tsstore_metadata_element_shape(p *C.tsstore_metadata, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
+func tsstore_metadata_element_shape(p C.uintptr_t, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withMetadata(p, func(m *core.Metadata) error { return putShape(m.ElementShape, shape, capacity, ndim) })
 }
 
 //export tsstore_metadata_text
-func tsstore_metadata_text(p *C.tsstore_metadata, field C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_metadata_text(p C.uintptr_t, field C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withMetadata(p, func(m *core.Metadata) error {
 		var v string
@@ -113,7 +113,7 @@ func tsstore_metadata_text(p *C.tsstore_metadata, field C.int32_t, buf *C.char, 
 }
 
 //export tsstore_metadata_hash
-func tsstore_metadata_hash(p *C.tsstore_metadata, which C.int32_t, hash *C.uint8_t) (status C.int32_t) {
+func tsstore_metadata_hash(p C.uintptr_t, which C.int32_t, hash *C.uint8_t) (status C.int32_t) {
 	defer guard(&status)
 	return withMetadata(p, func(m *core.Metadata) error {
 		if hash == nil {
@@ -134,12 +134,12 @@ func tsstore_metadata_hash(p *C.tsstore_metadata, which C.int32_t, hash *C.uint8
 }
 
 //export tsstore_metadata_key
-func tsstore_metadata_key(p *C.tsstore_metadata, out **C.tsstore_key) (status C.int32_t) {
+func tsstore_metadata_key(p C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	m, err := getMetadata(p)
 	if err != nil {
 		return fail(nil, err)
@@ -149,12 +149,12 @@ func tsstore_metadata_key(p *C.tsstore_metadata, out **C.tsstore_key) (status C.
 }
 
 //export tsstore_list_distinct
-func tsstore_list_distinct(p *C.tsstore_store, field C.int32_t, out **C.tsstore_strings) (status C.int32_t) {
+func tsstore_list_distinct(p C.uintptr_t, field C.int32_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var vals []string
 	st := withStore(p, func(s *core.Store) error {
 		var err error
@@ -177,13 +177,13 @@ func tsstore_list_distinct(p *C.tsstore_store, field C.int32_t, out **C.tsstore_
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_strings)(handlePtr(register(kindStrings, vals)))
+		*out = C.uintptr_t(register(kindStrings, vals))
 	}
 	return st
 }
 
-func getStrings(p *C.tsstore_strings) ([]string, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindStrings)
+func getStrings(p C.uintptr_t) ([]string, error) {
+	v, ok := lookup(uintptr(p), kindStrings)
 	if !ok {
 		return nil, badHandle("string list")
 	}
@@ -191,7 +191,7 @@ func getStrings(p *C.tsstore_strings) ([]string, error) {
 }
 
 //export tsstore_strings_len
-func tsstore_strings_len(p *C.tsstore_strings, n *C.size_t) (status C.int32_t) {
+func tsstore_strings_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	vals, err := getStrings(p)
 	if err == nil && n == nil {
@@ -204,7 +204,7 @@ func tsstore_strings_len(p *C.tsstore_strings, n *C.size_t) (status C.int32_t) {
 }
 
 //export tsstore_strings_get
-func tsstore_strings_get(p *C.tsstore_strings, i C.size_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_strings_get(p C.uintptr_t, i C.size_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	vals, err := getStrings(p)
 	if err == nil && int(i) >= len(vals) {
@@ -217,9 +217,9 @@ func tsstore_strings_get(p *C.tsstore_strings, i C.size_t, buf *C.char, capacity
 }
 
 //export tsstore_strings_free
-func tsstore_strings_free(p *C.tsstore_strings) {
+func tsstore_strings_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindStrings)
+	unregister(uintptr(p), kindStrings)
 }
 
 func putCounts(counts *C.int64_t, byType map[core.SeriesType]int) error {
@@ -234,7 +234,7 @@ func putCounts(counts *C.int64_t, byType map[core.SeriesType]int) error {
 }
 
 //export tsstore_counts_by_type
-func tsstore_counts_by_type(p *C.tsstore_store, counts *C.int64_t) (status C.int32_t) {
+func tsstore_counts_by_type(p C.uintptr_t, counts *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		byType, err := s.CountsByType(core.KeyFilter{})
@@ -246,7 +246,7 @@ func tsstore_counts_by_type(p *C.tsstore_store, counts *C.int64_t) (status C.int
 }
 
 //export tsstore_count_arrays
-func tsstore_count_arrays(p *C.tsstore_store, n *C.int64_t) (status C.int32_t) {
+func tsstore_count_arrays(p C.uintptr_t, n *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if n == nil {
@@ -268,7 +268,7 @@ func hashArg(hash *C.uint8_t) ([32]byte, error) {
 }
 
 //export tsstore_count_by_hash
-func tsstore_count_by_hash(p *C.tsstore_store, hash *C.uint8_t, counts *C.int64_t) (status C.int32_t) {
+func tsstore_count_by_hash(p C.uintptr_t, hash *C.uint8_t, counts *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		h, err := hashArg(hash)
@@ -284,12 +284,12 @@ func tsstore_count_by_hash(p *C.tsstore_store, hash *C.uint8_t, counts *C.int64_
 }
 
 //export tsstore_get_array
-func tsstore_get_array(p *C.tsstore_store, hash *C.uint8_t, out **C.tsstore_series) (status C.int32_t) {
+func tsstore_get_array(p C.uintptr_t, hash *C.uint8_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var arr core.TypedArray
 	st := withStore(p, func(s *core.Store) error {
 		h, err := hashArg(hash)
@@ -300,13 +300,13 @@ func tsstore_get_array(p *C.tsstore_store, hash *C.uint8_t, out **C.tsstore_seri
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_series)(handlePtr(register(kindSeries, &seriesHandle{typ: rawArray, arr: arr})))
+		*out = C.uintptr_t(register(kindSeries, &seriesHandle{typ: rawArray, arr: arr}))
 	}
 	return st
 }
 
 //export tsstore_forecast_parameters
-func tsstore_forecast_parameters(p *C.tsstore_store, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_forecast_parameters(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		ps, err := s.ForecastParameters(core.KeyFilter{})
@@ -323,7 +323,7 @@ func tsstore_forecast_parameters(p *C.tsstore_store, buf *C.char, capacity C.siz
 }
 
 //export tsstore_static_summary
-func tsstore_static_summary(p *C.tsstore_store, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_static_summary(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		grids, err := s.StaticSummary(core.KeyFilter{})
@@ -339,7 +339,7 @@ func tsstore_static_summary(p *C.tsstore_store, buf *C.char, capacity C.size_t, 
 }
 
 // keyResult hands out a key when keyOut is not NULL.
-func keyResult(st C.int32_t, k core.Key, keyOut **C.tsstore_key) C.int32_t {
+func keyResult(st C.int32_t, k core.Key, keyOut *C.uintptr_t) C.int32_t {
 	if st == statusOK && keyOut != nil {
 		*keyOut = newKeyHandle(k)
 	}
@@ -347,11 +347,11 @@ func keyResult(st C.int32_t, k core.Key, keyOut **C.tsstore_key) C.int32_t {
 }
 
 //export tsstore_copy_series
-func tsstore_copy_series(p *C.tsstore_store, key *C.tsstore_key, ownerID C.int64_t, ownerType *C.char, category C.int32_t,
-	newName *C.char, keyOut **C.tsstore_key) (status C.int32_t) {
+func tsstore_copy_series(p C.uintptr_t, key C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t,
+	newName *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if keyOut != nil {
-		*keyOut = nil
+		*keyOut = 0
 	}
 	var nk core.Key
 	st := withStore(p, func(s *core.Store) error {
@@ -373,10 +373,10 @@ func tsstore_copy_series(p *C.tsstore_store, key *C.tsstore_key, ownerID C.int64
 }
 
 //export tsstore_rename_series
-func tsstore_rename_series(p *C.tsstore_store, key *C.tsstore_key, newName *C.char, keyOut **C.tsstore_key) (status C.int32_t) {
+func tsstore_rename_series(p C.uintptr_t, key C.uintptr_t, newName *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if keyOut != nil {
-		*keyOut = nil
+		*keyOut = 0
 	}
 	var nk core.Key
 	st := withStore(p, func(s *core.Store) error {
@@ -395,7 +395,7 @@ func tsstore_rename_series(p *C.tsstore_store, key *C.tsstore_key, newName *C.ch
 }
 
 //export tsstore_replace_owner_id
-func tsstore_replace_owner_id(p *C.tsstore_store, category C.int32_t, oldID, newID C.int64_t, moved *C.int64_t) (status C.int32_t) {
+func tsstore_replace_owner_id(p C.uintptr_t, category C.int32_t, oldID, newID C.int64_t, moved *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if category < 0 || !core.OwnerCategory(category).Valid() {
@@ -410,7 +410,7 @@ func tsstore_replace_owner_id(p *C.tsstore_store, category C.int32_t, oldID, new
 }
 
 //export tsstore_compact
-func tsstore_compact(p *C.tsstore_store, slots, datasets, featureSets, dead *C.int64_t) (status C.int32_t) {
+func tsstore_compact(p C.uintptr_t, slots, datasets, featureSets, dead *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		rep, err := s.Compact()
@@ -427,7 +427,7 @@ func tsstore_compact(p *C.tsstore_store, slots, datasets, featureSets, dead *C.i
 }
 
 //export tsstore_verify_integrity
-func tsstore_verify_integrity(p *C.tsstore_store, checked, problems *C.int64_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_verify_integrity(p C.uintptr_t, checked, problems *C.int64_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		rep, err := s.VerifyIntegrity()
@@ -458,7 +458,7 @@ func tsstore_verify_integrity(p *C.tsstore_store, checked, problems *C.int64_t, 
 }
 
 //export tsstore_check_static_consistency
-func tsstore_check_static_consistency(p *C.tsstore_store, consistent *C.int32_t) (status C.int32_t) {
+func tsstore_check_static_consistency(p C.uintptr_t, consistent *C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if consistent == nil {

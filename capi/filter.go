@@ -3,14 +3,10 @@ package main
 // #include "capi.h"
 import "C"
 
-import (
-	"unsafe"
+import "github.com/tsstore/tsstore/core"
 
-	"github.com/tsstore/tsstore/core"
-)
-
-func getFilter(p *C.tsstore_filter) (*core.KeyFilter, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindFilter)
+func getFilter(p C.uintptr_t) (*core.KeyFilter, error) {
+	v, ok := lookup(uintptr(p), kindFilter)
 	if !ok {
 		return nil, badHandle("filter")
 	}
@@ -18,23 +14,23 @@ func getFilter(p *C.tsstore_filter) (*core.KeyFilter, error) {
 }
 
 //export tsstore_filter_new
-func tsstore_filter_new(out **C.tsstore_filter) (status C.int32_t) {
+func tsstore_filter_new(out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = (*C.tsstore_filter)(handlePtr(register(kindFilter, &core.KeyFilter{})))
+	*out = C.uintptr_t(register(kindFilter, &core.KeyFilter{}))
 	return statusOK
 }
 
 //export tsstore_filter_free
-func tsstore_filter_free(p *C.tsstore_filter) {
+func tsstore_filter_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindFilter)
+	unregister(uintptr(p), kindFilter)
 }
 
 // setFilter applies set to a live filter; a setter that fails leaves it unchanged.
-func setFilter(p *C.tsstore_filter, set func(*core.KeyFilter) error) C.int32_t {
+func setFilter(p C.uintptr_t, set func(*core.KeyFilter) error) C.int32_t {
 	f, err := getFilter(p)
 	if err == nil {
 		next := *f
@@ -46,7 +42,7 @@ func setFilter(p *C.tsstore_filter, set func(*core.KeyFilter) error) C.int32_t {
 }
 
 //export tsstore_filter_owner
-func tsstore_filter_owner(p *C.tsstore_filter, ownerID C.int64_t, category C.int32_t) (status C.int32_t) {
+func tsstore_filter_owner(p C.uintptr_t, ownerID C.int64_t, category C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return setFilter(p, func(f *core.KeyFilter) error {
 		if category < 0 || !core.OwnerCategory(category).Valid() {
@@ -59,7 +55,7 @@ func tsstore_filter_owner(p *C.tsstore_filter, ownerID C.int64_t, category C.int
 }
 
 //export tsstore_filter_series_type
-func tsstore_filter_series_type(p *C.tsstore_filter, seriesType C.int32_t) (status C.int32_t) {
+func tsstore_filter_series_type(p C.uintptr_t, seriesType C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return setFilter(p, func(f *core.KeyFilter) error {
 		if seriesType < 0 || !core.SeriesType(seriesType).Valid() {
@@ -71,7 +67,7 @@ func tsstore_filter_series_type(p *C.tsstore_filter, seriesType C.int32_t) (stat
 	})
 }
 
-func textSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.KeyFilter) **string) C.int32_t {
+func textSetter(p C.uintptr_t, v *C.char, field string, dst func(*core.KeyFilter) **string) C.int32_t {
 	return setFilter(p, func(f *core.KeyFilter) error {
 		s, err := reqString(v, field)
 		if err != nil {
@@ -83,24 +79,24 @@ func textSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.Key
 }
 
 //export tsstore_filter_name
-func tsstore_filter_name(p *C.tsstore_filter, name *C.char) (status C.int32_t) {
+func tsstore_filter_name(p C.uintptr_t, name *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return textSetter(p, name, "name", func(f *core.KeyFilter) **string { return &f.Name })
 }
 
 //export tsstore_filter_name_glob
-func tsstore_filter_name_glob(p *C.tsstore_filter, pattern *C.char) (status C.int32_t) {
+func tsstore_filter_name_glob(p C.uintptr_t, pattern *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return textSetter(p, pattern, "pattern", func(f *core.KeyFilter) **string { return &f.NameGlob })
 }
 
 //export tsstore_filter_owner_type
-func tsstore_filter_owner_type(p *C.tsstore_filter, ownerType *C.char) (status C.int32_t) {
+func tsstore_filter_owner_type(p C.uintptr_t, ownerType *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return textSetter(p, ownerType, "owner_type", func(f *core.KeyFilter) **string { return &f.OwnerType })
 }
 
-func periodSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.KeyFilter) **core.Period) C.int32_t {
+func periodSetter(p C.uintptr_t, v *C.char, field string, dst func(*core.KeyFilter) **core.Period) C.int32_t {
 	return setFilter(p, func(f *core.KeyFilter) error {
 		per, err := reqPeriod(v, field)
 		if err != nil {
@@ -112,19 +108,19 @@ func periodSetter(p *C.tsstore_filter, v *C.char, field string, dst func(*core.K
 }
 
 //export tsstore_filter_resolution
-func tsstore_filter_resolution(p *C.tsstore_filter, resolution *C.char) (status C.int32_t) {
+func tsstore_filter_resolution(p C.uintptr_t, resolution *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return periodSetter(p, resolution, "resolution", func(f *core.KeyFilter) **core.Period { return &f.Resolution })
 }
 
 //export tsstore_filter_interval
-func tsstore_filter_interval(p *C.tsstore_filter, interval *C.char) (status C.int32_t) {
+func tsstore_filter_interval(p C.uintptr_t, interval *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return periodSetter(p, interval, "interval", func(f *core.KeyFilter) **core.Period { return &f.Interval })
 }
 
 //export tsstore_filter_features
-func tsstore_filter_features(p *C.tsstore_filter, featuresJSON *C.char) (status C.int32_t) {
+func tsstore_filter_features(p C.uintptr_t, featuresJSON *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return setFilter(p, func(f *core.KeyFilter) error {
 		fs, err := optFeatures(featuresJSON)
@@ -134,24 +130,24 @@ func tsstore_filter_features(p *C.tsstore_filter, featuresJSON *C.char) (status 
 }
 
 // listResult hands out a key list.
-func listResult(st C.int32_t, keys []core.Key, out **C.tsstore_keys) C.int32_t {
+func listResult(st C.int32_t, keys []core.Key, out *C.uintptr_t) C.int32_t {
 	if st == statusOK {
-		*out = (*C.tsstore_keys)(handlePtr(register(kindKeys, keys)))
+		*out = C.uintptr_t(register(kindKeys, keys))
 	}
 	return st
 }
 
 //export tsstore_list_keys_where
-func tsstore_list_keys_where(p *C.tsstore_store, fp *C.tsstore_filter, out **C.tsstore_keys) (status C.int32_t) {
+func tsstore_list_keys_where(p C.uintptr_t, fp C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var keys []core.Key
 	st := withStore(p, func(s *core.Store) error {
 		f := &core.KeyFilter{}
-		if fp != nil {
+		if fp != 0 {
 			var err error
 			if f, err = getFilter(fp); err != nil {
 				return err
@@ -165,12 +161,12 @@ func tsstore_list_keys_where(p *C.tsstore_store, fp *C.tsstore_filter, out **C.t
 }
 
 //export tsstore_keys_by_hash
-func tsstore_keys_by_hash(p *C.tsstore_store, hash *C.uint8_t, out **C.tsstore_keys) (status C.int32_t) {
+func tsstore_keys_by_hash(p C.uintptr_t, hash *C.uint8_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var keys []core.Key
 	st := withStore(p, func(s *core.Store) error {
 		h, err := hashArg(hash)

@@ -1,12 +1,6 @@
 package main
 
-// #include "capi.h"
-import "C"
-
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // kind tells handles of different types apart, so that a key passed where a store is
 // expected is an error rather than a type confusion.
@@ -28,7 +22,10 @@ const (
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a
 // freed (stale) handle can never name a newer object; ids are spaced 16 apart and start
-// above the zero page, so they look like aligned pointers to C and never to Go's heap.
+// above the zero page, so they look like aligned pointers to C. On the Go side every
+// exported function takes and returns them as C.uintptr_t, never as a pointer type: a
+// pointer-typed value that happened to fall in Go's heap would make the garbage collector
+// abort ("invalid pointer found on stack") however long a process runs.
 var registry = struct {
 	sync.Mutex
 	next    uintptr
@@ -69,6 +66,3 @@ func unregister(id uintptr, k kind) any {
 	delete(registry.entries, id)
 	return e.v
 }
-
-func handleID(p unsafe.Pointer) uintptr   { return uintptr(C.ts_id(p)) }
-func handlePtr(id uintptr) unsafe.Pointer { return C.ts_ptr(C.uintptr_t(id)) }

@@ -33,24 +33,24 @@ func (h *storeHandle) setError(msg string) {
 	h.mu.Unlock()
 }
 
-func getStore(p *C.tsstore_store) (*storeHandle, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindStore)
+func getStore(p C.uintptr_t) (*storeHandle, error) {
+	v, ok := lookup(uintptr(p), kindStore)
 	if !ok {
 		return nil, badHandle("store")
 	}
 	return v.(*storeHandle), nil
 }
 
-func getKey(p *C.tsstore_key) (core.Key, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindKey)
+func getKey(p C.uintptr_t) (core.Key, error) {
+	v, ok := lookup(uintptr(p), kindKey)
 	if !ok {
 		return core.Key{}, badHandle("key")
 	}
 	return v.(core.Key), nil
 }
 
-func newKeyHandle(k core.Key) *C.tsstore_key {
-	return (*C.tsstore_key)(handlePtr(register(kindKey, k)))
+func newKeyHandle(k core.Key) C.uintptr_t {
+	return C.uintptr_t(register(kindKey, k))
 }
 
 //export tsstore_version
@@ -74,11 +74,11 @@ func tsstore_last_error(buf *C.char, capacity C.size_t, needed *C.size_t) (statu
 	return statusOK
 }
 
-func openResult(s *core.Store, err error, out **C.tsstore_store) C.int32_t {
+func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
 		return fail(nil, err)
 	}
-	*out = (*C.tsstore_store)(handlePtr(register(kindStore, &storeHandle{s: s})))
+	*out = C.uintptr_t(register(kindStore, &storeHandle{s: s}))
 	return statusOK
 }
 
@@ -94,12 +94,12 @@ func compressionOf(p *C.char) (*core.CreateOptions, error) {
 }
 
 //export tsstore_create
-func tsstore_create(path, compression *C.char, out **C.tsstore_store) (status C.int32_t) {
+func tsstore_create(path, compression *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	p, err := reqString(path, "path")
 	if err != nil {
 		return fail(nil, err)
@@ -113,12 +113,12 @@ func tsstore_create(path, compression *C.char, out **C.tsstore_store) (status C.
 }
 
 //export tsstore_open
-func tsstore_open(path *C.char, readOnly C.int32_t, out **C.tsstore_store) (status C.int32_t) {
+func tsstore_open(path *C.char, readOnly C.int32_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	p, err := reqString(path, "path")
 	if err != nil {
 		return fail(nil, err)
@@ -133,12 +133,12 @@ func tsstore_open(path *C.char, readOnly C.int32_t, out **C.tsstore_store) (stat
 }
 
 //export tsstore_open_in_memory
-func tsstore_open_in_memory(compression *C.char, out **C.tsstore_store) (status C.int32_t) {
+func tsstore_open_in_memory(compression *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	opts, err := compressionOf(compression)
 	if err != nil {
 		return fail(nil, err)
@@ -148,9 +148,9 @@ func tsstore_open_in_memory(compression *C.char, out **C.tsstore_store) (status 
 }
 
 //export tsstore_close
-func tsstore_close(p *C.tsstore_store) (status C.int32_t) {
+func tsstore_close(p C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
-	v := unregister(handleID(unsafe.Pointer(p)), kindStore)
+	v := unregister(uintptr(p), kindStore)
 	if v == nil {
 		return statusOK
 	}
@@ -162,7 +162,7 @@ func tsstore_close(p *C.tsstore_store) (status C.int32_t) {
 
 // withStore runs fn on a live store, recording a failure on the thread and the store, and,
 // when the debug log is on, what the call did.
-func withStore(p *C.tsstore_store, fn func(*core.Store) error) C.int32_t {
+func withStore(p C.uintptr_t, fn func(*core.Store) error) C.int32_t {
 	h, err := getStore(p)
 	if err != nil {
 		return fail(nil, err)
@@ -203,13 +203,13 @@ func tsstore_set_log_callback(fn unsafe.Pointer, user unsafe.Pointer) (status C.
 }
 
 //export tsstore_flush
-func tsstore_flush(p *C.tsstore_store) (status C.int32_t) {
+func tsstore_flush(p C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error { return s.Flush() })
 }
 
 //export tsstore_persist
-func tsstore_persist(p *C.tsstore_store, path *C.char) (status C.int32_t) {
+func tsstore_persist(p C.uintptr_t, path *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		dst, err := reqString(path, "path")
@@ -221,7 +221,7 @@ func tsstore_persist(p *C.tsstore_store, path *C.char) (status C.int32_t) {
 }
 
 //export tsstore_store_last_error
-func tsstore_store_last_error(p *C.tsstore_store, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_store_last_error(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	h, err := getStore(p)
 	if err != nil {

@@ -48,8 +48,8 @@ func newSeriesHandle(ts core.TimeSeries) *seriesHandle {
 	return &seriesHandle{}
 }
 
-func getSeries(p *C.tsstore_series) (*seriesHandle, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindSeries)
+func getSeries(p C.uintptr_t) (*seriesHandle, error) {
+	v, ok := lookup(uintptr(p), kindSeries)
 	if !ok {
 		return nil, badHandle("series")
 	}
@@ -57,11 +57,11 @@ func getSeries(p *C.tsstore_series) (*seriesHandle, error) {
 }
 
 // readInto runs a read and hands out its series.
-func readInto(p *C.tsstore_store, key *C.tsstore_key, out **C.tsstore_series, read func(*core.Store, core.Key) (core.TimeSeries, error)) C.int32_t {
+func readInto(p C.uintptr_t, key C.uintptr_t, out *C.uintptr_t, read func(*core.Store, core.Key) (core.TimeSeries, error)) C.int32_t {
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var ts core.TimeSeries
 	st := withStore(p, func(s *core.Store) error {
 		k, err := getKey(key)
@@ -72,13 +72,13 @@ func readInto(p *C.tsstore_store, key *C.tsstore_key, out **C.tsstore_series, re
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_series)(handlePtr(register(kindSeries, newSeriesHandle(ts))))
+		*out = C.uintptr_t(register(kindSeries, newSeriesHandle(ts)))
 	}
 	return st
 }
 
 //export tsstore_has
-func tsstore_has(p *C.tsstore_store, key *C.tsstore_key, found *C.int32_t) (status C.int32_t) {
+func tsstore_has(p C.uintptr_t, key C.uintptr_t, found *C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if found == nil {
@@ -98,13 +98,13 @@ func tsstore_has(p *C.tsstore_store, key *C.tsstore_key, found *C.int32_t) (stat
 }
 
 //export tsstore_get
-func tsstore_get(p *C.tsstore_store, key *C.tsstore_key, out **C.tsstore_series) (status C.int32_t) {
+func tsstore_get(p C.uintptr_t, key C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return readInto(p, key, out, func(s *core.Store, k core.Key) (core.TimeSeries, error) { return s.Get(k) })
 }
 
 //export tsstore_get_range
-func tsstore_get_range(p *C.tsstore_store, key *C.tsstore_key, startMS, endMS C.int64_t, out **C.tsstore_series) (status C.int32_t) {
+func tsstore_get_range(p C.uintptr_t, key C.uintptr_t, startMS, endMS C.int64_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return readInto(p, key, out, func(s *core.Store, k core.Key) (core.TimeSeries, error) {
 		return s.GetRange(k, fromMillis(startMS), fromMillis(endMS))
@@ -112,7 +112,7 @@ func tsstore_get_range(p *C.tsstore_store, key *C.tsstore_key, startMS, endMS C.
 }
 
 //export tsstore_get_windows
-func tsstore_get_windows(p *C.tsstore_store, key *C.tsstore_key, firstMS, lastMS C.int64_t, out **C.tsstore_series) (status C.int32_t) {
+func tsstore_get_windows(p C.uintptr_t, key C.uintptr_t, firstMS, lastMS C.int64_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return readInto(p, key, out, func(s *core.Store, k core.Key) (core.TimeSeries, error) {
 		return s.GetWindows(k, fromMillis(firstMS), fromMillis(lastMS))
@@ -120,12 +120,12 @@ func tsstore_get_windows(p *C.tsstore_store, key *C.tsstore_key, firstMS, lastMS
 }
 
 //export tsstore_series_free
-func tsstore_series_free(p *C.tsstore_series) {
+func tsstore_series_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindSeries)
+	unregister(uintptr(p), kindSeries)
 }
 
-func withSeries(p *C.tsstore_series, fn func(*seriesHandle) error) C.int32_t {
+func withSeries(p C.uintptr_t, fn func(*seriesHandle) error) C.int32_t {
 	h, err := getSeries(p)
 	if err == nil {
 		err = fn(h)
@@ -137,7 +137,7 @@ func withSeries(p *C.tsstore_series, fn func(*seriesHandle) error) C.int32_t {
 }
 
 //export tsstore_series_info
-func tsstore_series_info(p *C.tsstore_series, seriesType, dtype *C.int32_t, ndim *C.size_t, initialMS, count *C.int64_t) (status C.int32_t) {
+func tsstore_series_info(p C.uintptr_t, seriesType, dtype *C.int32_t, ndim *C.size_t, initialMS, count *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error {
 		if seriesType != nil {
@@ -163,7 +163,7 @@ func tsstore_series_info(p *C.tsstore_series, seriesType, dtype *C.int32_t, ndim
 }
 
 //export tsstore_series_shape
-func tsstore_series_shape(p *C.tsstore_series, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
+func tsstore_series_shape(p C.uintptr_t, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error {
 		if ndim != nil {
@@ -187,7 +187,7 @@ func tsstore_series_shape(p *C.tsstore_series, shape *C.int64_t, capacity C.size
 }
 
 //export tsstore_series_data
-func tsstore_series_data(p *C.tsstore_series, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_data(p C.uintptr_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putBytes(h.arr.Data, buf, capacity, needed) })
 }
@@ -211,37 +211,37 @@ func putElements[T int64 | float64](v []T, buf unsafe.Pointer, capacity C.size_t
 }
 
 //export tsstore_series_timestamps
-func tsstore_series_timestamps(p *C.tsstore_series, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_timestamps(p C.uintptr_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putElements(h.stamps, unsafe.Pointer(buf), capacity, needed) })
 }
 
 //export tsstore_series_percentiles
-func tsstore_series_percentiles(p *C.tsstore_series, buf *C.double, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_percentiles(p C.uintptr_t, buf *C.double, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putElements(h.percentile, unsafe.Pointer(buf), capacity, needed) })
 }
 
 //export tsstore_series_resolution
-func tsstore_series_resolution(p *C.tsstore_series, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_resolution(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putString(h.resolution, buf, capacity, needed) })
 }
 
 //export tsstore_series_horizon
-func tsstore_series_horizon(p *C.tsstore_series, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_horizon(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putString(h.horizon, buf, capacity, needed) })
 }
 
 //export tsstore_series_interval
-func tsstore_series_interval(p *C.tsstore_series, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_series_interval(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withSeries(p, func(h *seriesHandle) error { return putString(h.interval, buf, capacity, needed) })
 }
 
 //export tsstore_remove
-func tsstore_remove(p *C.tsstore_store, key *C.tsstore_key) (status C.int32_t) {
+func tsstore_remove(p C.uintptr_t, key C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		k, err := getKey(key)
@@ -253,13 +253,13 @@ func tsstore_remove(p *C.tsstore_store, key *C.tsstore_key) (status C.int32_t) {
 }
 
 //export tsstore_list_keys
-func tsstore_list_keys(p *C.tsstore_store, hasOwnerID C.int32_t, ownerID C.int64_t, category, seriesType C.int32_t,
-	name, resolution, featuresJSON *C.char, out **C.tsstore_keys) (status C.int32_t) {
+func tsstore_list_keys(p C.uintptr_t, hasOwnerID C.int32_t, ownerID C.int64_t, category, seriesType C.int32_t,
+	name, resolution, featuresJSON *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var keys []core.Key
 	st := withStore(p, func(s *core.Store) error {
 		var f core.KeyFilter
@@ -295,13 +295,13 @@ func tsstore_list_keys(p *C.tsstore_store, hasOwnerID C.int32_t, ownerID C.int64
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_keys)(handlePtr(register(kindKeys, keys)))
+		*out = C.uintptr_t(register(kindKeys, keys))
 	}
 	return st
 }
 
-func getKeys(p *C.tsstore_keys) ([]core.Key, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindKeys)
+func getKeys(p C.uintptr_t) ([]core.Key, error) {
+	v, ok := lookup(uintptr(p), kindKeys)
 	if !ok {
 		return nil, badHandle("key list")
 	}
@@ -309,7 +309,7 @@ func getKeys(p *C.tsstore_keys) ([]core.Key, error) {
 }
 
 //export tsstore_keys_len
-func tsstore_keys_len(p *C.tsstore_keys, n *C.size_t) (status C.int32_t) {
+func tsstore_keys_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	keys, err := getKeys(p)
 	if err == nil && n == nil {
@@ -323,12 +323,12 @@ func tsstore_keys_len(p *C.tsstore_keys, n *C.size_t) (status C.int32_t) {
 }
 
 //export tsstore_keys_get
-func tsstore_keys_get(p *C.tsstore_keys, i C.size_t, out **C.tsstore_key) (status C.int32_t) {
+func tsstore_keys_get(p C.uintptr_t, i C.size_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	keys, err := getKeys(p)
 	if err == nil && int(i) >= len(keys) {
 		err = invalidArg("i: %d is outside 0–%d", i, len(keys)-1)
@@ -341,7 +341,7 @@ func tsstore_keys_get(p *C.tsstore_keys, i C.size_t, out **C.tsstore_key) (statu
 }
 
 //export tsstore_keys_free
-func tsstore_keys_free(p *C.tsstore_keys) {
+func tsstore_keys_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindKeys)
+	unregister(uintptr(p), kindKeys)
 }

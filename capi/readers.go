@@ -11,16 +11,16 @@ import (
 
 // A reader handle keeps its store handle: reads go through the store's lock.
 
-func getStaticReader(p *C.tsstore_static_reader) (*core.StaticReader, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindStaticReader)
+func getStaticReader(p C.uintptr_t) (*core.StaticReader, error) {
+	v, ok := lookup(uintptr(p), kindStaticReader)
 	if !ok {
 		return nil, badHandle("static reader")
 	}
 	return v.(*core.StaticReader), nil
 }
 
-func getForecastReader(p *C.tsstore_forecast_reader) (*core.ForecastReader, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindForecastReader)
+func getForecastReader(p C.uintptr_t) (*core.ForecastReader, error) {
+	v, ok := lookup(uintptr(p), kindForecastReader)
 	if !ok {
 		return nil, badHandle("forecast reader")
 	}
@@ -35,12 +35,12 @@ func noFail(err error) C.int32_t {
 }
 
 //export tsstore_static_reader_new
-func tsstore_static_reader_new(p *C.tsstore_store, resolution *C.char, keys **C.tsstore_key, n C.size_t, out **C.tsstore_static_reader) (status C.int32_t) {
+func tsstore_static_reader_new(p C.uintptr_t, resolution *C.char, keys *C.uintptr_t, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var rd *core.StaticReader
 	st := withStore(p, func(s *core.Store) error {
 		res, err := reqPeriod(resolution, "resolution")
@@ -55,13 +55,13 @@ func tsstore_static_reader_new(p *C.tsstore_store, resolution *C.char, keys **C.
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_static_reader)(handlePtr(register(kindStaticReader, rd)))
+		*out = C.uintptr_t(register(kindStaticReader, rd))
 	}
 	return st
 }
 
 //export tsstore_static_reader_grid
-func tsstore_static_reader_grid(p *C.tsstore_static_reader, initialMS, length *C.int64_t) (status C.int32_t) {
+func tsstore_static_reader_grid(p C.uintptr_t, initialMS, length *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getStaticReader(p)
 	if err != nil {
@@ -78,7 +78,7 @@ func tsstore_static_reader_grid(p *C.tsstore_static_reader, initialMS, length *C
 }
 
 //export tsstore_static_reader_read
-func tsstore_static_reader_read(p *C.tsstore_static_reader, timestampMS C.int64_t) (status C.int32_t) {
+func tsstore_static_reader_read(p C.uintptr_t, timestampMS C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getStaticReader(p)
 	if err == nil {
@@ -88,7 +88,7 @@ func tsstore_static_reader_read(p *C.tsstore_static_reader, timestampMS C.int64_
 }
 
 //export tsstore_static_reader_read_step
-func tsstore_static_reader_read_step(p *C.tsstore_static_reader, step C.int64_t) (status C.int32_t) {
+func tsstore_static_reader_read_step(p C.uintptr_t, step C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getStaticReader(p)
 	if err == nil {
@@ -102,7 +102,7 @@ func tsstore_static_reader_read_step(p *C.tsstore_static_reader, step C.int64_t)
 }
 
 //export tsstore_static_reader_groups
-func tsstore_static_reader_groups(p *C.tsstore_static_reader, n *C.size_t) (status C.int32_t) {
+func tsstore_static_reader_groups(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getStaticReader(p)
 	if err == nil && n == nil {
@@ -115,7 +115,7 @@ func tsstore_static_reader_groups(p *C.tsstore_static_reader, n *C.size_t) (stat
 	return statusOK
 }
 
-func staticGroup(p *C.tsstore_static_reader, g C.size_t) (*core.StaticGroup, error) {
+func staticGroup(p C.uintptr_t, g C.size_t) (*core.StaticGroup, error) {
 	rd, err := getStaticReader(p)
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func keyIndices(keys []int) []int64 {
 }
 
 //export tsstore_static_reader_group_info
-func tsstore_static_reader_group_info(p *C.tsstore_static_reader, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
+func tsstore_static_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
 	eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := staticGroup(p, g)
@@ -173,7 +173,7 @@ func tsstore_static_reader_group_info(p *C.tsstore_static_reader, g C.size_t, dt
 }
 
 //export tsstore_static_reader_group_keys
-func tsstore_static_reader_group_keys(p *C.tsstore_static_reader, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := staticGroup(p, g)
 	if err == nil {
@@ -183,7 +183,7 @@ func tsstore_static_reader_group_keys(p *C.tsstore_static_reader, g C.size_t, bu
 }
 
 //export tsstore_static_reader_group_values
-func tsstore_static_reader_group_values(p *C.tsstore_static_reader, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_static_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := staticGroup(p, g)
 	if err == nil {
@@ -193,21 +193,21 @@ func tsstore_static_reader_group_values(p *C.tsstore_static_reader, g C.size_t, 
 }
 
 //export tsstore_static_reader_free
-func tsstore_static_reader_free(p *C.tsstore_static_reader) {
+func tsstore_static_reader_free(p C.uintptr_t) {
 	defer guardVoid()
-	if v := unregister(handleID(unsafe.Pointer(p)), kindStaticReader); v != nil {
+	if v := unregister(uintptr(p), kindStaticReader); v != nil {
 		v.(*core.StaticReader).Close()
 	}
 }
 
 //export tsstore_forecast_reader_new
-func tsstore_forecast_reader_new(p *C.tsstore_store, seriesType C.int32_t, resolution *C.char, keys **C.tsstore_key, n C.size_t,
-	out **C.tsstore_forecast_reader) (status C.int32_t) {
+func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.char, keys *C.uintptr_t, n C.size_t,
+	out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	var rd *core.ForecastReader
 	st := withStore(p, func(s *core.Store) error {
 		if seriesType < 0 || !core.SeriesType(seriesType).Valid() {
@@ -225,13 +225,13 @@ func tsstore_forecast_reader_new(p *C.tsstore_store, seriesType C.int32_t, resol
 		return err
 	})
 	if st == statusOK {
-		*out = (*C.tsstore_forecast_reader)(handlePtr(register(kindForecastReader, rd)))
+		*out = C.uintptr_t(register(kindForecastReader, rd))
 	}
 	return st
 }
 
 //export tsstore_forecast_reader_grid
-func tsstore_forecast_reader_grid(p *C.tsstore_forecast_reader, initialMS, count *C.int64_t) (status C.int32_t) {
+func tsstore_forecast_reader_grid(p C.uintptr_t, initialMS, count *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getForecastReader(p)
 	if err != nil {
@@ -248,7 +248,7 @@ func tsstore_forecast_reader_grid(p *C.tsstore_forecast_reader, initialMS, count
 }
 
 //export tsstore_forecast_reader_read
-func tsstore_forecast_reader_read(p *C.tsstore_forecast_reader, startMS C.int64_t) (status C.int32_t) {
+func tsstore_forecast_reader_read(p C.uintptr_t, startMS C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getForecastReader(p)
 	if err == nil {
@@ -258,7 +258,7 @@ func tsstore_forecast_reader_read(p *C.tsstore_forecast_reader, startMS C.int64_
 }
 
 //export tsstore_forecast_reader_read_window
-func tsstore_forecast_reader_read_window(p *C.tsstore_forecast_reader, window C.int64_t) (status C.int32_t) {
+func tsstore_forecast_reader_read_window(p C.uintptr_t, window C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getForecastReader(p)
 	if err == nil {
@@ -272,7 +272,7 @@ func tsstore_forecast_reader_read_window(p *C.tsstore_forecast_reader, window C.
 }
 
 //export tsstore_forecast_reader_groups
-func tsstore_forecast_reader_groups(p *C.tsstore_forecast_reader, n *C.size_t) (status C.int32_t) {
+func tsstore_forecast_reader_groups(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	rd, err := getForecastReader(p)
 	if err == nil && n == nil {
@@ -285,7 +285,7 @@ func tsstore_forecast_reader_groups(p *C.tsstore_forecast_reader, n *C.size_t) (
 	return statusOK
 }
 
-func forecastGroup(p *C.tsstore_forecast_reader, g C.size_t) (*core.ForecastGroup, error) {
+func forecastGroup(p C.uintptr_t, g C.size_t) (*core.ForecastGroup, error) {
 	rd, err := getForecastReader(p)
 	if err != nil {
 		return nil, err
@@ -297,7 +297,7 @@ func forecastGroup(p *C.tsstore_forecast_reader, g C.size_t) (*core.ForecastGrou
 }
 
 //export tsstore_forecast_reader_group_info
-func tsstore_forecast_reader_group_info(p *C.tsstore_forecast_reader, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
+func tsstore_forecast_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
 	layers, steps *C.int64_t, eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := forecastGroup(p, g)
@@ -320,7 +320,7 @@ func tsstore_forecast_reader_group_info(p *C.tsstore_forecast_reader, g C.size_t
 }
 
 //export tsstore_forecast_reader_group_keys
-func tsstore_forecast_reader_group_keys(p *C.tsstore_forecast_reader, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := forecastGroup(p, g)
 	if err == nil {
@@ -330,7 +330,7 @@ func tsstore_forecast_reader_group_keys(p *C.tsstore_forecast_reader, g C.size_t
 }
 
 //export tsstore_forecast_reader_group_values
-func tsstore_forecast_reader_group_values(p *C.tsstore_forecast_reader, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_forecast_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := forecastGroup(p, g)
 	if err == nil {
@@ -340,9 +340,9 @@ func tsstore_forecast_reader_group_values(p *C.tsstore_forecast_reader, g C.size
 }
 
 //export tsstore_forecast_reader_free
-func tsstore_forecast_reader_free(p *C.tsstore_forecast_reader) {
+func tsstore_forecast_reader_free(p C.uintptr_t) {
 	defer guardVoid()
-	if v := unregister(handleID(unsafe.Pointer(p)), kindForecastReader); v != nil {
+	if v := unregister(uintptr(p), kindForecastReader); v != nil {
 		v.(*core.ForecastReader).Close()
 	}
 }

@@ -10,12 +10,12 @@ import (
 )
 
 //export tsstore_key_new
-func tsstore_key_new(ownerID C.int64_t, category, seriesType C.int32_t, name, resolution, interval, featuresJSON *C.char, out **C.tsstore_key) (status C.int32_t) {
+func tsstore_key_new(ownerID C.int64_t, category, seriesType C.int32_t, name, resolution, interval, featuresJSON *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	k, err := makeKey(ownerID, category, seriesType, name, resolution, interval, featuresJSON)
 	if err != nil {
 		return fail(nil, err)
@@ -52,13 +52,13 @@ func makeKey(ownerID C.int64_t, category, seriesType C.int32_t, name, resolution
 }
 
 //export tsstore_key_free
-func tsstore_key_free(p *C.tsstore_key) {
+func tsstore_key_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindKey)
+	unregister(uintptr(p), kindKey)
 }
 
 // withKey runs fn on a live key.
-func withKey(p *C.tsstore_key, fn func(core.Key) error) C.int32_t {
+func withKey(p C.uintptr_t, fn func(core.Key) error) C.int32_t {
 	k, err := getKey(p)
 	if err == nil {
 		err = fn(k)
@@ -70,7 +70,7 @@ func withKey(p *C.tsstore_key, fn func(core.Key) error) C.int32_t {
 }
 
 //export tsstore_key_owner
-func tsstore_key_owner(p *C.tsstore_key, ownerID *C.int64_t, category *C.int32_t) (status C.int32_t) {
+func tsstore_key_owner(p C.uintptr_t, ownerID *C.int64_t, category *C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error {
 		if ownerID != nil {
@@ -84,7 +84,7 @@ func tsstore_key_owner(p *C.tsstore_key, ownerID *C.int64_t, category *C.int32_t
 }
 
 //export tsstore_key_series_type
-func tsstore_key_series_type(p *C.tsstore_key, seriesType *C.int32_t) (status C.int32_t) {
+func tsstore_key_series_type(p C.uintptr_t, seriesType *C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error {
 		if seriesType == nil {
@@ -103,25 +103,25 @@ func periodText(p core.Period) string {
 }
 
 //export tsstore_key_name
-func tsstore_key_name(p *C.tsstore_key, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_key_name(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error { return putString(k.Name, buf, capacity, needed) })
 }
 
 //export tsstore_key_resolution
-func tsstore_key_resolution(p *C.tsstore_key, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_key_resolution(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error { return putString(periodText(k.Resolution), buf, capacity, needed) })
 }
 
 //export tsstore_key_interval
-func tsstore_key_interval(p *C.tsstore_key, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_key_interval(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error { return putString(periodText(k.Interval), buf, capacity, needed) })
 }
 
 //export tsstore_key_features
-func tsstore_key_features(p *C.tsstore_key, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_key_features(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withKey(p, func(k core.Key) error { return putString(k.Features.JSON(), buf, capacity, needed) })
 }
@@ -144,9 +144,9 @@ func addCommon(ownerID C.int64_t, ownerType *C.char, category C.int32_t, feature
 }
 
 // addSeries adds ts for owner and hands out its key when keyOut is not NULL.
-func addSeries(p *C.tsstore_store, owner core.Owner, ts core.TimeSeries, opts *core.AddOptions, keyOut **C.tsstore_key) C.int32_t {
+func addSeries(p C.uintptr_t, owner core.Owner, ts core.TimeSeries, opts *core.AddOptions, keyOut *C.uintptr_t) C.int32_t {
 	if keyOut != nil {
-		*keyOut = nil
+		*keyOut = 0
 	}
 	var k core.Key
 	st := withStore(p, func(s *core.Store) error {
@@ -265,9 +265,9 @@ func buildForecast(ownerID C.int64_t, ownerType *C.char, category C.int32_t, nam
 }
 
 // addBuilt adds a built series, or records why it could not be built.
-func addBuilt(p *C.tsstore_store, it core.BatchItem, err error, keyOut **C.tsstore_key) C.int32_t {
+func addBuilt(p C.uintptr_t, it core.BatchItem, err error, keyOut *C.uintptr_t) C.int32_t {
 	if keyOut != nil {
-		*keyOut = nil
+		*keyOut = 0
 	}
 	if err != nil {
 		return fail(nil, err)
@@ -276,28 +276,28 @@ func addBuilt(p *C.tsstore_store, it core.BatchItem, err error, keyOut **C.tssto
 }
 
 //export tsstore_add_single
-func tsstore_add_single(p *C.tsstore_store, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_add_single(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	initialMS C.int64_t, resolution *C.char, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
-	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut **C.tsstore_key) (status C.int32_t) {
+	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	it, err := buildSingle(ownerID, ownerType, category, name, initialMS, resolution, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)
 	return addBuilt(p, it, err, keyOut)
 }
 
 //export tsstore_add_nonsequential
-func tsstore_add_nonsequential(p *C.tsstore_store, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_add_nonsequential(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	timestamps *C.int64_t, nTimestamps C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
-	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut **C.tsstore_key) (status C.int32_t) {
+	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	it, err := buildNonSequential(ownerID, ownerType, category, name, timestamps, nTimestamps, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)
 	return addBuilt(p, it, err, keyOut)
 }
 
 //export tsstore_add_forecast
-func tsstore_add_forecast(p *C.tsstore_store, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_add_forecast(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	seriesType C.int32_t, initialMS C.int64_t, resolution, horizon, interval *C.char, count C.int64_t,
 	percentiles *C.double, nPercentiles C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
-	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut **C.tsstore_key) (status C.int32_t) {
+	nbytes C.size_t, featuresJSON, units, ext *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	it, err := buildForecast(ownerID, ownerType, category, name, seriesType, initialMS, resolution, horizon, interval, count,
 		percentiles, nPercentiles, dtype, shape, ndim, data, nbytes, featuresJSON, units, ext)

@@ -10,25 +10,25 @@ import (
 )
 
 //export tsstore_begin
-func tsstore_begin(p *C.tsstore_store) (status C.int32_t) {
+func tsstore_begin(p C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error { return s.Begin() })
 }
 
 //export tsstore_commit
-func tsstore_commit(p *C.tsstore_store) (status C.int32_t) {
+func tsstore_commit(p C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error { return s.Commit() })
 }
 
 //export tsstore_rollback
-func tsstore_rollback(p *C.tsstore_store) (status C.int32_t) {
+func tsstore_rollback(p C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error { return s.Rollback() })
 }
 
 //export tsstore_set_write_buffer
-func tsstore_set_write_buffer(p *C.tsstore_store, bytes C.int64_t) (status C.int32_t) {
+func tsstore_set_write_buffer(p C.uintptr_t, bytes C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if bytes < 0 || int64(bytes) > int64(^uint(0)>>1) {
@@ -40,12 +40,12 @@ func tsstore_set_write_buffer(p *C.tsstore_store, bytes C.int64_t) (status C.int
 
 // batchHandle is a store's batch under construction; after each commit it starts a new one.
 type batchHandle struct {
-	store *C.tsstore_store
+	store C.uintptr_t
 	b     *core.Batch
 }
 
-func getBatch(p *C.tsstore_batch) (*batchHandle, error) {
-	v, ok := lookup(handleID(unsafe.Pointer(p)), kindBatch)
+func getBatch(p C.uintptr_t) (*batchHandle, error) {
+	v, ok := lookup(uintptr(p), kindBatch)
 	if !ok {
 		return nil, badHandle("batch")
 	}
@@ -53,23 +53,23 @@ func getBatch(p *C.tsstore_batch) (*batchHandle, error) {
 }
 
 //export tsstore_batch_new
-func tsstore_batch_new(p *C.tsstore_store, out **C.tsstore_batch) (status C.int32_t) {
+func tsstore_batch_new(p C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = nil
+	*out = 0
 	h, err := getStore(p)
 	if err != nil {
 		return fail(nil, err)
 	}
-	*out = (*C.tsstore_batch)(handlePtr(register(kindBatch, &batchHandle{store: p, b: h.s.NewBatch()})))
+	*out = C.uintptr_t(register(kindBatch, &batchHandle{store: p, b: h.s.NewBatch()}))
 	return statusOK
 }
 
 // queue adds a built series to a batch, copying its array: the caller's buffers are theirs
 // again as soon as the call returns.
-func queue(p *C.tsstore_batch, it core.BatchItem, err error) C.int32_t {
+func queue(p C.uintptr_t, it core.BatchItem, err error) C.int32_t {
 	b, berr := getBatch(p)
 	if berr != nil {
 		return fail(nil, berr)
@@ -98,7 +98,7 @@ func copyArray(ts core.TimeSeries) {
 }
 
 //export tsstore_batch_add_single
-func tsstore_batch_add_single(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_batch_add_single(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	initialMS C.int64_t, resolution *C.char, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
 	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
 	defer guard(&status)
@@ -107,7 +107,7 @@ func tsstore_batch_add_single(p *C.tsstore_batch, ownerID C.int64_t, ownerType *
 }
 
 //export tsstore_batch_add_nonsequential
-func tsstore_batch_add_nonsequential(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_batch_add_nonsequential(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	timestamps *C.int64_t, nTimestamps C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
 	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
 	defer guard(&status)
@@ -116,7 +116,7 @@ func tsstore_batch_add_nonsequential(p *C.tsstore_batch, ownerID C.int64_t, owne
 }
 
 //export tsstore_batch_add_forecast
-func tsstore_batch_add_forecast(p *C.tsstore_batch, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
+func tsstore_batch_add_forecast(p C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	seriesType C.int32_t, initialMS C.int64_t, resolution, horizon, interval *C.char, count C.int64_t,
 	percentiles *C.double, nPercentiles C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
 	nbytes C.size_t, featuresJSON, units, ext *C.char) (status C.int32_t) {
@@ -127,7 +127,7 @@ func tsstore_batch_add_forecast(p *C.tsstore_batch, ownerID C.int64_t, ownerType
 }
 
 //export tsstore_batch_len
-func tsstore_batch_len(p *C.tsstore_batch, n *C.size_t) (status C.int32_t) {
+func tsstore_batch_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	b, err := getBatch(p)
 	if err == nil && n == nil {
@@ -141,10 +141,10 @@ func tsstore_batch_len(p *C.tsstore_batch, n *C.size_t) (status C.int32_t) {
 }
 
 //export tsstore_batch_commit
-func tsstore_batch_commit(p *C.tsstore_batch, keysOut **C.tsstore_keys) (status C.int32_t) {
+func tsstore_batch_commit(p C.uintptr_t, keysOut *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if keysOut != nil {
-		*keysOut = nil
+		*keysOut = 0
 	}
 	b, err := getBatch(p)
 	if err != nil {
@@ -159,19 +159,19 @@ func tsstore_batch_commit(p *C.tsstore_batch, keysOut **C.tsstore_keys) (status 
 		return err
 	})
 	if st == statusOK && keysOut != nil {
-		*keysOut = (*C.tsstore_keys)(handlePtr(register(kindKeys, keys)))
+		*keysOut = C.uintptr_t(register(kindKeys, keys))
 	}
 	return st
 }
 
 //export tsstore_batch_free
-func tsstore_batch_free(p *C.tsstore_batch) {
+func tsstore_batch_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(handleID(unsafe.Pointer(p)), kindBatch)
+	unregister(uintptr(p), kindBatch)
 }
 
 //export tsstore_transform_single_time_series
-func tsstore_transform_single_time_series(p *C.tsstore_store, horizon, interval *C.char, category C.int32_t,
+func tsstore_transform_single_time_series(p C.uintptr_t, horizon, interval *C.char, category C.int32_t,
 	resolution *C.char, added *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
@@ -204,7 +204,7 @@ func tsstore_transform_single_time_series(p *C.tsstore_store, horizon, interval 
 }
 
 // keyList reads n key handles from a C array.
-func keyList(keys **C.tsstore_key, n C.size_t, field string) ([]core.Key, error) {
+func keyList(keys *C.uintptr_t, n C.size_t, field string) ([]core.Key, error) {
 	if n > 0 && keys == nil {
 		return nil, invalidArg("%s is NULL but n is %d", field, n)
 	}
@@ -223,7 +223,7 @@ func keyList(keys **C.tsstore_key, n C.size_t, field string) ([]core.Key, error)
 }
 
 //export tsstore_get_many
-func tsstore_get_many(p *C.tsstore_store, keys **C.tsstore_key, n C.size_t, out **C.tsstore_series) (status C.int32_t) {
+func tsstore_get_many(p C.uintptr_t, keys *C.uintptr_t, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if n > 1<<32 {
 		return fail(nil, invalidArg("n: %d is too large", n))
@@ -233,7 +233,7 @@ func tsstore_get_many(p *C.tsstore_store, keys **C.tsstore_key, n C.size_t, out 
 	}
 	outs := unsafe.Slice(out, int(n))
 	for i := range outs {
-		outs[i] = nil
+		outs[i] = 0
 	}
 	var got []core.TimeSeries
 	st := withStore(p, func(s *core.Store) error {
@@ -246,7 +246,7 @@ func tsstore_get_many(p *C.tsstore_store, keys **C.tsstore_key, n C.size_t, out 
 	})
 	if st == statusOK {
 		for i, ts := range got {
-			outs[i] = (*C.tsstore_series)(handlePtr(register(kindSeries, newSeriesHandle(ts))))
+			outs[i] = C.uintptr_t(register(kindSeries, newSeriesHandle(ts)))
 		}
 	}
 	return st
