@@ -33,7 +33,7 @@ func idList(p *C.int64_t, n C.size_t, field string) ([]int64, error) {
 	if n > 1<<32 {
 		return nil, invalidArg("%s: length %d is too large", field, n)
 	}
-	return append([]int64{}, unsafe.Slice((*int64)(unsafe.Pointer(p)), int(n))...), nil
+	return valuesFromC[int64](unsafe.Pointer(p), int(n)), nil
 }
 
 func typeList(p *C.char) []string {
@@ -57,14 +57,15 @@ func tsstore_add_associations(p C.uintptr_t, table C.int32_t, n C.size_t, aIDs *
 		if n > 0 && (aIDs == nil || aTypes == nil || bIDs == nil || bTypes == nil) {
 			return invalidArg("a_ids, a_types, b_ids and b_types must not be NULL when n is %d", n)
 		}
-		as, at := unsafe.Slice((*int64)(unsafe.Pointer(aIDs)), int(n)), unsafe.Slice(aTypes, int(n))
-		bs, bt := unsafe.Slice((*int64)(unsafe.Pointer(bIDs)), int(n)), unsafe.Slice(bTypes, int(n))
+		as, bs := valuesFromC[int64](unsafe.Pointer(aIDs), int(n)), valuesFromC[int64](unsafe.Pointer(bIDs), int(n))
+		at := valuesFromC[uintptr](unsafe.Pointer(aTypes), int(n))
+		bt := valuesFromC[uintptr](unsafe.Pointer(bTypes), int(n))
 		rows := make([]assocRow, n)
 		for i := range rows {
-			if at[i] == nil || bt[i] == nil {
+			if at[i] == 0 || bt[i] == 0 {
 				return invalidArg("items[%d]: a type name is NULL", i)
 			}
-			rows[i] = assocRow{as[i], bs[i], C.GoString(at[i]), C.GoString(bt[i])}
+			rows[i] = assocRow{as[i], bs[i], cString(at[i]), cString(bt[i])}
 		}
 		if table == 0 {
 			sa := make([]core.SupplementalAssociation, len(rows))
@@ -98,9 +99,11 @@ func tsstore_has_association(p C.uintptr_t, table C.int32_t, a, b C.int64_t, fou
 		} else {
 			ok, err = s.HasParentChildAssociation(int64(a), int64(b))
 		}
-		*found = 0
-		if ok {
-			*found = 1
+		if err == nil {
+			*found = 0
+			if ok {
+				*found = 1
+			}
 		}
 		return err
 	})
@@ -183,7 +186,7 @@ func tsstore_remove_associations(p C.uintptr_t, table C.int32_t, aIDs *C.int64_t
 		} else {
 			n, err = s.RemoveParentChildAssociations(f.parentChild)
 		}
-		if removed != nil {
+		if err == nil && removed != nil {
 			*removed = C.int64_t(n)
 		}
 		return err
@@ -204,7 +207,7 @@ func tsstore_replace_association_id(p C.uintptr_t, table C.int32_t, oldID, newID
 		} else {
 			n, err = s.ReplaceParentChildID(int64(oldID), int64(newID))
 		}
-		if changed != nil {
+		if err == nil && changed != nil {
 			*changed = C.int64_t(n)
 		}
 		return err
@@ -225,6 +228,9 @@ func tsstore_association_counts(p C.uintptr_t, table C.int32_t, rows, distinctA,
 		} else {
 			c, err = s.ParentChildAssociationCounts()
 		}
+		if err != nil {
+			return err
+		}
 		for _, f := range []struct {
 			p *C.int64_t
 			v int
@@ -233,7 +239,7 @@ func tsstore_association_counts(p C.uintptr_t, table C.int32_t, rows, distinctA,
 				*f.p = C.int64_t(f.v)
 			}
 		}
-		return err
+		return nil
 	})
 }
 
@@ -260,7 +266,7 @@ func tsstore_associations_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 
 func assocAt(p C.uintptr_t, i C.size_t) (assocRow, error) {
 	rows, err := getAssociations(p)
-	if err == nil && int(i) >= len(rows) {
+	if err == nil && uint64(i) >= uint64(len(rows)) {
 		err = invalidArg("i: %d is outside 0–%d", i, len(rows)-1)
 	}
 	if err != nil {

@@ -128,7 +128,7 @@ func tsstore_metadata_hash(p C.uintptr_t, which C.int32_t, hash *C.uint8_t) (sta
 		default:
 			return invalidArg("which: unknown code %d (0 data_hash, 1 features_hash)", which)
 		}
-		copy(unsafe.Slice((*byte)(unsafe.Pointer(hash)), 32), h[:])
+		toC(unsafe.Pointer(hash), h[:])
 		return nil
 	})
 }
@@ -207,7 +207,7 @@ func tsstore_strings_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 func tsstore_strings_get(p C.uintptr_t, i C.size_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	vals, err := getStrings(p)
-	if err == nil && int(i) >= len(vals) {
+	if err == nil && uint64(i) >= uint64(len(vals)) {
 		err = invalidArg("i: %d is outside 0–%d", i, len(vals)-1)
 	}
 	if err == nil {
@@ -226,10 +226,11 @@ func putCounts(counts *C.int64_t, byType map[core.SeriesType]int) error {
 	if counts == nil {
 		return invalidArg("counts is NULL")
 	}
-	dst := unsafe.Slice((*int64)(unsafe.Pointer(counts)), 7)
-	for i := range dst {
-		dst[i] = int64(byType[core.SeriesType(i)])
+	out := make([]int64, 7)
+	for i := range out {
+		out[i] = int64(byType[core.SeriesType(i)])
 	}
+	toC(unsafe.Pointer(counts), bytesOf(out))
 	return nil
 }
 
@@ -253,7 +254,9 @@ func tsstore_count_arrays(p C.uintptr_t, n *C.int64_t) (status C.int32_t) {
 			return invalidArg("n is NULL")
 		}
 		v, err := s.CountArrays(core.KeyFilter{})
-		*n = C.int64_t(v)
+		if err == nil {
+			*n = C.int64_t(v)
+		}
 		return err
 	})
 }
@@ -263,7 +266,7 @@ func hashArg(hash *C.uint8_t) ([32]byte, error) {
 	if hash == nil {
 		return h, invalidArg("hash is NULL")
 	}
-	copy(h[:], unsafe.Slice((*byte)(unsafe.Pointer(hash)), 32))
+	copy(h[:], fromC(unsafe.Pointer(hash), 32))
 	return h, nil
 }
 
@@ -402,7 +405,7 @@ func tsstore_replace_owner_id(p C.uintptr_t, category C.int32_t, oldID, newID C.
 			return invalidArg("owner_category: unknown code %d", category)
 		}
 		n, err := s.ReplaceOwnerID(core.OwnerCategory(category), int64(oldID), int64(newID))
-		if moved != nil {
+		if err == nil && moved != nil {
 			*moved = C.int64_t(n)
 		}
 		return err
@@ -414,6 +417,9 @@ func tsstore_compact(p C.uintptr_t, slots, datasets, featureSets, dead *C.int64_
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		rep, err := s.Compact()
+		if err != nil {
+			return err
+		}
 		for _, f := range []struct {
 			p *C.int64_t
 			v int
@@ -465,12 +471,15 @@ func tsstore_check_static_consistency(p C.uintptr_t, consistent *C.int32_t) (sta
 			return invalidArg("consistent is NULL")
 		}
 		rs, err := s.CheckStaticConsistency()
+		if err != nil {
+			return err
+		}
 		*consistent = 1
 		for _, r := range rs {
 			if !r.Consistent {
 				*consistent = 0
 			}
 		}
-		return err
+		return nil
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 // #include <stdlib.h>
+// #include <string.h>
 // #include "capi.h"
 import "C"
 
@@ -13,6 +14,53 @@ import (
 
 	"github.com/tsstore/tsstore/core"
 )
+
+// Every byte crossing the boundary in either direction is copied by C's memcpy (fromC,
+// toC), not by Go code: valgrind then sees each access to caller memory in a C frame it
+// checks, so a wrong length in this layer is an error it reports (tests/ctest/go-runtime.supp
+// only hides Go-internal noise).
+
+// fromC copies n bytes of caller memory into a new Go buffer, aligned for any element type.
+func fromC(p unsafe.Pointer, n int) []byte {
+	b := alignedBuffer(n)
+	if n > 0 {
+		C.memcpy(unsafe.Pointer(&b[0]), p, C.size_t(n))
+	}
+	return b
+}
+
+// toC copies b into caller memory at dst.
+func toC(dst unsafe.Pointer, b []byte) {
+	if len(b) > 0 {
+		C.memcpy(dst, unsafe.Pointer(&b[0]), C.size_t(len(b)))
+	}
+}
+
+// alignedBuffer is n bytes backed by uint64 words, so typed views of it are aligned.
+func alignedBuffer(n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
+}
+
+// bytesOf views a slice of fixed-size values as bytes (for toC).
+func bytesOf[T int64 | float64 | uintptr](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
+}
+
+// valuesFromC copies n fixed-size values out of caller memory.
+func valuesFromC[T int64 | float64 | uintptr](p unsafe.Pointer, n int) []T {
+	out := make([]T, n)
+	if n > 0 {
+		C.memcpy(unsafe.Pointer(&out[0]), p, C.size_t(n*int(unsafe.Sizeof(out[0]))))
+	}
+	return out
+}
 
 // optString reads a C string that may be NULL ("" then).
 func optString(p *C.char) string {
@@ -80,7 +128,7 @@ func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Po
 	if shape == nil {
 		return core.TypedArray{}, invalidArg("shape is NULL")
 	}
-	dims := unsafe.Slice((*int64)(unsafe.Pointer(shape)), int(ndim))
+	dims := valuesFromC[int64](unsafe.Pointer(shape), int(ndim))
 	out := make([]int, ndim)
 	for i, d := range dims {
 		if d <= 0 || d > 1<<40 {
@@ -94,13 +142,9 @@ func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Po
 	if uint64(nbytes) > 1<<46 {
 		return core.TypedArray{}, invalidArg("nbytes: %d is too large", nbytes)
 	}
-	var b []byte
-	if nbytes > 0 {
-		// A view of the caller's memory: the core checks its length against the shape and
-		// copies what it keeps.
-		b = unsafe.Slice((*byte)(data), int(nbytes))
-	}
-	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: b}, nil
+	// A copy: the core checks its length against the shape, and the caller's buffer is
+	// theirs again as soon as the call returns.
+	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: fromC(data, int(nbytes))}, nil
 }
 
 // putString copies s and a NUL into buf[capacity], reporting the size needed.
@@ -115,12 +159,10 @@ func putString(s string, buf *C.char, capacity C.size_t, needed *C.size_t) error
 	if buf == nil {
 		return invalidArg("buf is NULL but capacity is %d", capacity)
 	}
-	if int(capacity) < n {
+	if uint64(capacity) < uint64(n) {
 		return tooSmall(uintptr(n), "bytes")
 	}
-	dst := unsafe.Slice((*byte)(unsafe.Pointer(buf)), n)
-	copy(dst, s)
-	dst[n-1] = 0
+	toC(unsafe.Pointer(buf), append([]byte(s), 0))
 	return nil
 }
 
@@ -135,10 +177,10 @@ func putBytes(b []byte, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t)
 	if buf == nil {
 		return invalidArg("buf is NULL but capacity is %d", capacity)
 	}
-	if int(capacity) < len(b) {
+	if uint64(capacity) < uint64(len(b)) {
 		return tooSmall(uintptr(len(b)), "bytes")
 	}
-	copy(unsafe.Slice((*byte)(buf), len(b)), b)
+	toC(buf, b)
 	return nil
 }
 
@@ -182,4 +224,9 @@ func logCall(name string, before, after core.Stats, took time.Duration) {
 		name, after.ChunkReads-before.ChunkReads, after.NCWrites-before.NCWrites, after.DefinePhases-before.DefinePhases,
 		after.ColumnsFreed-before.ColumnsFreed, after.Pending, after.PendingBytes,
 		float64(after.NetCDFTime-before.NetCDFTime)/1e6, float64(took)/1e6)
+}
+
+// cString reads the C string at an address taken from a caller's array of char pointers.
+func cString(p uintptr) string {
+	return C.GoString((*C.char)(unsafe.Add(unsafe.Pointer(nil), p)))
 }

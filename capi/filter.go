@@ -3,14 +3,26 @@ package main
 // #include "capi.h"
 import "C"
 
-import "github.com/tsstore/tsstore/core"
+import (
+	"sync"
+	"unicode/utf8"
 
-func getFilter(p C.uintptr_t) (*core.KeyFilter, error) {
+	"github.com/tsstore/tsstore/core"
+)
+
+// filterHandle is a filter under construction; setters and listings may come from
+// several threads.
+type filterHandle struct {
+	mu sync.Mutex
+	f  core.KeyFilter
+}
+
+func getFilter(p C.uintptr_t) (*filterHandle, error) {
 	v, ok := lookup(uintptr(p), kindFilter)
 	if !ok {
 		return nil, badHandle("filter")
 	}
-	return v.(*core.KeyFilter), nil
+	return v.(*filterHandle), nil
 }
 
 //export tsstore_filter_new
@@ -19,7 +31,7 @@ func tsstore_filter_new(out *C.uintptr_t) (status C.int32_t) {
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	*out = C.uintptr_t(register(kindFilter, &core.KeyFilter{}))
+	*out = C.uintptr_t(register(kindFilter, &filterHandle{}))
 	return statusOK
 }
 
@@ -31,12 +43,14 @@ func tsstore_filter_free(p C.uintptr_t) {
 
 // setFilter applies set to a live filter; a setter that fails leaves it unchanged.
 func setFilter(p C.uintptr_t, set func(*core.KeyFilter) error) C.int32_t {
-	f, err := getFilter(p)
+	h, err := getFilter(p)
 	if err == nil {
-		next := *f
+		h.mu.Lock()
+		next := h.f
 		if err = set(&next); err == nil {
-			*f = next
+			h.f = next
 		}
+		h.mu.Unlock()
 	}
 	return noFail(err)
 }
@@ -72,6 +86,9 @@ func textSetter(p C.uintptr_t, v *C.char, field string, dst func(*core.KeyFilter
 		s, err := reqString(v, field)
 		if err != nil {
 			return err
+		}
+		if !utf8.ValidString(s) {
+			return invalidArg("%s: %q is not valid UTF-8", field, s)
 		}
 		*dst(f) = &s
 		return nil
@@ -146,15 +163,18 @@ func tsstore_list_keys_where(p C.uintptr_t, fp C.uintptr_t, out *C.uintptr_t) (s
 	*out = 0
 	var keys []core.Key
 	st := withStore(p, func(s *core.Store) error {
-		f := &core.KeyFilter{}
+		var f core.KeyFilter
 		if fp != 0 {
-			var err error
-			if f, err = getFilter(fp); err != nil {
+			h, err := getFilter(fp)
+			if err != nil {
 				return err
 			}
+			h.mu.Lock()
+			f = h.f
+			h.mu.Unlock()
 		}
 		var err error
-		keys, err = s.ListKeys(*f)
+		keys, err = s.ListKeys(f)
 		return err
 	})
 	return listResult(st, keys, out)

@@ -89,9 +89,11 @@ func tsstore_has(p C.uintptr_t, key C.uintptr_t, found *C.int32_t) (status C.int
 			return err
 		}
 		ok, err := s.Has(k)
-		*found = 0
-		if ok {
-			*found = 1
+		if err == nil {
+			*found = 0
+			if ok {
+				*found = 1
+			}
 		}
 		return err
 	})
@@ -175,13 +177,14 @@ func tsstore_series_shape(p C.uintptr_t, shape *C.int64_t, capacity C.size_t, nd
 		if shape == nil {
 			return invalidArg("shape is NULL but capacity is %d", capacity)
 		}
-		if int(capacity) < len(h.arr.Shape) {
+		if uint64(capacity) < uint64(len(h.arr.Shape)) {
 			return tooSmall(uintptr(len(h.arr.Shape)), "dimensions")
 		}
-		dst := unsafe.Slice((*int64)(unsafe.Pointer(shape)), len(h.arr.Shape))
+		dims := make([]int64, len(h.arr.Shape))
 		for i, d := range h.arr.Shape {
-			dst[i] = int64(d)
+			dims[i] = int64(d)
 		}
+		toC(unsafe.Pointer(shape), bytesOf(dims))
 		return nil
 	})
 }
@@ -203,10 +206,10 @@ func putElements[T int64 | float64](v []T, buf unsafe.Pointer, capacity C.size_t
 	if buf == nil {
 		return invalidArg("buf is NULL but capacity is %d", capacity)
 	}
-	if int(capacity) < len(v) {
+	if uint64(capacity) < uint64(len(v)) {
 		return tooSmall(uintptr(len(v)), "elements")
 	}
-	copy(unsafe.Slice((*T)(buf), len(v)), v)
+	toC(buf, bytesOf(v))
 	return nil
 }
 
@@ -330,7 +333,7 @@ func tsstore_keys_get(p C.uintptr_t, i C.size_t, out *C.uintptr_t) (status C.int
 	}
 	*out = 0
 	keys, err := getKeys(p)
-	if err == nil && int(i) >= len(keys) {
+	if err == nil && uint64(i) >= uint64(len(keys)) {
 		err = invalidArg("i: %d is outside 0–%d", i, len(keys)-1)
 	}
 	if err != nil {

@@ -4,19 +4,30 @@ package main
 import "C"
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
 )
 
-// A reader handle keeps its store handle: reads go through the store's lock.
+// A reader handle keeps its store's handle, for the debug log of its reads (the reads
+// themselves take the store's lock inside the core).
+type staticHandle struct {
+	rd *core.StaticReader
+	st *storeHandle
+}
+
+type forecastHandle struct {
+	rd *core.ForecastReader
+	st *storeHandle
+}
 
 func getStaticReader(p C.uintptr_t) (*core.StaticReader, error) {
 	v, ok := lookup(uintptr(p), kindStaticReader)
 	if !ok {
 		return nil, badHandle("static reader")
 	}
-	return v.(*core.StaticReader), nil
+	return v.(*staticHandle).rd, nil
 }
 
 func getForecastReader(p C.uintptr_t) (*core.ForecastReader, error) {
@@ -24,7 +35,34 @@ func getForecastReader(p C.uintptr_t) (*core.ForecastReader, error) {
 	if !ok {
 		return nil, badHandle("forecast reader")
 	}
-	return v.(*core.ForecastReader), nil
+	return v.(*forecastHandle).rd, nil
+}
+
+// readerStore is the store handle behind a reader handle (nil when the handle is not live).
+func readerStore(p C.uintptr_t, k kind) *storeHandle {
+	v, ok := lookup(uintptr(p), k)
+	if !ok {
+		return nil
+	}
+	switch h := v.(type) {
+	case *staticHandle:
+		return h.st
+	case *forecastHandle:
+		return h.st
+	}
+	return nil
+}
+
+// logRead runs a reader's read and, when the debug log is on, logs what it did.
+func logRead(p C.uintptr_t, k kind, name string, read func() error) error {
+	st := readerStore(p, k)
+	if st == nil || !logging() {
+		return read()
+	}
+	before, start := st.s.Stats(), time.Now()
+	err := read()
+	logCall(name, before, st.s.Stats(), time.Since(start))
+	return err
 }
 
 func noFail(err error) C.int32_t {
@@ -55,7 +93,8 @@ func tsstore_static_reader_new(p C.uintptr_t, resolution *C.char, keys *C.uintpt
 		return err
 	})
 	if st == statusOK {
-		*out = C.uintptr_t(register(kindStaticReader, rd))
+		h, _ := getStore(p)
+		*out = C.uintptr_t(register(kindStaticReader, &staticHandle{rd, h}))
 	}
 	return st
 }
@@ -82,7 +121,7 @@ func tsstore_static_reader_read(p C.uintptr_t, timestampMS C.int64_t) (status C.
 	defer guard(&status)
 	rd, err := getStaticReader(p)
 	if err == nil {
-		err = rd.Read(fromMillis(timestampMS))
+		err = logRead(p, kindStaticReader, "tsstore_static_reader_read", func() error { return rd.Read(fromMillis(timestampMS)) })
 	}
 	return noFail(err)
 }
@@ -95,7 +134,7 @@ func tsstore_static_reader_read_step(p C.uintptr_t, step C.int64_t) (status C.in
 		if step < 0 || step > 1<<40 {
 			err = invalidArg("step: %d is out of range", step)
 		} else {
-			err = rd.ReadStep(int(step))
+			err = logRead(p, kindStaticReader, "tsstore_static_reader_read_step", func() error { return rd.ReadStep(int(step)) })
 		}
 	}
 	return noFail(err)
@@ -120,7 +159,7 @@ func staticGroup(p C.uintptr_t, g C.size_t) (*core.StaticGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int(g) >= len(rd.Groups()) {
+	if uint64(g) >= uint64(len(rd.Groups())) {
 		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
 	}
 	return rd.Groups()[g], nil
@@ -137,13 +176,14 @@ func putShape(eshape []int, shape *C.int64_t, capacity C.size_t, ndim *C.size_t)
 	if shape == nil {
 		return invalidArg("element_shape is NULL but capacity is %d", capacity)
 	}
-	if int(capacity) < len(eshape) {
+	if uint64(capacity) < uint64(len(eshape)) {
 		return tooSmall(uintptr(len(eshape)), "dimensions")
 	}
-	dst := unsafe.Slice((*int64)(unsafe.Pointer(shape)), len(eshape))
+	dims := make([]int64, len(eshape))
 	for i, d := range eshape {
-		dst[i] = int64(d)
+		dims[i] = int64(d)
 	}
+	toC(unsafe.Pointer(shape), bytesOf(dims))
 	return nil
 }
 
@@ -196,7 +236,7 @@ func tsstore_static_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Po
 func tsstore_static_reader_free(p C.uintptr_t) {
 	defer guardVoid()
 	if v := unregister(uintptr(p), kindStaticReader); v != nil {
-		v.(*core.StaticReader).Close()
+		v.(*staticHandle).rd.Close()
 	}
 }
 
@@ -225,7 +265,8 @@ func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution
 		return err
 	})
 	if st == statusOK {
-		*out = C.uintptr_t(register(kindForecastReader, rd))
+		h, _ := getStore(p)
+		*out = C.uintptr_t(register(kindForecastReader, &forecastHandle{rd, h}))
 	}
 	return st
 }
@@ -252,7 +293,7 @@ func tsstore_forecast_reader_read(p C.uintptr_t, startMS C.int64_t) (status C.in
 	defer guard(&status)
 	rd, err := getForecastReader(p)
 	if err == nil {
-		err = rd.Read(fromMillis(startMS))
+		err = logRead(p, kindForecastReader, "tsstore_forecast_reader_read", func() error { return rd.Read(fromMillis(startMS)) })
 	}
 	return noFail(err)
 }
@@ -265,7 +306,7 @@ func tsstore_forecast_reader_read_window(p C.uintptr_t, window C.int64_t) (statu
 		if window < 0 || window > 1<<40 {
 			err = invalidArg("window: %d is out of range", window)
 		} else {
-			err = rd.ReadWindow(int(window))
+			err = logRead(p, kindForecastReader, "tsstore_forecast_reader_read_window", func() error { return rd.ReadWindow(int(window)) })
 		}
 	}
 	return noFail(err)
@@ -290,7 +331,7 @@ func forecastGroup(p C.uintptr_t, g C.size_t) (*core.ForecastGroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if int(g) >= len(rd.Groups()) {
+	if uint64(g) >= uint64(len(rd.Groups())) {
 		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
 	}
 	return rd.Groups()[g], nil
@@ -343,6 +384,6 @@ func tsstore_forecast_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.
 func tsstore_forecast_reader_free(p C.uintptr_t) {
 	defer guardVoid()
 	if v := unregister(uintptr(p), kindForecastReader); v != nil {
-		v.(*core.ForecastReader).Close()
+		v.(*forecastHandle).rd.Close()
 	}
 }

@@ -208,7 +208,7 @@ func buildNonSequential(ownerID C.int64_t, ownerType *C.char, category C.int32_t
 		return core.BatchItem{}, err
 	}
 	ts := &core.NonSequentialTimeSeries{Name: n, Data: arr}
-	for _, v := range unsafe.Slice((*int64)(unsafe.Pointer(timestamps)), int(nTimestamps)) {
+	for _, v := range valuesFromC[int64](unsafe.Pointer(timestamps), int(nTimestamps)) {
 		ts.Timestamps = append(ts.Timestamps, fromMillis(C.int64_t(v)))
 	}
 	return core.BatchItem{Owner: owner, Series: ts, Options: opts}, nil
@@ -254,7 +254,7 @@ func buildForecast(ownerID C.int64_t, ownerType *C.char, category C.int32_t, nam
 		if nPercentiles > 1<<20 {
 			return core.BatchItem{}, invalidArg("n_percentiles: %d is too large", nPercentiles)
 		}
-		ps := append([]float64(nil), unsafe.Slice((*float64)(unsafe.Pointer(percentiles)), int(nPercentiles))...)
+		ps := valuesFromC[float64](unsafe.Pointer(percentiles), int(nPercentiles))
 		ts = &core.Probabilistic{Name: n, InitialTimestamp: t0, Resolution: periods[0], Horizon: periods[1], Interval: periods[2], Count: c, Percentiles: ps, Data: arr}
 	case core.ScenariosType:
 		ts = &core.Scenarios{Name: n, InitialTimestamp: t0, Resolution: periods[0], Horizon: periods[1], Interval: periods[2], Count: c, Data: arr}

@@ -4,6 +4,7 @@ package main
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
@@ -40,6 +41,7 @@ func tsstore_set_write_buffer(p C.uintptr_t, bytes C.int64_t) (status C.int32_t)
 
 // batchHandle is a store's batch under construction; after each commit it starts a new one.
 type batchHandle struct {
+	mu    sync.Mutex // a batch may be filled from several threads
 	store C.uintptr_t
 	b     *core.Batch
 }
@@ -78,6 +80,8 @@ func queue(p C.uintptr_t, it core.BatchItem, err error) C.int32_t {
 		return fail(nil, err)
 	}
 	copyArray(it.Series)
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	return noFail(b.b.Add(it.Owner, it.Series, it.Options))
 }
 
@@ -136,7 +140,9 @@ func tsstore_batch_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	if err != nil {
 		return fail(nil, err)
 	}
+	b.mu.Lock()
 	*n = C.size_t(b.b.Len())
+	b.mu.Unlock()
 	return statusOK
 }
 
@@ -150,10 +156,17 @@ func tsstore_batch_commit(p C.uintptr_t, keysOut *C.uintptr_t) (status C.int32_t
 	if err != nil {
 		return fail(nil, err)
 	}
+	h, err := getStore(b.store)
+	if err != nil {
+		return fail(nil, err)
+	}
+	// The batch is emptied first, so it is empty afterwards however the commit ends.
+	b.mu.Lock()
+	batch := b.b
+	b.b = h.s.NewBatch()
+	b.mu.Unlock()
 	var keys []core.Key
 	st := withStore(b.store, func(s *core.Store) error {
-		batch := b.b
-		b.b = s.NewBatch()
 		var err error
 		keys, err = batch.Commit()
 		return err
@@ -212,8 +225,8 @@ func keyList(keys *C.uintptr_t, n C.size_t, field string) ([]core.Key, error) {
 		return nil, invalidArg("n: %d is too large", n)
 	}
 	out := make([]core.Key, n)
-	for i, p := range unsafe.Slice(keys, int(n)) {
-		k, err := getKey(p)
+	for i, p := range valuesFromC[uintptr](unsafe.Pointer(keys), int(n)) {
+		k, err := getKey(C.uintptr_t(p))
 		if err != nil {
 			return nil, invalidArg("%s[%d]: %v", field, i, err)
 		}
@@ -231,10 +244,8 @@ func tsstore_get_many(p C.uintptr_t, keys *C.uintptr_t, n C.size_t, out *C.uintp
 	if out == nil && n > 0 {
 		return fail(nil, invalidArg("out is NULL"))
 	}
-	outs := unsafe.Slice(out, int(n))
-	for i := range outs {
-		outs[i] = 0
-	}
+	outs := make([]uintptr, n)
+	toC(unsafe.Pointer(out), bytesOf(outs)) // every out[i] NULL until the read succeeds
 	var got []core.TimeSeries
 	st := withStore(p, func(s *core.Store) error {
 		ks, err := keyList(keys, n, "keys")
@@ -246,8 +257,9 @@ func tsstore_get_many(p C.uintptr_t, keys *C.uintptr_t, n C.size_t, out *C.uintp
 	})
 	if st == statusOK {
 		for i, ts := range got {
-			outs[i] = C.uintptr_t(register(kindSeries, newSeriesHandle(ts)))
+			outs[i] = register(kindSeries, newSeriesHandle(ts))
 		}
+		toC(unsafe.Pointer(out), bytesOf(outs))
 	}
 	return st
 }

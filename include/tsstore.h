@@ -41,6 +41,11 @@
  * tsstore_set_log_callback); what it hands out is a handle (freed by its free
  * function) or bytes in the caller's buffer.
  *
+ * Linking: libtsstore.so exports only the functions below. libtsstore.a, an archive, cannot
+ * hide its contents: it carries its own SQLite (sqlite3_* symbols) and the Go runtime, so a
+ * program that links it statically must not also link another libsqlite3 (link order
+ * would decide which one each caller gets); use the shared library there.
+ *
  * Thread safety: every function may be called from any thread. Calls on one store are
  * serialised inside the library (and every netcdf-c call in the process, which is not
  * thread-safe); handles derived from a store (keys, series, lists) may be used from any
@@ -111,8 +116,11 @@ TSSTORE_API int32_t tsstore_last_error(char *buf, size_t capacity, size_t *neede
  * TSSTORE_DEBUG is set (lines go to stderr) or a callback is installed. */
 typedef void (*tsstore_log_fn)(const char *line, void *user);
 
-/* Installs fn (called with each line and user, from the calling thread, while the library
- * holds no lock of the host's) in place of stderr; NULL uninstalls it. Never fails. */
+/* Installs fn (called with each line and user, from the thread that made the call, while
+ * the library holds no lock of the host's) in place of stderr; NULL uninstalls it. A call
+ * already running on another thread may still deliver one line to the previous callback,
+ * so keep its user data alive a moment after uninstalling. Never fails. The netcdf time in
+ * a line is process-wide: netcdf-c work of concurrent calls on other threads counts too. */
 TSSTORE_API int32_t tsstore_set_log_callback(tsstore_log_fn fn, void *user);
 
 /* ---- Enumerations (format-details §1, §2) ---------------------------------------------- */
