@@ -599,7 +599,8 @@ TSSTORE_API int32_t tsstore_compact(tsstore_store *store, int64_t *slots_reclaim
                                     int64_t *feature_sets_reclaimed, int64_t *dead_standalone);
 /* Rehashes every array and checks every row; *problems receives how many were found and buf
  * their descriptions, one per line. TSSTORE_OK even when problems are found (read *problems);
- * an error status means the check itself could not run. */
+ * an error status means the check itself could not run. Each call runs the whole check, a
+ * size query (buf NULL) included: pass a generous buffer once rather than asking first. */
 TSSTORE_API int32_t tsstore_verify_integrity(tsstore_store *store, int64_t *arrays_checked, int64_t *problems,
                                              char *buf, size_t capacity, size_t *needed);
 /* *consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. */
