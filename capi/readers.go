@@ -212,24 +212,34 @@ func tsstore_static_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int32_
 	return noFail(err)
 }
 
+// groupKeys and groupValues serve both readers' groups: the key indices, and the values of
+// the last read.
+func groupKeys(keys []int, buf *C.int64_t, capacity C.size_t, needed *C.size_t) C.int32_t {
+	return noFail(putElements(keyIndices(keys), unsafe.Pointer(buf), capacity, needed))
+}
+
+func groupValues(values []byte, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) C.int32_t {
+	return noFail(putBytes(values, buf, capacity, needed))
+}
+
 //export tsstore_static_reader_group_keys
 func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := staticGroup(p, g)
-	if err == nil {
-		err = putElements(keyIndices(grp.Keys), unsafe.Pointer(buf), capacity, needed)
+	if err != nil {
+		return fail(nil, err)
 	}
-	return noFail(err)
+	return groupKeys(grp.Keys, buf, capacity, needed)
 }
 
 //export tsstore_static_reader_group_values
 func tsstore_static_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := staticGroup(p, g)
-	if err == nil {
-		err = putBytes(grp.Values.Data, buf, capacity, needed)
+	if err != nil {
+		return fail(nil, err)
 	}
-	return noFail(err)
+	return groupValues(grp.Values.Data, buf, capacity, needed)
 }
 
 //export tsstore_static_reader_free
@@ -364,20 +374,20 @@ func tsstore_forecast_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int3
 func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := forecastGroup(p, g)
-	if err == nil {
-		err = putElements(keyIndices(grp.Keys), unsafe.Pointer(buf), capacity, needed)
+	if err != nil {
+		return fail(nil, err)
 	}
-	return noFail(err)
+	return groupKeys(grp.Keys, buf, capacity, needed)
 }
 
 //export tsstore_forecast_reader_group_values
 func tsstore_forecast_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	grp, err := forecastGroup(p, g)
-	if err == nil {
-		err = putBytes(grp.Values.Data, buf, capacity, needed)
+	if err != nil {
+		return fail(nil, err)
 	}
-	return noFail(err)
+	return groupValues(grp.Values.Data, buf, capacity, needed)
 }
 
 //export tsstore_forecast_reader_free

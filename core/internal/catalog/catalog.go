@@ -487,7 +487,12 @@ func (f *Filter) where() (string, []any) {
 // List returns the rows matching f in id order.
 func (c *Catalog) List(f Filter) ([]Row, error) {
 	where, args := f.where()
-	rows, err := c.conn.QueryContext(ctx, `SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`, args...)
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`, args...)
+}
+
+// queryRows runs a query selecting rowColumns and scans every row.
+func (c *Catalog) queryRows(query string, args ...any) ([]Row, error) {
+	rows, err := c.conn.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -703,18 +708,5 @@ func (c *Catalog) ListByHash(hash []byte) ([]string, error) {
 
 // ListByDataHash returns the rows that reference an array hash, in id order.
 func (c *Catalog) ListByDataHash(hash []byte) ([]Row, error) {
-	rows, err := c.conn.QueryContext(ctx, `SELECT `+rowColumns+` FROM time_series_associations WHERE data_hash = ? ORDER BY id`, hash)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Row
-	for rows.Next() {
-		var r Row
-		if err := rows.Scan(r.scanTargets()...); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations WHERE data_hash = ? ORDER BY id`, hash)
 }
