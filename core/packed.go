@@ -236,21 +236,6 @@ func packedWidth(requested int, eshape []int, dt DType) int {
 	return min(max(requested, 1), limit)
 }
 
-// freeColumn finds the first free column of the family, datasets in name order.
-func (f *ncFile) freeColumn(fam familyKey) (*packedDS, int) {
-	for _, ds := range f.families[fam] {
-		if ds.nfree == 0 {
-			continue
-		}
-		for col, h := range ds.slots {
-			if h == "" {
-				return ds, col
-			}
-		}
-	}
-	return nil, 0
-}
-
 // definePacked creates the family's next dataset of the given width.
 func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS, error) {
 	suffix := 0

@@ -249,20 +249,6 @@ func (c *Catalog) Rollback() error {
 	return err
 }
 
-// InTx runs fn inside one transaction level, committing when it returns nil.
-func (c *Catalog) InTx(fn func() error) error {
-	if err := c.Begin(); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		if rerr := c.Rollback(); rerr != nil {
-			return errors.Join(err, rerr)
-		}
-		return err
-	}
-	return c.Commit()
-}
-
 // Insert adds one association row and returns its id. A duplicate identity is ErrUnique.
 func (c *Catalog) Insert(r *Row) (int64, error) {
 	res, err := c.exec(`INSERT INTO time_series_associations (owner_id, owner_type,
