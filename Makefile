@@ -3,7 +3,9 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo demo-go bench test test-short vet clib ctest clean
+.PHONY: all deps build demo demo-go bench test test-short vet clib ctest pytest clean
+
+VENV ?= .venv
 
 CMAKE_BUILD ?= build/cmake
 
@@ -45,12 +47,21 @@ clib: deps
 ctest: clib
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
+# The Python binding: a virtual environment with numpy and pytest, the package installed
+# from bindings/python (which builds libtsstore.so with Go), then its tests.
+pytest: deps
+	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q numpy pytest
+	$(VENV)/bin/pip install -q ./bindings/python
+	cd /tmp && $(CURDIR)/$(VENV)/bin/python -m pytest -q $(CURDIR)/bindings/python/tests
+
 # Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
 test: deps vet
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
 	$(MAKE) ctest
+	$(MAKE) pytest
 
 test-short: deps
 	$(GO) test -short -count=1 ./...

@@ -1,18 +1,42 @@
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include "capi.h"
 
 /* One message per C thread (the exported functions run on their caller's thread), in a
- * fixed buffer: nothing to allocate or to leak when a thread ends. */
-static __thread char ts_error[TS_ERROR_CAP];
+ * buffer a pthread key owns and frees when the thread ends. Not __thread: a shared library
+ * loaded with dlopen (Python's ctypes, Julia's ccall) must not need static TLS, which glibc
+ * has only a few hundred spare bytes of and the Go runtime already uses. */
+static pthread_key_t ts_error_key;
+static pthread_once_t ts_error_once = PTHREAD_ONCE_INIT;
 
-void ts_set_error(const char *msg, size_t len) {
-    if (len >= TS_ERROR_CAP) len = TS_ERROR_CAP - 1;
-    if (msg != NULL) memcpy(ts_error, msg, len);
-    ts_error[msg != NULL ? len : 0] = 0;
+static void ts_make_key(void) { pthread_key_create(&ts_error_key, free); }
+
+static char *ts_error_buffer(void) {
+    pthread_once(&ts_error_once, ts_make_key);
+    char *b = pthread_getspecific(ts_error_key);
+    if (b == NULL) {
+        b = calloc(1, TS_ERROR_CAP);
+        if (b != NULL && pthread_setspecific(ts_error_key, b) != 0) {
+            free(b);
+            b = NULL;
+        }
+    }
+    return b;
 }
 
-const char *ts_get_error(void) { return ts_error; }
+void ts_set_error(const char *msg, size_t len) {
+    char *b = ts_error_buffer();
+    if (b == NULL) return;
+    if (len >= TS_ERROR_CAP) len = TS_ERROR_CAP - 1;
+    if (msg != NULL) memcpy(b, msg, len);
+    b[msg != NULL ? len : 0] = 0;
+}
 
+const char *ts_get_error(void) {
+    const char *b = ts_error_buffer();
+    return b != NULL ? b : "";
+}
 
 /* Calls a host's log callback (a C function pointer Go cannot call itself). */
 typedef void (*ts_log_fn)(const char *line, void *user);

@@ -1,0 +1,174 @@
+"""The Python API over a real store: round trips through a close and reopen, exceptions
+from real bad input, lifetime and threads."""
+import datetime as dt
+import sqlite3
+import threading
+
+import numpy as np
+import pytest
+
+import tsstore
+from tsstore import OwnerCategory, SeriesType
+
+T0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "system.nc")
+
+
+def hourly(name, values):
+    return tsstore.SingleTimeSeries(name, T0, dt.timedelta(hours=1), np.asarray(values))
+
+
+@pytest.mark.parametrize("dtype", ["<f8", ">f8", "<f4", "<i8", ">i4", "<u8", "bool"])
+@pytest.mark.parametrize("eshape", [(), (3,)])
+def test_every_dtype_and_shape_round_trips(path, dtype, eshape):
+    rng = np.random.default_rng(7)
+    data = (rng.random((48,) + eshape) * 1000).astype(dtype)
+    if data.dtype.kind == "f":
+        data.flat[0] = np.nan
+    data = np.asfortranarray(data) if eshape else data  # any memory layout is accepted
+    with tsstore.Store.create(path) as s:
+        key = s.add_time_series(hourly("p", data), owner_id=1, owner_type="G", units="MW")
+    with tsstore.Store.open(path, read_only=True) as s:
+        ts = s.get_time_series(key)
+    assert ts.data.shape == data.shape
+    assert ts.data.dtype.kind == np.dtype(dtype).kind and ts.data.dtype.itemsize == np.dtype(dtype).itemsize
+    np.testing.assert_array_equal(ts.data, data)  # NaN equals NaN here
+    assert ts.initial_timestamp == T0 and ts.resolution == "PT1H"
+
+
+def test_keys_features_ranges_and_lists(path):
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(hourly("max_active_power", np.arange(48.0)), owner_id=7, owner_type="PowerLoad",
+                              features={"scenario": "high", "model_year": 2030})
+        assert k == tsstore.Key(7, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "max_active_power", "PT1H",
+                                None, {"scenario": "high", "model_year": 2030})
+        assert s.has_time_series(k)
+        part = s.get_time_series(k, start=T0 + dt.timedelta(hours=2), end=dt.datetime(2024, 1, 1, 4))  # naive = UTC
+        np.testing.assert_array_equal(part.data, [2.0, 3.0, 4.0])
+        stamps = [np.datetime64("2024-01-01T00:00"), np.datetime64("2024-01-01T07:30:00.250")]
+        s.add_time_series(tsstore.NonSequentialTimeSeries("outage", stamps, np.array([1.0, 0.5])), owner_id=9,
+                          owner_type="Line")
+        s.add_time_series(hourly("other", np.ones(24)), owner_id=8, owner_type="ThermalStandard")
+        assert [x.owner_id for x in s.list_keys(owner_type="PowerLoad")] == [7]
+        assert [x.name for x in s.list_keys(name_glob="max_*")] == ["max_active_power"]
+        assert len(s.list_keys(features={"scenario": "high"})) == 1
+        assert len(s.list_keys(series_type=SeriesType.NON_SEQUENTIAL_TIME_SERIES)) == 1
+        ns = s.get_time_series(s.list_keys(owner_id=9)[0])
+        assert ns.timestamps[1] == dt.datetime(2024, 1, 1, 7, 30, 0, 250000, tzinfo=dt.timezone.utc)
+        s.remove_time_series(k)
+        assert not s.has_time_series(k)
+
+
+def test_forecasts_whole_and_by_window(path):
+    det = np.arange(4 * 5, dtype=float).reshape(4, 5)
+    prob = np.arange(3 * 4 * 5, dtype=float).reshape(3, 4, 5)
+    with tsstore.Store.create(path) as s:
+        dk = s.add_time_series(tsstore.Deterministic("p", T0, "PT1H", dt.timedelta(hours=4), "PT2H", 5, det),
+                               owner_id=1, owner_type="Wind")
+        pk = s.add_time_series(tsstore.Probabilistic("p", T0, "PT1H", "PT4H", "PT2H", 5, [0.1, 0.5, 0.9], prob),
+                               owner_id=2, owner_type="Wind")
+        sk = s.add_time_series(tsstore.Scenarios("p", T0, "PT1H", "PT4H", "PT2H", 5, prob), owner_id=3,
+                               owner_type="Wind")
+    with tsstore.Store.open(path) as s:
+        w = s.get_windows(dk, T0 + dt.timedelta(hours=2), T0 + dt.timedelta(hours=4))
+        np.testing.assert_array_equal(w.data, det[:, 1:3])
+        assert w.count == 2 and w.horizon == "PT4H" and w.interval == "PT2H"
+        p = s.get_time_series(pk)
+        assert p.percentiles == [0.1, 0.5, 0.9]
+        np.testing.assert_array_equal(p.data, prob)
+        assert isinstance(s.get_time_series(sk), tsstore.Scenarios)
+        with pytest.raises(tsstore.InvalidParameterError, match="window"):
+            s.get_windows(dk, T0 + dt.timedelta(hours=1))
+
+
+def test_bulk_transactions_transform_and_maintenance(path):
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(
+            [dict(ts=hourly("p", np.arange(48.0) + i), owner_id=i, owner_type="PowerLoad") for i in range(20)])
+        assert [k.owner_id for k in keys] == list(range(20))
+        with pytest.raises(tsstore.DuplicateTimeSeriesError):
+            with s.bulk_add() as b:
+                b.add(hourly("p", np.zeros(48)), owner_id=100, owner_type="PowerLoad")
+                b.add(hourly("p", np.zeros(48)), owner_id=0, owner_type="PowerLoad")
+        assert not s.list_keys(owner_id=100)
+        with pytest.raises(RuntimeError):
+            with s.transaction():
+                s.add_time_series(hourly("t", np.zeros(24)), owner_id=500, owner_type="X")
+                raise RuntimeError("roll back")
+        assert not s.list_keys(owner_id=500)
+        with s.transaction():
+            s.add_time_series(hourly("t", np.zeros(24)), owner_id=501, owner_type="X")
+        assert s.transform_single_time_series("P1D", dt.timedelta(hours=12), resolution="PT1H") == 21
+        view = s.get_time_series(tsstore.Key(3, OwnerCategory.COMPONENT, SeriesType.ABSTRACT_DETERMINISTIC, "p", "PT1H",
+                                             "PT12H"))
+        np.testing.assert_array_equal(view.data[:, 1], np.arange(12, 36) + 3.0)
+        report = s.verify_integrity()
+        assert report["problems"] == [] and report["arrays_checked"] == 21
+        assert s.compact()["datasets_dropped"] == 0
+    db = sqlite3.connect(path + ".sqlite")
+    assert db.execute("SELECT count(*) FROM time_series_associations WHERE time_series_type = "
+                      "'DeterministicSingleTimeSeries'").fetchone() == (21,)
+
+
+def test_exceptions_from_real_bad_input(path):
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(hourly("p", np.arange(4.0)), owner_id=1, owner_type="G")
+        with pytest.raises(tsstore.DuplicateTimeSeriesError, match="already stored"):
+            s.add_time_series(hourly("p", np.arange(4.0)), owner_id=1, owner_type="G")
+        with pytest.raises(tsstore.InvalidParameterError, match="resolution"):
+            s.add_time_series(tsstore.SingleTimeSeries("p", T0, "1 hour", np.arange(4.0)), owner_id=2, owner_type="G")
+        with pytest.raises(tsstore.InvalidParameterError, match="units"):
+            s.add_time_series(hourly("p", np.arange(4.0)), owner_id=2, owner_type="G", features={"units": "MW"})
+        with pytest.raises(TypeError):
+            s.add_time_series(hourly("p", np.array(["a", "b"])), owner_id=2, owner_type="G")
+        with pytest.raises(tsstore.NotFoundError):
+            s.get_time_series(tsstore.Key(9, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H"))
+        assert isinstance(tsstore.NotFoundError("x"), KeyError)
+    with tsstore.Store.open(path, read_only=True) as s:
+        with pytest.raises(tsstore.ReadOnlyError):
+            s.remove_time_series(k)
+    with pytest.raises(tsstore.InvalidParameterError, match="already exists"):
+        tsstore.Store.create(path)
+    with pytest.raises(tsstore.TsStoreIOError):
+        tsstore.Store.open(path + ".missing")
+
+
+def test_closed_store_refuses_calls(path):
+    s = tsstore.Store.create(path)
+    s.close()
+    s.close()
+    assert s.closed
+    with pytest.raises(tsstore.InvalidHandleError, match="closed"):
+        s.list_keys()
+
+
+def test_threads_share_one_store(path):
+    errors = []
+    with tsstore.Store.create(path) as s:
+        def work(t):
+            try:
+                for i in range(30):
+                    k = s.add_time_series(hourly("p", np.arange(24.0) + t * 100 + i), owner_id=t * 1000 + i,
+                                          owner_type="G")
+                    assert s.get_time_series(k).data[0] == t * 100 + i
+            except Exception as e:  # noqa: BLE001 - collected for the assertion below
+                errors.append(e)
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(6)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert not errors
+        assert len(s.list_keys()) == 180
+
+
+def test_in_memory_persist(tmp_path):
+    with tsstore.Store.in_memory() as s:
+        k = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+        s.persist(str(tmp_path / "out.nc"))
+    with tsstore.Store.open(str(tmp_path / "out.nc"), read_only=True) as s:
+        np.testing.assert_array_equal(s.get_time_series(k).data, np.arange(24.0))

@@ -1,0 +1,27 @@
+"""tsstore: a time-series store for power-system modelling, over the tsstore C library.
+
+A store is a pair of files, <name>.nc (NetCDF4 arrays) and <name>.nc.sqlite (the catalog)::
+
+    import datetime as dt, numpy as np, tsstore
+    with tsstore.Store.create("system.nc") as store:
+        key = store.add_time_series(
+            tsstore.SingleTimeSeries("max_active_power", dt.datetime(2030, 1, 1), "PT1H", np.arange(24.0)),
+            owner_id=17, owner_type="ThermalStandard", units="MW")
+        ts = store.get_time_series(key)
+"""
+from ._errors import (BufferTooSmallError, DuplicateAssociationError, DuplicateTimeSeriesError, IncompatibleFormatError,
+                      IntegrityError, InternalError, InvalidHandleError, InvalidParameterError, NotFoundError,
+                      ReadOnlyError, TsStoreError, TsStoreIOError)
+from ._ffi import VERSION, set_log_callback
+from ._store import (Batch, Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
+                     SeriesType, SingleTimeSeries, Store)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Store", "Batch", "Key", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
+    "Deterministic", "Probabilistic", "Scenarios", "TsStoreError", "InvalidParameterError", "NotFoundError",
+    "DuplicateTimeSeriesError", "DuplicateAssociationError", "IntegrityError", "ReadOnlyError", "TsStoreIOError",
+    "IncompatibleFormatError", "InternalError", "BufferTooSmallError", "InvalidHandleError", "VERSION",
+    "set_log_callback",
+]
