@@ -126,20 +126,24 @@ func tsstore_key_features(p C.uintptr_t, buf *C.char, capacity C.size_t, needed 
 	return withKey(p, func(k core.Key) error { return putString(k.Features.JSON(), buf, capacity, needed) })
 }
 
-// addCommon holds the owner and options shared by every add.
-func addCommon(ownerID C.int64_t, ownerType *C.char, category C.int32_t, featuresJSON, units, ext *C.char) (core.Owner, *core.AddOptions, error) {
+// addCommon reads the owner, name and options shared by every add.
+func addCommon(ownerID C.int64_t, ownerType *C.char, category C.int32_t, name, featuresJSON, units, ext *C.char) (core.Owner, string, *core.AddOptions, error) {
 	if category < 0 || !core.OwnerCategory(category).Valid() {
-		return core.Owner{}, nil, invalidArg("owner_category: unknown code %d (0 Component, 1 SupplementalAttribute)", category)
+		return core.Owner{}, "", nil, invalidArg("owner_category: unknown code %d (0 Component, 1 SupplementalAttribute)", category)
 	}
 	ot, err := reqString(ownerType, "owner_type")
 	if err != nil {
-		return core.Owner{}, nil, err
+		return core.Owner{}, "", nil, err
+	}
+	n, err := reqString(name, "name")
+	if err != nil {
+		return core.Owner{}, "", nil, err
 	}
 	f, err := optFeatures(featuresJSON)
 	if err != nil {
-		return core.Owner{}, nil, err
+		return core.Owner{}, "", nil, err
 	}
-	return core.Owner{ID: int64(ownerID), Type: ot, Category: core.OwnerCategory(category)},
+	return core.Owner{ID: int64(ownerID), Type: ot, Category: core.OwnerCategory(category)}, n,
 		&core.AddOptions{Features: f, Units: optString(units), Ext: optString(ext)}, nil
 }
 
@@ -166,11 +170,7 @@ func addSeries(p C.uintptr_t, owner core.Owner, ts core.TimeSeries, opts *core.A
 func buildSingle(ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char, initialMS C.int64_t,
 	resolution *C.char, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t,
 	featuresJSON, units, ext *C.char) (core.BatchItem, error) {
-	owner, opts, err := addCommon(ownerID, ownerType, category, featuresJSON, units, ext)
-	if err != nil {
-		return core.BatchItem{}, err
-	}
-	n, err := reqString(name, "name")
+	owner, n, opts, err := addCommon(ownerID, ownerType, category, name, featuresJSON, units, ext)
 	if err != nil {
 		return core.BatchItem{}, err
 	}
@@ -189,11 +189,7 @@ func buildSingle(ownerID C.int64_t, ownerType *C.char, category C.int32_t, name 
 func buildNonSequential(ownerID C.int64_t, ownerType *C.char, category C.int32_t, name *C.char,
 	timestamps *C.int64_t, nTimestamps C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer,
 	nbytes C.size_t, featuresJSON, units, ext *C.char) (core.BatchItem, error) {
-	owner, opts, err := addCommon(ownerID, ownerType, category, featuresJSON, units, ext)
-	if err != nil {
-		return core.BatchItem{}, err
-	}
-	n, err := reqString(name, "name")
+	owner, n, opts, err := addCommon(ownerID, ownerType, category, name, featuresJSON, units, ext)
 	if err != nil {
 		return core.BatchItem{}, err
 	}
@@ -218,11 +214,7 @@ func buildForecast(ownerID C.int64_t, ownerType *C.char, category C.int32_t, nam
 	initialMS C.int64_t, resolution, horizon, interval *C.char, count C.int64_t, percentiles *C.double,
 	nPercentiles C.size_t, dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t,
 	featuresJSON, units, ext *C.char) (core.BatchItem, error) {
-	owner, opts, err := addCommon(ownerID, ownerType, category, featuresJSON, units, ext)
-	if err != nil {
-		return core.BatchItem{}, err
-	}
-	n, err := reqString(name, "name")
+	owner, n, opts, err := addCommon(ownerID, ownerType, category, name, featuresJSON, units, ext)
 	if err != nil {
 		return core.BatchItem{}, err
 	}

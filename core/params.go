@@ -137,17 +137,9 @@ func (s *Store) Intervals(f KeyFilter) ([]Period, error) {
 }
 
 func (s *Store) distinctPeriods(op, column string, f KeyFilter) ([]Period, error) {
-	if err := s.lock(op, false); err != nil {
+	vals, err := s.distinctText(op, column, f)
+	if err != nil {
 		return nil, err
-	}
-	defer s.mu.Unlock()
-	cf, err := f.toCatalog()
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	vals, err := s.cat.Distinct(column, cf)
-	if err != nil {
-		return nil, wrapIO(op, err, "listing %s values", column)
 	}
 	// Canonical spellings are unique per period (format-details §5), so distinct text is a
 	// distinct period; parsing still guards against rows written by a careless writer.
@@ -170,17 +162,13 @@ func (s *Store) distinctPeriods(op, column string, f KeyFilter) ([]Period, error
 // CountsByType counts the series matching f per type; types with none are absent.
 func (s *Store) CountsByType(f KeyFilter) (map[SeriesType]int, error) {
 	const op = "counts_by_type"
-	if err := s.lock(op, false); err != nil {
+	var counts map[string]int64
+	if err := s.query(op, f, func(cf catalog.Filter) error {
+		var err error
+		counts, err = s.cat.CountByType(cf)
+		return wrapIO("", err, "counting series")
+	}); err != nil {
 		return nil, err
-	}
-	defer s.mu.Unlock()
-	cf, err := f.toCatalog()
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	counts, err := s.cat.CountByType(cf)
-	if err != nil {
-		return nil, wrapIO(op, err, "counting series")
 	}
 	out := make(map[SeriesType]int, len(counts))
 	for name, n := range counts {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 )
@@ -36,34 +37,41 @@ func (s *Store) ListOwnerIDs(f KeyFilter) ([]int64, error) {
 }
 
 func (s *Store) distinctText(op, column string, f KeyFilter) ([]string, error) {
+	var vals []string
+	err := s.query(op, f, func(cf catalog.Filter) error {
+		var err error
+		vals, err = s.cat.Distinct(column, cf)
+		return wrapIO("", err, "listing %s", column)
+	})
+	return vals, err
+}
+
+// query runs fn with the store locked for reading and f translated for the catalog; its
+// errors are labelled with op.
+func (s *Store) query(op string, f KeyFilter, fn func(catalog.Filter) error) error {
 	if err := s.lock(op, false); err != nil {
-		return nil, err
+		return err
 	}
 	defer s.mu.Unlock()
 	cf, err := f.toCatalog()
-	if err != nil {
-		return nil, withOp(op, err)
+	if err == nil {
+		err = fn(cf)
 	}
-	vals, err := s.cat.Distinct(column, cf)
-	return vals, wrapIO(op, err, "listing %s", column)
+	return withOp(op, err)
 }
 
 // CountArrays is the number of distinct stored arrays the series matching f reference.
 func (s *Store) CountArrays(f KeyFilter) (int, error) {
-	const op = "count_arrays"
-	if err := s.lock(op, false); err != nil {
-		return 0, err
-	}
-	defer s.mu.Unlock()
-	cf, err := f.toCatalog()
-	if err != nil {
-		return 0, withOp(op, err)
-	}
-	// One content hash may be stored twice, as a packed column and as a standalone
-	// variable; count stored arrays, not hashes.
-	n, err := s.cat.CountWhere(`count(DISTINCT hex(a.data_hash) || CASE WHEN a.time_series_type IN
-		('SingleTimeSeries', 'DeterministicSingleTimeSeries') THEN 'p' ELSE 's' END)`, cf)
-	return int(n), wrapIO(op, err, "counting arrays")
+	var n int64
+	err := s.query("count_arrays", f, func(cf catalog.Filter) error {
+		// One content hash may be stored twice, as a packed column and as a standalone
+		// variable; count stored arrays, not hashes.
+		var err error
+		n, err = s.cat.CountWhere(`count(DISTINCT hex(a.data_hash) || CASE WHEN a.time_series_type IN
+			('SingleTimeSeries', 'DeterministicSingleTimeSeries') THEN 'p' ELSE 's' END)`, cf)
+		return wrapIO("", err, "counting arrays")
+	})
+	return int(n), err
 }
 
 // StaticGrid is one grid of SingleTimeSeries: every series at Resolution with this initial
@@ -80,17 +88,13 @@ type StaticGrid struct {
 // first) and then by initial timestamp and length.
 func (s *Store) StaticSummary(f KeyFilter) ([]StaticGrid, error) {
 	const op = "static_summary"
-	if err := s.lock(op, false); err != nil {
+	var grids []catalog.StaticGrid
+	if err := s.query(op, f, func(cf catalog.Filter) error {
+		var err error
+		grids, err = s.cat.StaticGrids(cf)
+		return wrapIO("", err, "grouping static series")
+	}); err != nil {
 		return nil, err
-	}
-	defer s.mu.Unlock()
-	cf, err := f.toCatalog()
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	grids, err := s.cat.StaticGrids(cf)
-	if err != nil {
-		return nil, wrapIO(op, err, "grouping static series")
 	}
 	out := make([]StaticGrid, 0, len(grids))
 	for _, g := range grids {
