@@ -172,3 +172,27 @@ def test_in_memory_persist(tmp_path):
         s.persist(str(tmp_path / "out.nc"))
     with tsstore.Store.open(str(tmp_path / "out.nc"), read_only=True) as s:
         np.testing.assert_array_equal(s.get_time_series(k).data, np.arange(24.0))
+
+
+def test_readers_fill_reused_arrays(path):
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(
+            [dict(ts=hourly("p", np.arange(72.0) + 1000 * i), owner_id=i, owner_type="PowerLoad") for i in range(30)])
+        whole = s.get_many(keys)
+        assert [w.data[1] for w in whole[:3]] == [1.0, 1001.0, 2001.0]
+        with s.static_reader("PT1H", keys) as rd:
+            assert rd.grid() == (T0, 72)
+            buf = rd.groups[0].values
+            for h in range(72):
+                np.testing.assert_array_equal(rd.read(T0 + dt.timedelta(hours=h)), np.arange(30) * 1000.0 + h)
+                assert rd.groups[0].values is buf  # reused, not reallocated
+            with pytest.raises(tsstore.InvalidParameterError):
+                rd.read(T0 + dt.timedelta(minutes=30))
+        assert s.transform_single_time_series("PT24H", "PT24H") == 30
+        fkeys = [tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.ABSTRACT_DETERMINISTIC, "p", "PT1H", "P1D")
+                 for i in range(30)]
+        with s.forecast_reader(SeriesType.ABSTRACT_DETERMINISTIC, "PT1H", fkeys) as fr:
+            assert fr.grid() == (T0, 3)
+            w = fr.read(T0 + dt.timedelta(days=2))
+            assert w.shape == (30, 24)
+            np.testing.assert_array_equal(w[5], np.arange(48, 72) + 5000.0)

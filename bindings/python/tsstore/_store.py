@@ -387,6 +387,35 @@ class Store:
             check(lib.tsstore_list_keys_where(self._handle(), fh, byref(out)))
         return _keys_from_list(out.value)
 
+    def get_many(self, keys: Sequence[Key]) -> list[Any]:
+        """Reads many whole series, one pass per packed dataset; results in key order."""
+        import ctypes
+        from ._readers import key_array
+        arr, handles = key_array(keys)
+        outs = (c_void_p * max(len(keys), 1))()
+        try:
+            check(lib.tsstore_get_many(self._handle(), arr, len(keys), outs))
+        finally:
+            for h in handles:
+                h.close()
+        result = []
+        for k, h in zip(keys, outs[: len(keys)]):
+            with _Handle(h, lib.tsstore_series_free) as sh:
+                ts = _series_from_handle(sh)
+            ts.name = k.name
+            result.append(ts)
+        return result
+
+    def static_reader(self, resolution: Any, keys: Sequence[Key]):
+        """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
+        from ._readers import open_static
+        return open_static(self, resolution, keys)
+
+    def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]):
+        """A ForecastReader over forecast keys sharing a window timeline."""
+        from ._readers import open_forecast
+        return open_forecast(self, series_type, resolution, keys)
+
     # -- transactions and maintenance ----------------------------------------------------
 
     @contextlib.contextmanager
