@@ -196,3 +196,34 @@ def test_readers_fill_reused_arrays(path):
             w = fr.read(T0 + dt.timedelta(days=2))
             assert w.shape == (30, 24)
             np.testing.assert_array_equal(w[5], np.arange(48, 72) + 5000.0)
+
+
+def test_associations_queries_and_moves(path):
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(hourly("max_active_power", np.arange(24.0)), owner_id=1, owner_type="ThermalStandard",
+                              units="MW", features={"zone": 2})
+        s.add_supplemental_attribute_associations([(1, "ThermalStandard", 10, "GeographicInfo"),
+                                                   (2, "PowerLoad", 10, "GeographicInfo")])
+        with pytest.raises(tsstore.DuplicateAssociationError):
+            s.add_supplemental_attribute_associations([(1, "Other", 10, "Other")])
+        assert s.has_supplemental_attribute_association(2, 10)
+        assert [r[0] for r in s.list_supplemental_attribute_associations(attribute_ids=[10])] == [1, 2]
+        assert s.list_supplemental_attribute_associations(component_ids=[]) == []
+        s.add_parent_child_associations([(40, "ThermalStandard", 99, "ACBus")])
+        assert s.children_of(40) == [99] and s.parents_of(99) == [40]
+        assert s.remove_supplemental_attribute_associations(component_type="PowerLoad") == 1
+        meta = s.get_metadata(k)
+        assert meta["units"] == "MW" and meta["length"] == 24 and meta["series_type"] == SeriesType.SINGLE_TIME_SERIES
+        assert len(meta["data_hash"]) == 64
+        copy = s.copy_time_series(k, owner_id=7, owner_type="ACBus")
+        assert copy.owner_id == 7 and copy.features == {"zone": 2}
+        renamed = s.rename_time_series(copy, "p2")
+        assert s.replace_owner_id(7, 70) == 1
+        assert s.counts_by_type() == {SeriesType.SINGLE_TIME_SERIES: 2}
+        assert s.list_names() == ["max_active_power", "p2"] and s.list_owner_types() == ["ACBus", "ThermalStandard"]
+        assert s.list_resolutions() == ["PT1H"]
+        s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", "PT2H", "PT2H", 2, np.zeros((2, 2))), owner_id=3,
+                          owner_type="Wind")
+        (params,) = s.forecast_parameters()
+        assert params["count"] == 2 and params["horizon"] == "PT2H" and params["initial_timestamp"] == T0
+        assert not s.has_time_series(renamed)  # its owner moved to 70

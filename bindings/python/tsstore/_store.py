@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import datetime as _dt
 import enum
@@ -415,6 +416,192 @@ class Store:
         """A ForecastReader over forecast keys sharing a window timeline."""
         from ._readers import open_forecast
         return open_forecast(self, series_type, resolution, keys)
+
+    # -- associations --------------------------------------------------------------------
+
+    SUPPLEMENTAL, PARENT_CHILD = 0, 1
+
+    def add_supplemental_attribute_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
+        """Attaches attributes to components, all or nothing: rows of (component_id,
+        component_type, attribute_id, attribute_type)."""
+        self._add_associations(self.SUPPLEMENTAL, rows)
+
+    def add_parent_child_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
+        """Adds directed edges, all or nothing: rows of (parent_id, parent_type, child_id,
+        child_type)."""
+        self._add_associations(self.PARENT_CHILD, rows)
+
+    def _add_associations(self, table: int, rows) -> None:
+        rows = list(rows)
+        n = len(rows)
+        a = (c_int64 * max(n, 1))(*[r[0] for r in rows])
+        b = (c_int64 * max(n, 1))(*[r[2] for r in rows])
+        at = (ctypes.c_char_p * max(n, 1))(*[encode(r[1]) for r in rows])
+        bt = (ctypes.c_char_p * max(n, 1))(*[encode(r[3]) for r in rows])
+        check(lib.tsstore_add_associations(self._handle(), table, n, a, at, b, bt))
+
+    def has_supplemental_attribute_association(self, component_id: int, attribute_id: int) -> bool:
+        """Whether the attribute is attached to the component."""
+        return self._has_association(self.SUPPLEMENTAL, component_id, attribute_id)
+
+    def has_parent_child_association(self, parent_id: int, child_id: int) -> bool:
+        """Whether the edge parent → child exists."""
+        return self._has_association(self.PARENT_CHILD, parent_id, child_id)
+
+    def _has_association(self, table, a, b) -> bool:
+        found = c_int32()
+        check(lib.tsstore_has_association(self._handle(), table, a, b, byref(found)))
+        return bool(found.value)
+
+    def _filter_args(self, a_ids, b_ids, a_type, b_type):
+        def ids(v):
+            if v is None:
+                return None, 0
+            v = list(v)
+            return (c_int64 * max(len(v), 1))(*v), len(v)
+        (a, na), (b, nb) = ids(a_ids), ids(b_ids)
+        return a, na, b, nb, encode(a_type), encode(b_type)
+
+    def list_supplemental_attribute_associations(self, *, component_ids=None, attribute_ids=None,
+                                                 component_type=None, attribute_type=None) -> list[tuple]:
+        """Rows of (component_id, component_type, attribute_id, attribute_type); None filters
+        nothing, an empty list matches nothing."""
+        return self._list_associations(self.SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
+
+    def list_parent_child_associations(self, *, parent_ids=None, child_ids=None, parent_type=None,
+                                       child_type=None) -> list[tuple]:
+        """Rows of (parent_id, parent_type, child_id, child_type)."""
+        return self._list_associations(self.PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
+
+    def _list_associations(self, table, a_ids, b_ids, a_type, b_type) -> list[tuple]:
+        out = c_void_p()
+        check(lib.tsstore_list_associations(self._handle(), table, *self._filter_args(a_ids, b_ids, a_type, b_type),
+                                            byref(out)))
+        with _Handle(out.value, lib.tsstore_associations_free) as h:
+            n = c_size_t()
+            check(lib.tsstore_associations_len(h, byref(n)))
+            rows = []
+            for i in range(n.value):
+                a, b = c_int64(), c_int64()
+                check(lib.tsstore_associations_ids(h, i, byref(a), byref(b)))
+                rows.append((a.value, read_string(lib.tsstore_associations_type, h, i, 0), b.value,
+                             read_string(lib.tsstore_associations_type, h, i, 1)))
+            return rows
+
+    def remove_supplemental_attribute_associations(self, *, component_ids=None, attribute_ids=None,
+                                                   component_type=None, attribute_type=None) -> int:
+        """Removes the matching rows (no filter: all of them) and returns how many."""
+        return self._remove_associations(self.SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
+
+    def remove_parent_child_associations(self, *, parent_ids=None, child_ids=None, parent_type=None,
+                                         child_type=None) -> int:
+        """Removes the matching edges and returns how many."""
+        return self._remove_associations(self.PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
+
+    def _remove_associations(self, table, a_ids, b_ids, a_type, b_type) -> int:
+        n = c_int64()
+        check(lib.tsstore_remove_associations(self._handle(), table, *self._filter_args(a_ids, b_ids, a_type, b_type),
+                                              byref(n)))
+        return n.value
+
+    def children_of(self, parent_id: int) -> list[int]:
+        """The children of a component, ascending."""
+        return sorted({r[2] for r in self.list_parent_child_associations(parent_ids=[parent_id])})
+
+    def parents_of(self, child_id: int) -> list[int]:
+        """The parents of a component, ascending."""
+        return sorted({r[0] for r in self.list_parent_child_associations(child_ids=[child_id])})
+
+    # -- queries and owner moves ---------------------------------------------------------
+
+    def get_metadata(self, key: Key) -> dict:
+        """The catalog record of a series: type, dtype, length, count, initial timestamp,
+        element shape, owner type, units, ext, periods and the two hashes (hex)."""
+        out = c_void_p()
+        with key._handle() as kh:
+            check(lib.tsstore_get_metadata(self._handle(), kh, byref(out)))
+        with _Handle(out.value, lib.tsstore_metadata_free) as h:
+            typ, dtype, length, count, initial = c_int32(), c_int32(), c_int64(), c_int64(), c_int64()
+            check(lib.tsstore_metadata_info(h, byref(typ), byref(dtype), byref(length), byref(count), byref(initial)))
+            ndim = c_size_t()
+            check(lib.tsstore_metadata_element_shape(h, None, 0, byref(ndim)))
+            shape = (c_int64 * max(ndim.value, 1))()
+            check(lib.tsstore_metadata_element_shape(h, shape, ndim.value, byref(ndim)))
+            text = [read_string(lib.tsstore_metadata_text, h, i) or None for i in range(6)]
+            hashes = []
+            for which in (0, 1):
+                buf = (ctypes.c_uint8 * 32)()
+                check(lib.tsstore_metadata_hash(h, which, buf))
+                hashes.append(bytes(buf).hex())
+        return {"series_type": SeriesType(typ.value), "dtype": cv.DTYPES[dtype.value], "length": length.value,
+                "count": count.value, "initial_timestamp": cv.from_millis(initial.value) if initial.value else None,
+                "element_shape": tuple(shape[: ndim.value]), "owner_type": text[0], "units": text[1], "ext": text[2],
+                "resolution": text[3], "horizon": text[4], "interval": text[5], "data_hash": hashes[0],
+                "features_hash": hashes[1]}
+
+    def counts_by_type(self) -> dict:
+        """The number of series of each type present."""
+        counts = (c_int64 * 7)()
+        check(lib.tsstore_counts_by_type(self._handle(), counts))
+        return {SeriesType(i): counts[i] for i in range(6) if counts[i]}
+
+    def _distinct(self, field: int) -> list[str]:
+        out = c_void_p()
+        check(lib.tsstore_list_distinct(self._handle(), field, byref(out)))
+        with _Handle(out.value, lib.tsstore_strings_free) as h:
+            n = c_size_t()
+            check(lib.tsstore_strings_len(h, byref(n)))
+            return [read_string(lib.tsstore_strings_get, h, i) for i in range(n.value)]
+
+    def list_names(self) -> list[str]:
+        """Distinct series names."""
+        return self._distinct(0)
+
+    def list_owner_types(self) -> list[str]:
+        """Distinct owner type names."""
+        return self._distinct(1)
+
+    def list_resolutions(self) -> list[str]:
+        """Distinct resolutions, shortest first."""
+        return self._distinct(2)
+
+    def list_intervals(self) -> list[str]:
+        """Distinct forecast intervals, shortest first."""
+        return self._distinct(3)
+
+    def forecast_parameters(self) -> list[dict]:
+        """One dict per distinct set of forecast window parameters."""
+        text = read_string(lib.tsstore_forecast_parameters, self._handle())
+        out = []
+        for line in text.splitlines():
+            t, t0, res, hor, iv, count, n = line.split()
+            out.append({"series_type": SeriesType(int(t)), "initial_timestamp": cv.from_millis(int(t0)),
+                        "resolution": res, "horizon": hor, "interval": iv, "count": int(count), "series": int(n)})
+        return out
+
+    def copy_time_series(self, key: Key, *, owner_id: int, owner_type: str,
+                         owner_category: OwnerCategory = OwnerCategory.COMPONENT, name: str | None = None) -> Key:
+        """Attaches a stored series to another owner too (the array is shared)."""
+        out = c_void_p()
+        with key._handle() as kh:
+            check(lib.tsstore_copy_series(self._handle(), kh, owner_id, encode(owner_type), int(owner_category),
+                                          encode(name), byref(out)))
+        with _Handle(out.value, lib.tsstore_key_free) as h:
+            return Key._from_handle(h)
+
+    def rename_time_series(self, key: Key, name: str) -> Key:
+        """Renames a stored series and returns its new key."""
+        out = c_void_p()
+        with key._handle() as kh:
+            check(lib.tsstore_rename_series(self._handle(), kh, encode(name), byref(out)))
+        with _Handle(out.value, lib.tsstore_key_free) as h:
+            return Key._from_handle(h)
+
+    def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
+        """Moves every series of one owner to another id; returns how many moved."""
+        n = c_int64()
+        check(lib.tsstore_replace_owner_id(self._handle(), int(owner_category), old, new, byref(n)))
+        return n.value
 
     # -- transactions and maintenance ----------------------------------------------------
 
