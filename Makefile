@@ -47,11 +47,12 @@ clib: deps
 ctest: clib
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
-# The Python binding: a virtual environment with numpy and pytest, the package installed
-# from bindings/python (which builds libtsstore.so with Go), then its tests.
+# The Python binding: a virtual environment with numpy, pytest and the readers the interop
+# tests compare against (netCDF4, h5py, xarray + dask, pandas), the package installed from
+# bindings/python (which builds libtsstore.so with Go), then its tests.
 pytest: deps
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q numpy pytest
+	$(VENV)/bin/pip install -q numpy pytest netCDF4 h5py xarray dask pandas
 	$(VENV)/bin/pip install -q ./bindings/python
 	cd /tmp && $(CURDIR)/$(VENV)/bin/python -m pytest -q $(CURDIR)/bindings/python/tests
 
@@ -60,8 +61,8 @@ pytest: deps
 test: deps vet
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
-	$(MAKE) ctest
 	$(MAKE) pytest
+	$(MAKE) ctest
 
 test-short: deps
 	$(GO) test -short -count=1 ./...

@@ -227,3 +227,17 @@ def test_associations_queries_and_moves(path):
         (params,) = s.forecast_parameters()
         assert params["count"] == 2 and params["horizon"] == "PT2H" and params["initial_timestamp"] == T0
         assert not s.has_time_series(renamed)  # its owner moved to 70
+
+
+def test_to_pandas_and_calendar_steps(path):
+    pd = pytest.importorskip("pandas")
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(tsstore.SingleTimeSeries("inflow", dt.datetime(2024, 1, 31), "P1M", np.arange(3.0)),
+                              owner_id=1, owner_type="Hydro")
+        c = s.add_time_series(hourly("cost", np.arange(12).reshape(4, 3)), owner_id=2, owner_type="Gen")
+        monthly = s.get_time_series(k)
+        assert [t.day for t in monthly.timestamps()] == [31, 29, 31]  # clamped from t0 in one jump
+        series = monthly.to_pandas()
+        assert isinstance(series, pd.Series) and series.index[1] == pd.Timestamp("2024-02-29", tz="UTC")
+        frame = s.get_time_series(c).to_pandas()
+        assert frame.shape == (4, 3) and frame.iloc[3, 2] == 11

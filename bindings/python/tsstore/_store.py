@@ -98,10 +98,15 @@ class SingleTimeSeries:
     series_type = SeriesType.SINGLE_TIME_SERIES
 
     def timestamps(self) -> list[_dt.datetime]:
-        """The timestamp of every step (fixed resolutions only)."""
+        """The timestamp of every step: t0 + i × resolution, computed from t0 in one jump
+        (calendar periods clamp to month ends: Jan 31 + P1M is Feb 29)."""
         t0 = cv.from_millis(cv.millis(self.initial_timestamp))
-        step = _parse_fixed(cv.period(self.resolution))
-        return [t0 + i * step for i in range(len(self.data))]
+        return _steps(t0, cv.period(self.resolution), len(self.data))
+
+    def to_pandas(self):
+        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by the
+        timestamps. Needs pandas."""
+        return _to_pandas(self.timestamps(), np.asarray(self.data), self.name)
 
 
 @dataclasses.dataclass
@@ -112,6 +117,10 @@ class NonSequentialTimeSeries:
     data: Any
 
     series_type = SeriesType.NON_SEQUENTIAL_TIME_SERIES
+
+    def to_pandas(self):
+        """A pandas Series or DataFrame indexed by the timestamps. Needs pandas."""
+        return _to_pandas([cv.from_millis(cv.millis(t)) for t in self.timestamps], np.asarray(self.data), self.name)
 
 
 @dataclasses.dataclass
@@ -155,6 +164,34 @@ class Scenarios:
     data: Any
 
     series_type = SeriesType.SCENARIOS
+
+
+def _steps(t0: _dt.datetime, iso: str, n: int) -> list[_dt.datetime]:
+    import re
+    m = re.fullmatch(r"P(\d+)([MY])", iso)
+    if not m:
+        step = _parse_fixed(iso)
+        return [t0 + i * step for i in range(n)]
+    months = int(m.group(1)) * (12 if m.group(2) == "Y" else 1)
+    out = []
+    for i in range(n):
+        idx = t0.year * 12 + t0.month - 1 + i * months
+        y, mo = divmod(idx, 12)
+        import calendar
+        day = min(t0.day, calendar.monthrange(y, mo + 1)[1])
+        out.append(t0.replace(year=y, month=mo + 1, day=day))
+    return out
+
+
+def _to_pandas(times, data: np.ndarray, name: str):
+    try:
+        import pandas as pd
+    except ImportError as e:  # pandas is optional
+        raise ImportError("to_pandas() needs pandas (pip install pandas)") from e
+    index = pd.DatetimeIndex(times, name="timestamp")
+    if data.ndim == 1:
+        return pd.Series(data, index=index, name=name or None)
+    return pd.DataFrame(data.reshape(len(times), -1), index=index)
 
 
 def _parse_fixed(iso: str) -> _dt.timedelta:

@@ -1,0 +1,117 @@
+"""Stores written through the binding, read back by tools this project did not write:
+netCDF4, h5py, xarray (lazy, dask-backed) for the arrays, the sqlite3 module for the catalog.
+Every packed column and standalone array is checked against the values written."""
+import datetime as dt
+import sqlite3
+
+import numpy as np
+import pytest
+
+import tsstore
+
+netCDF4 = pytest.importorskip("netCDF4")
+h5py = pytest.importorskip("h5py")
+xr = pytest.importorskip("xarray")
+pytest.importorskip("dask")
+
+T0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def written(tmp_path_factory):
+    """A store with packed series of two families (one spilling), an irregular series and
+    three forecasts; returns its path and {data_hash hex: values written}."""
+    path = str(tmp_path_factory.mktemp("interop") / "system.nc")
+    expected = {}
+    rng = np.random.default_rng(3)
+    with tsstore.Store.create(path) as s:
+        items = []
+        for i in range(12):
+            v = rng.random(48)
+            items.append(dict(ts=tsstore.SingleTimeSeries("load", T0, "PT1H", v), owner_id=i, owner_type="PowerLoad"))
+        for i in range(3):
+            v = rng.integers(-1000, 1000, size=(30, 3))
+            items.append(dict(ts=tsstore.SingleTimeSeries("cost", T0, "P1D", v), owner_id=100 + i, owner_type="Gen"))
+        keys = s.add_time_series_bulk(items)
+        keys.append(s.add_time_series(tsstore.NonSequentialTimeSeries(
+            "outage", [T0, T0 + dt.timedelta(hours=5)], np.array([0.5, 1.0])), owner_id=200, owner_type="Line"))
+        det = rng.random((24, 7))
+        prob = rng.random((3, 24, 7)).astype(np.float32)
+        keys.append(s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", "P1D", "P1D", 7, det), owner_id=300,
+                                      owner_type="Wind"))
+        keys.append(s.add_time_series(tsstore.Probabilistic("f", T0, "PT1H", "P1D", "P1D", 7, [0.1, 0.5, 0.9], prob),
+                                      owner_id=301, owner_type="Wind"))
+        keys.append(s.add_time_series(tsstore.Scenarios("f", T0, "PT1H", "P1D", "P1D", 7, prob * 2), owner_id=302,
+                                      owner_type="Wind"))
+        for k, item in zip(keys, items + [None] * 4):
+            values = s.get_time_series(k).data if item is None else np.asarray(item["ts"].data)
+            expected[s.get_metadata(k)["data_hash"]] = values
+    return path, expected
+
+
+def packed_columns(get_var, names):
+    """{hash: column values} from every sts_… dataset and its _h companion."""
+    out = {}
+    names = list(names)
+    for name in names:
+        # (h5py also lists netCDF's dimension-scale datasets, {ds}_t / {ds}_c / arr_…_d0.)
+        if name.startswith("sts_") and name + "_h" in names:
+            data, slots = get_var(name), get_var(name + "_h")
+            for col, h in enumerate(slots):
+                h = h.decode() if isinstance(h, bytes) else str(h)
+                if h:
+                    out[h] = np.asarray(data[:, col])
+    return out
+
+
+def standalone_arrays(get_var, names):
+    return {n[4:]: np.asarray(get_var(n)[...]) for n in names if n.startswith("arr_") and len(n) == 4 + 64}
+
+
+def check_all(found, expected):
+    assert set(found) == set(expected)
+    for h, values in expected.items():
+        np.testing.assert_array_equal(found[h], values, err_msg=h)
+
+
+def test_netcdf4_reads_every_array(written):
+    path, expected = written
+    with netCDF4.Dataset(path) as ds:
+        assert ds.getncattr("data_format_version") == "0.11.0"
+        g = ds["time_series"]["single"]
+        g.set_auto_mask(False)
+        found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n][...], g.variables)
+        found.update(standalone_arrays(lambda n: g[n], g.variables))
+    check_all(found, expected)
+
+
+def test_h5py_reads_every_array(written):
+    path, expected = written
+    with h5py.File(path, "r") as f:
+        g = f["time_series/single"]
+        names = [n for n in g if isinstance(g[n], h5py.Dataset)]
+        found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n].asstr()[...], names)
+        found.update(standalone_arrays(lambda n: g[n], names))
+    check_all(found, expected)
+
+
+def test_xarray_reads_lazily_with_dask(written):
+    path, expected = written
+    with xr.open_dataset(path, group="time_series/single", chunks={}, mask_and_scale=False) as ds:
+        data_vars = [n for n in ds.data_vars if not n.endswith("_h")]
+        assert all(hasattr(ds[n].data, "dask") for n in data_vars)  # lazy until computed
+        found = packed_columns(lambda n: ds[n].values, list(ds.data_vars))
+        found.update(standalone_arrays(lambda n: ds[n].values, list(ds.data_vars)))
+    check_all(found, expected)
+
+
+def test_sqlite3_reads_the_catalog(written):
+    path, expected = written
+    db = sqlite3.connect(f"file:{path}.sqlite?mode=ro", uri=True)
+    rows = db.execute("SELECT time_series_type, hex(data_hash), length, element_shape, dtype FROM "
+                      "time_series_associations").fetchall()
+    assert len(rows) == 19
+    assert {h.lower() for _, h, *_ in rows} == set(expected)
+    types = {t for t, *_ in rows}
+    assert types == {"SingleTimeSeries", "NonSequentialTimeSeries", "Deterministic", "Probabilistic", "Scenarios"}
+    assert ("Probabilistic", 3, "[24,7]", "f32") in {(t, n, e, d) for t, _, n, e, d in rows}
