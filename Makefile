@@ -3,7 +3,7 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo demo-go bench test test-short vet clib ctest pytest clean
+.PHONY: all deps build demo demo-go bench test test-short vet clib ctest pyenv pytest clean
 
 VENV ?= .venv
 
@@ -47,21 +47,27 @@ clib: deps
 ctest: clib
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
-# The Python binding: a virtual environment with numpy, pytest and the readers the interop
-# tests compare against (netCDF4, h5py, xarray + dask, pandas), the package installed from
-# bindings/python (which builds libtsstore.so with Go), then its tests.
-pytest: deps
+# The Python binding's environment: a virtual environment with numpy, pytest, mypy and the
+# readers the interop tests compare against (netCDF4, h5py, xarray + dask, pandas), and the
+# package installed from bindings/python (which builds libtsstore.so with Go).
+pyenv: deps
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q numpy pytest netCDF4 h5py xarray dask pandas
-	$(VENV)/bin/pip install -q ./bindings/python
+	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask pandas
+	$(VENV)/bin/pip install -q --disable-pip-version-check ./bindings/python
+
+# The binding's tests against the installed package, its type check, and the README quickstart
+# in a fresh virtual environment (ctest runs the same three under the label python).
+pytest: pyenv
 	cd /tmp && $(CURDIR)/$(VENV)/bin/python -m pytest -q $(CURDIR)/bindings/python/tests
+	cd bindings/python && $(CURDIR)/$(VENV)/bin/python -m mypy tsstore
+	./scripts/python-quickstart.sh
 
 # Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
 test: deps vet
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
-	$(MAKE) pytest
+	$(MAKE) pyenv
 	$(MAKE) ctest
 
 test-short: deps

@@ -13,14 +13,15 @@ from ._errors import (BufferTooSmallError, DuplicateAssociationError, DuplicateT
                       IntegrityError, InternalError, InvalidHandleError, InvalidParameterError, NotFoundError,
                       ReadOnlyError, TsStoreError, TsStoreIOError)
 from ._ffi import VERSION, set_log_callback
-from ._readers import ForecastReader, StaticReader
-from ._store import (Batch, Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
-                     SeriesType, SingleTimeSeries, Store)
+from ._readers import ForecastReader, Group, StaticReader
+from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios, Series,
+                      SeriesType, SingleTimeSeries)
+from ._store import Batch, Store
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Store", "Batch", "StaticReader", "ForecastReader", "Key", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
+    "Store", "Batch", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
     "Deterministic", "Probabilistic", "Scenarios", "TsStoreError", "InvalidParameterError", "NotFoundError",
     "DuplicateTimeSeriesError", "DuplicateAssociationError", "IntegrityError", "ReadOnlyError", "TsStoreIOError",
     "IncompatibleFormatError", "InternalError", "BufferTooSmallError", "InvalidHandleError", "VERSION",

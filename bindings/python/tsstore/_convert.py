@@ -11,7 +11,7 @@ UTC = _dt.timezone.utc
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
 
 #: numpy dtype of each dtype code of format-details §1 (little-endian, as stored).
-DTYPES = [np.dtype("<f8"), np.dtype("<f4"), np.dtype("<i8"), np.dtype("<i4"), np.dtype("<u8"), np.dtype("bool")]
+DTYPES: list[np.dtype] = [np.dtype("<f8"), np.dtype("<f4"), np.dtype("<i8"), np.dtype("<i4"), np.dtype("<u8"), np.dtype("bool")]
 
 
 def dtype_code(dtype: np.dtype) -> int:

@@ -8,7 +8,7 @@ class TsStoreError(Exception):
 
     status = -1
 
-    def __init__(self, message: str, status: int | None = None):
+    def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         if status is not None:
             self.status = status

@@ -1,6 +1,34 @@
-"""The one module that talks to the C library: every function of include/tsstore.h declared
-once (argument and result types), the library located and loaded, and statuses turned into
-exceptions. Nothing else in the package imports ctypes.
+"""The one module that talks to the C library. Every function of include/tsstore.h is declared
+here once, in DECLARATIONS, with a small signature language that says what each C parameter
+is for; from it this module builds both the ctypes prototype and a Python wrapper that takes
+Python values, returns the outputs and raises on a failure status. The wrappers live on
+``api`` under the C name without its ``tsstore_`` prefix (``api.create(path, compression)``
+returns the new store handle). Nothing else in the package imports ctypes.
+
+Signature tokens, one per Python argument or result (the C parameters each one stands for):
+
+    h    a handle or other opaque pointer in (int or None)     T *
+    s    a string in (str, bytes or None: NULL)                 const char *
+    i l z   an int32_t / int64_t / size_t in
+    x    a 32-byte hash in (bytes)                              const uint8_t[32]
+    L    an int64 list in (sequence or None: NULL, 0)           const int64_t *, size_t
+    L0   an int64 list in, its length passed separately         const int64_t *
+    D    a float64 list in                                      const double *, size_t
+    S0   a list of strings in, its length passed separately     const char *const *
+    K    a list of handles in                                   const T *const *, size_t
+    A    a numpy array's bytes in (any layout: made contiguous) const void *, size_t
+    W    a writable uintp numpy array the call fills, no size   T **
+    B    a numpy array the call fills, capacity in bytes, or    void *, size_t, size_t *
+         None to ask the size; returns *needed
+    E F  the same for an int64 / float64 array, capacity in     int64_t * / double *, size_t,
+         elements                                               size_t *
+    >h >i >l >z   a handle / int32 / int64 / size_t out         T ** / int32_t * / ...
+    >x   a 32-byte hash out (bytes)                             uint8_t[32]
+    >7   seven int64 counts out (list)                          int64_t[7]
+    >T   a string out (str), sized and filled by this module    char *, size_t, size_t *
+
+tests/test_ffi.py expands every declaration into C parameter types and compares them with
+the header, so a signature drift fails there.
 """
 from __future__ import annotations
 
@@ -8,135 +36,149 @@ import ctypes
 import os
 import pathlib
 import threading
-from ctypes import POINTER, byref, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint8, c_void_p
-from typing import Callable
+import types
+from typing import Any, Callable
+
+import numpy as np
 
 from . import _errors
 
-#: Short names for the declaration table (P: any pointer or handle, passed as c_void_p).
-P, I32, I64, SZ = c_void_p, c_int32, c_int64, c_size_t
-STR = c_char_p
+#: status codes the wrappers treat specially (include/tsstore.h)
+OK, BUFFER_TOO_SMALL = 0, 10
 
-#: (name, result type, argument types) of every function in include/tsstore.h, in its order.
-#: tests/test_ffi.py compares this table with the header, so a signature drift fails.
-DECLARATIONS = [
-    ("tsstore_version", I32, []),
-    ("tsstore_status_name", STR, [I32]),
-    ("tsstore_last_error", I32, [P, SZ, P]),
-    ("tsstore_set_log_callback", I32, [P, P]),
-    ("tsstore_create", I32, [P, P, P]),
-    ("tsstore_open", I32, [P, I32, P]),
-    ("tsstore_open_in_memory", I32, [P, P]),
-    ("tsstore_close", I32, [P]),
-    ("tsstore_flush", I32, [P]),
-    ("tsstore_persist", I32, [P, P]),
-    ("tsstore_store_last_error", I32, [P, P, SZ, P]),
-    ("tsstore_key_new", I32, [I64, I32, I32, P, P, P, P, P]),
-    ("tsstore_key_free", None, [P]),
-    ("tsstore_key_owner", I32, [P, P, P]),
-    ("tsstore_key_series_type", I32, [P, P]),
-    ("tsstore_key_name", I32, [P, P, SZ, P]),
-    ("tsstore_key_resolution", I32, [P, P, SZ, P]),
-    ("tsstore_key_interval", I32, [P, P, SZ, P]),
-    ("tsstore_key_features", I32, [P, P, SZ, P]),
-    ("tsstore_add_single", I32, [P, I64, P, I32, P, I64, P, I32, P, SZ, P, SZ, P, P, P, P]),
-    ("tsstore_add_nonsequential", I32, [P, I64, P, I32, P, P, SZ, I32, P, SZ, P, SZ, P, P, P, P]),
-    ("tsstore_add_forecast", I32, [P, I64, P, I32, P, I32, I64, P, P, P, I64, P, SZ, I32, P, SZ, P, SZ, P, P, P, P]),
-    ("tsstore_has", I32, [P, P, P]),
-    ("tsstore_get", I32, [P, P, P]),
-    ("tsstore_get_range", I32, [P, P, I64, I64, P]),
-    ("tsstore_get_windows", I32, [P, P, I64, I64, P]),
-    ("tsstore_series_free", None, [P]),
-    ("tsstore_series_info", I32, [P, P, P, P, P, P]),
-    ("tsstore_series_shape", I32, [P, P, SZ, P]),
-    ("tsstore_series_data", I32, [P, P, SZ, P]),
-    ("tsstore_series_timestamps", I32, [P, P, SZ, P]),
-    ("tsstore_series_resolution", I32, [P, P, SZ, P]),
-    ("tsstore_series_horizon", I32, [P, P, SZ, P]),
-    ("tsstore_series_interval", I32, [P, P, SZ, P]),
-    ("tsstore_series_percentiles", I32, [P, P, SZ, P]),
-    ("tsstore_remove", I32, [P, P]),
-    ("tsstore_list_keys", I32, [P, I32, I64, I32, I32, P, P, P, P]),
-    ("tsstore_filter_new", I32, [P]),
-    ("tsstore_filter_free", None, [P]),
-    ("tsstore_filter_owner", I32, [P, I64, I32]),
-    ("tsstore_filter_series_type", I32, [P, I32]),
-    ("tsstore_filter_name", I32, [P, P]),
-    ("tsstore_filter_name_glob", I32, [P, P]),
-    ("tsstore_filter_owner_type", I32, [P, P]),
-    ("tsstore_filter_resolution", I32, [P, P]),
-    ("tsstore_filter_interval", I32, [P, P]),
-    ("tsstore_filter_features", I32, [P, P]),
-    ("tsstore_list_keys_where", I32, [P, P, P]),
-    ("tsstore_keys_by_hash", I32, [P, P, P]),
-    ("tsstore_keys_len", I32, [P, P]),
-    ("tsstore_keys_get", I32, [P, SZ, P]),
-    ("tsstore_keys_free", None, [P]),
-    ("tsstore_begin", I32, [P]),
-    ("tsstore_commit", I32, [P]),
-    ("tsstore_rollback", I32, [P]),
-    ("tsstore_set_write_buffer", I32, [P, I64]),
-    ("tsstore_batch_new", I32, [P, P]),
-    ("tsstore_batch_add_single", I32, [P, I64, P, I32, P, I64, P, I32, P, SZ, P, SZ, P, P, P]),
-    ("tsstore_batch_add_nonsequential", I32, [P, I64, P, I32, P, P, SZ, I32, P, SZ, P, SZ, P, P, P]),
-    ("tsstore_batch_add_forecast", I32, [P, I64, P, I32, P, I32, I64, P, P, P, I64, P, SZ, I32, P, SZ, P, SZ, P, P, P]),
-    ("tsstore_batch_len", I32, [P, P]),
-    ("tsstore_batch_commit", I32, [P, P]),
-    ("tsstore_batch_free", None, [P]),
-    ("tsstore_transform_single_time_series", I32, [P, P, P, I32, P, P]),
-    ("tsstore_get_many", I32, [P, P, SZ, P]),
-    ("tsstore_static_reader_new", I32, [P, P, P, SZ, P]),
-    ("tsstore_static_reader_grid", I32, [P, P, P]),
-    ("tsstore_static_reader_read", I32, [P, I64]),
-    ("tsstore_static_reader_read_step", I32, [P, I64]),
-    ("tsstore_static_reader_groups", I32, [P, P]),
-    ("tsstore_static_reader_group_info", I32, [P, SZ, P, P, P, SZ, P]),
-    ("tsstore_static_reader_group_keys", I32, [P, SZ, P, SZ, P]),
-    ("tsstore_static_reader_group_values", I32, [P, SZ, P, SZ, P]),
-    ("tsstore_static_reader_free", None, [P]),
-    ("tsstore_forecast_reader_new", I32, [P, I32, P, P, SZ, P]),
-    ("tsstore_forecast_reader_grid", I32, [P, P, P]),
-    ("tsstore_forecast_reader_read", I32, [P, I64]),
-    ("tsstore_forecast_reader_read_window", I32, [P, I64]),
-    ("tsstore_forecast_reader_groups", I32, [P, P]),
-    ("tsstore_forecast_reader_group_info", I32, [P, SZ, P, P, P, P, P, SZ, P]),
-    ("tsstore_forecast_reader_group_keys", I32, [P, SZ, P, SZ, P]),
-    ("tsstore_forecast_reader_group_values", I32, [P, SZ, P, SZ, P]),
-    ("tsstore_forecast_reader_free", None, [P]),
-    ("tsstore_get_metadata", I32, [P, P, P]),
-    ("tsstore_metadata_free", None, [P]),
-    ("tsstore_metadata_info", I32, [P, P, P, P, P, P]),
-    ("tsstore_metadata_element_shape", I32, [P, P, SZ, P]),
-    ("tsstore_metadata_text", I32, [P, I32, P, SZ, P]),
-    ("tsstore_metadata_hash", I32, [P, I32, P]),
-    ("tsstore_metadata_key", I32, [P, P]),
-    ("tsstore_list_distinct", I32, [P, I32, P]),
-    ("tsstore_strings_len", I32, [P, P]),
-    ("tsstore_strings_get", I32, [P, SZ, P, SZ, P]),
-    ("tsstore_strings_free", None, [P]),
-    ("tsstore_counts_by_type", I32, [P, P]),
-    ("tsstore_count_arrays", I32, [P, P]),
-    ("tsstore_count_by_hash", I32, [P, P, P]),
-    ("tsstore_get_array", I32, [P, P, P]),
-    ("tsstore_forecast_parameters", I32, [P, P, SZ, P]),
-    ("tsstore_static_summary", I32, [P, P, SZ, P]),
-    ("tsstore_copy_series", I32, [P, P, I64, P, I32, P, P]),
-    ("tsstore_rename_series", I32, [P, P, P, P]),
-    ("tsstore_replace_owner_id", I32, [P, I32, I64, I64, P]),
-    ("tsstore_add_associations", I32, [P, I32, SZ, P, P, P, P]),
-    ("tsstore_has_association", I32, [P, I32, I64, I64, P]),
-    ("tsstore_list_associations", I32, [P, I32, P, SZ, P, SZ, P, P, P]),
-    ("tsstore_remove_associations", I32, [P, I32, P, SZ, P, SZ, P, P, P]),
-    ("tsstore_replace_association_id", I32, [P, I32, I64, I64, P]),
-    ("tsstore_association_counts", I32, [P, I32, P, P, P]),
-    ("tsstore_associations_len", I32, [P, P]),
-    ("tsstore_associations_ids", I32, [P, SZ, P, P]),
-    ("tsstore_associations_type", I32, [P, SZ, I32, P, SZ, P]),
-    ("tsstore_associations_free", None, [P]),
-    ("tsstore_compact", I32, [P, P, P, P, P]),
-    ("tsstore_verify_integrity", I32, [P, P, P, P, SZ, P]),
-    ("tsstore_check_static_consistency", I32, [P, P]),
+#: (C name, result, signature). result: "status" (checked), "value" (an int32 returned as
+#: is), "text" (a static const char *), "void".
+DECLARATIONS: list[tuple[str, str, str]] = [
+    ("tsstore_version", "value", ""),
+    ("tsstore_status_name", "text", "i"),
+    ("tsstore_last_error", "status", ">T"),
+    ("tsstore_set_log_callback", "status", "h h"),
+    ("tsstore_create", "status", "s s >h"),
+    ("tsstore_open", "status", "s i >h"),
+    ("tsstore_open_in_memory", "status", "s >h"),
+    ("tsstore_close", "status", "h"),
+    ("tsstore_flush", "status", "h"),
+    ("tsstore_persist", "status", "h s"),
+    ("tsstore_store_last_error", "status", "h >T"),
+    ("tsstore_key_new", "status", "l i i s s s s >h"),
+    ("tsstore_key_free", "void", "h"),
+    ("tsstore_key_owner", "status", "h >l >i"),
+    ("tsstore_key_series_type", "status", "h >i"),
+    ("tsstore_key_name", "status", "h >T"),
+    ("tsstore_key_resolution", "status", "h >T"),
+    ("tsstore_key_interval", "status", "h >T"),
+    ("tsstore_key_features", "status", "h >T"),
+    ("tsstore_add_single", "status", "h l s i s l s i L A s s s >h"),
+    ("tsstore_add_nonsequential", "status", "h l s i s L i L A s s s >h"),
+    ("tsstore_add_forecast", "status", "h l s i s i l s s s l D i L A s s s >h"),
+    ("tsstore_has", "status", "h h >i"),
+    ("tsstore_get", "status", "h h >h"),
+    ("tsstore_get_range", "status", "h h l l >h"),
+    ("tsstore_get_windows", "status", "h h l l >h"),
+    ("tsstore_series_free", "void", "h"),
+    ("tsstore_series_info", "status", "h >i >i >z >l >l"),
+    ("tsstore_series_shape", "status", "h E"),
+    ("tsstore_series_data", "status", "h B"),
+    ("tsstore_series_timestamps", "status", "h E"),
+    ("tsstore_series_resolution", "status", "h >T"),
+    ("tsstore_series_horizon", "status", "h >T"),
+    ("tsstore_series_interval", "status", "h >T"),
+    ("tsstore_series_percentiles", "status", "h F"),
+    ("tsstore_remove", "status", "h h"),
+    ("tsstore_list_keys", "status", "h i l i i s s s >h"),
+    ("tsstore_filter_new", "status", ">h"),
+    ("tsstore_filter_free", "void", "h"),
+    ("tsstore_filter_owner", "status", "h l i"),
+    ("tsstore_filter_series_type", "status", "h i"),
+    ("tsstore_filter_name", "status", "h s"),
+    ("tsstore_filter_name_glob", "status", "h s"),
+    ("tsstore_filter_owner_type", "status", "h s"),
+    ("tsstore_filter_resolution", "status", "h s"),
+    ("tsstore_filter_interval", "status", "h s"),
+    ("tsstore_filter_features", "status", "h s"),
+    ("tsstore_list_keys_where", "status", "h h >h"),
+    ("tsstore_keys_by_hash", "status", "h x >h"),
+    ("tsstore_keys_len", "status", "h >z"),
+    ("tsstore_keys_get", "status", "h z >h"),
+    ("tsstore_keys_free", "void", "h"),
+    ("tsstore_begin", "status", "h"),
+    ("tsstore_commit", "status", "h"),
+    ("tsstore_rollback", "status", "h"),
+    ("tsstore_set_write_buffer", "status", "h l"),
+    ("tsstore_batch_new", "status", "h >h"),
+    ("tsstore_batch_add_single", "status", "h l s i s l s i L A s s s"),
+    ("tsstore_batch_add_nonsequential", "status", "h l s i s L i L A s s s"),
+    ("tsstore_batch_add_forecast", "status", "h l s i s i l s s s l D i L A s s s"),
+    ("tsstore_batch_len", "status", "h >z"),
+    ("tsstore_batch_commit", "status", "h >h"),
+    ("tsstore_batch_free", "void", "h"),
+    ("tsstore_transform_single_time_series", "status", "h s s i s >l"),
+    ("tsstore_get_many", "status", "h K W"),
+    ("tsstore_static_reader_new", "status", "h s K >h"),
+    ("tsstore_static_reader_grid", "status", "h >l >l"),
+    ("tsstore_static_reader_read", "status", "h l"),
+    ("tsstore_static_reader_read_step", "status", "h l"),
+    ("tsstore_static_reader_groups", "status", "h >z"),
+    ("tsstore_static_reader_group_info", "status", "h z >i >z E"),
+    ("tsstore_static_reader_group_keys", "status", "h z E"),
+    ("tsstore_static_reader_group_values", "status", "h z B"),
+    ("tsstore_static_reader_free", "void", "h"),
+    ("tsstore_forecast_reader_new", "status", "h i s K >h"),
+    ("tsstore_forecast_reader_grid", "status", "h >l >l"),
+    ("tsstore_forecast_reader_read", "status", "h l"),
+    ("tsstore_forecast_reader_read_window", "status", "h l"),
+    ("tsstore_forecast_reader_groups", "status", "h >z"),
+    ("tsstore_forecast_reader_group_info", "status", "h z >i >z >l >l E"),
+    ("tsstore_forecast_reader_group_keys", "status", "h z E"),
+    ("tsstore_forecast_reader_group_values", "status", "h z B"),
+    ("tsstore_forecast_reader_free", "void", "h"),
+    ("tsstore_get_metadata", "status", "h h >h"),
+    ("tsstore_metadata_free", "void", "h"),
+    ("tsstore_metadata_info", "status", "h >i >i >l >l >l"),
+    ("tsstore_metadata_element_shape", "status", "h E"),
+    ("tsstore_metadata_text", "status", "h i >T"),
+    ("tsstore_metadata_hash", "status", "h i >x"),
+    ("tsstore_metadata_key", "status", "h >h"),
+    ("tsstore_list_distinct", "status", "h i >h"),
+    ("tsstore_strings_len", "status", "h >z"),
+    ("tsstore_strings_get", "status", "h z >T"),
+    ("tsstore_strings_free", "void", "h"),
+    ("tsstore_counts_by_type", "status", "h >7"),
+    ("tsstore_count_arrays", "status", "h >l"),
+    ("tsstore_count_by_hash", "status", "h x >7"),
+    ("tsstore_get_array", "status", "h x >h"),
+    ("tsstore_forecast_parameters", "status", "h >T"),
+    ("tsstore_static_summary", "status", "h >T"),
+    ("tsstore_copy_series", "status", "h h l s i s >h"),
+    ("tsstore_rename_series", "status", "h h s >h"),
+    ("tsstore_replace_owner_id", "status", "h i l l >l"),
+    ("tsstore_add_associations", "status", "h i z L0 S0 L0 S0"),
+    ("tsstore_has_association", "status", "h i l l >i"),
+    ("tsstore_list_associations", "status", "h i L L s s >h"),
+    ("tsstore_remove_associations", "status", "h i L L s s >l"),
+    ("tsstore_replace_association_id", "status", "h i l l >l"),
+    ("tsstore_association_counts", "status", "h i >l >l >l"),
+    ("tsstore_associations_len", "status", "h >z"),
+    ("tsstore_associations_ids", "status", "h z >l >l"),
+    ("tsstore_associations_type", "status", "h z i >T"),
+    ("tsstore_associations_free", "void", "h"),
+    ("tsstore_compact", "status", "h >l >l >l >l"),
+    ("tsstore_verify_integrity", "status", "h >l >l >T"),
+    ("tsstore_check_static_consistency", "status", "h >i"),
 ]
+
+P, I32, I64, SZ = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
+
+#: The ctypes argument types each token stands for.
+TOKEN_CTYPES: dict[str, list[Any]] = {
+    "h": [P], "s": [ctypes.c_char_p], "i": [I32], "l": [I64], "z": [SZ], "x": [ctypes.c_char_p],
+    "L": [P, SZ], "L0": [P], "D": [P, SZ], "S0": [P], "K": [P, SZ], "A": [P, SZ], "W": [P],
+    "B": [P, SZ, P], "E": [P, SZ, P], "F": [P, SZ, P],
+    ">h": [P], ">i": [P], ">l": [P], ">z": [P], ">x": [P], ">7": [P], ">T": [P, SZ, P],
+}
+_RESULT_CTYPES = {"status": I32, "value": I32, "text": ctypes.c_char_p, "void": None}
+_OUT_SCALARS = {">h": P, ">i": I32, ">l": I64, ">z": SZ}
+_TEXT_FIRST_TRY = 4096  # bytes: most strings fit, so most text reads are one call
 
 
 def _candidates() -> list[pathlib.Path]:
@@ -167,65 +209,190 @@ def _load() -> ctypes.CDLL:
     )
 
 
-lib = _load()
-for _name, _restype, _argtypes in DECLARATIONS:
-    _fn = getattr(lib, _name)
-    _fn.restype = _restype
-    _fn.argtypes = _argtypes
-
-#: The library's version, checked against what this binding was written for.
-VERSION = lib.tsstore_version()
-if VERSION // 100 != 1:
-    raise ImportError(f"tsstore: libtsstore version {VERSION} is not the 0.1 this binding expects")
+_lib = _load()
 
 
 def last_error() -> str:
     """The calling thread's last error message from the library."""
-    needed = c_size_t(0)
-    lib.tsstore_last_error(None, 0, byref(needed))
+    fn = _lib.tsstore_last_error
+    needed = SZ(0)
+    fn(None, 0, ctypes.byref(needed))
     buf = ctypes.create_string_buffer(max(needed.value, 1))
-    lib.tsstore_last_error(buf, len(buf), byref(needed))
+    fn(buf, len(buf), ctypes.byref(needed))
     return buf.value.decode("utf-8", "replace")
 
 
 def check(status: int) -> None:
     """Raises the exception of a non-zero status, carrying the library's message."""
-    if status != 0:
+    if status != OK:
         raise _errors.error_for(status, last_error())
 
 
-def call(name: str, *args) -> None:
-    """Calls a library function and raises on failure."""
-    check(getattr(lib, name)(*args))
+def _encode(value: Any) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    return str(value).encode("utf-8")
 
 
-def read_string(fn: Callable[..., int], *args) -> str:
-    """Runs a (buf, capacity, *needed) call twice: once for the size, once to fill."""
-    needed = c_size_t(0)
-    check(fn(*args, None, 0, byref(needed)))
-    buf = ctypes.create_string_buffer(max(needed.value, 1))
-    check(fn(*args, buf, len(buf), byref(needed)))
-    return buf.value.decode("utf-8")
+def _int64s(values: Any) -> tuple[np.ndarray, int]:
+    # A non-NULL pointer even for an empty list: the C filters tell "no list" (NULL) from
+    # "an empty list" (matches nothing).
+    vals = np.ascontiguousarray(values, dtype=np.int64).ravel()
+    return vals if vals.size else np.zeros(1, dtype=np.int64), len(vals)
 
 
-def encode(s: str | None) -> bytes | None:
-    return None if s is None else s.encode("utf-8")
+def _buffer(arr: Any, dtype: Any | None, per_element: bool) -> tuple[int | None, int]:
+    if arr is None:
+        return None, 0
+    if not isinstance(arr, np.ndarray) or not arr.flags.c_contiguous or not arr.flags.writeable:
+        raise ValueError("a buffer to fill must be a writable, C-contiguous numpy array")
+    if dtype is not None and arr.dtype != dtype:
+        raise ValueError(f"a buffer to fill must have dtype {np.dtype(dtype)}, not {arr.dtype}")
+    return (arr.ctypes.data if arr.size else None), (arr.size if per_element else arr.nbytes)
+
+
+def _bind(name: str, result: str, signature: str) -> Callable[..., Any]:
+    """The Python wrapper of one C function (see the module docstring for the tokens)."""
+    fn = getattr(_lib, name)
+    tokens = signature.split()
+    fn.argtypes = [t for tok in tokens for t in TOKEN_CTYPES[tok]]
+    fn.restype = _RESULT_CTYPES[result]
+    text_at = tokens.index(">T") if ">T" in tokens else -1
+
+    def marshal(args: tuple, text_capacity: int) -> tuple[list[Any], list[Any], list[Any]]:
+        c_args: list[Any] = []
+        outs: list[Any] = []
+        keep: list[Any] = []  # Python objects whose memory the call reads
+        it = iter(args)
+        for tok in tokens:
+            if tok in ("h", "i", "l", "z"):
+                c_args.append(next(it))
+            elif tok in ("s", "x"):
+                v = _encode(next(it))
+                if tok == "x" and (v is None or len(v) != 32):
+                    raise ValueError(f"{name}: a hash is 32 bytes, not {v!r}")
+                c_args.append(v)
+            elif tok in ("L", "L0", "D"):
+                v = next(it)
+                if v is None:
+                    c_args += [None, 0] if tok != "L0" else [None]
+                    continue
+                if tok == "D":
+                    arr = np.ascontiguousarray(v, dtype=np.float64).ravel()
+                    n = len(arr)
+                    arr = arr if n else np.zeros(1)
+                else:
+                    arr, n = _int64s(v)
+                keep.append(arr)
+                c_args += [arr.ctypes.data, n] if tok != "L0" else [arr.ctypes.data]
+            elif tok == "S0":
+                strs = [_encode(s) for s in next(it)]
+                c_strs = (ctypes.c_char_p * max(len(strs), 1))(*strs)
+                keep.append(c_strs)
+                c_args.append(ctypes.cast(c_strs, P))
+            elif tok == "K":
+                hs = list(next(it))
+                c_hs = (P * max(len(hs), 1))(*hs)
+                keep.append(c_hs)
+                c_args += [ctypes.cast(c_hs, P), len(hs)]
+            elif tok == "A":
+                arr = next(it)
+                arr = np.ascontiguousarray(arr)
+                keep.append(arr)
+                c_args += [arr.ctypes.data if arr.nbytes else None, arr.nbytes]
+            elif tok == "W":
+                arr = next(it)
+                if not isinstance(arr, np.ndarray) or arr.dtype != np.uintp or not arr.flags.c_contiguous:
+                    raise ValueError(f"{name}: the output array must be a contiguous uintp numpy array")
+                c_args.append(arr.ctypes.data)
+            elif tok in ("B", "E", "F"):
+                ptr, cap = _buffer(next(it), {"B": None, "E": np.int64, "F": np.float64}[tok], tok != "B")
+                needed = SZ(0)
+                outs.append(needed)
+                c_args += [ptr, cap, ctypes.byref(needed)]
+            elif tok in _OUT_SCALARS:
+                scalar = _OUT_SCALARS[tok]()
+                outs.append(scalar)
+                c_args.append(ctypes.byref(scalar))
+            elif tok in (">x", ">7"):
+                block: Any = (ctypes.c_uint8 * 32)() if tok == ">x" else (I64 * 7)()
+                outs.append(block)
+                c_args.append(ctypes.cast(block, P))
+            elif tok == ">T":
+                buf = ctypes.create_string_buffer(text_capacity)
+                needed = SZ(0)
+                outs.append(buf)
+                c_args += [buf, text_capacity, ctypes.byref(needed)]
+                outs.append(needed)
+        return c_args, outs, keep
+
+    def results(outs: list[Any]) -> Any:
+        values = []
+        it = iter(outs)
+        for tok in tokens:
+            if tok in _OUT_SCALARS or tok in ("B", "E", "F"):
+                values.append(next(it).value)
+            elif tok == ">x":
+                values.append(bytes(next(it)))
+            elif tok == ">7":
+                values.append(list(next(it)))
+            elif tok == ">T":
+                buf = next(it)
+                next(it)
+                values.append(buf.value.decode("utf-8"))
+        if not values:
+            return None
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def wrapper(*args: Any) -> Any:
+        c_args, outs, keep = marshal(args, _TEXT_FIRST_TRY)
+        status = fn(*c_args)
+        if result != "status":
+            return status.decode("utf-8") if result == "text" and status is not None else status
+        if status == BUFFER_TOO_SMALL and text_at >= 0:
+            # The string was longer than the first buffer: ask again with room for it.
+            needed = [o for o in outs if isinstance(o, SZ)][-1].value
+            c_args, outs, keep = marshal(args, max(needed, 1))
+            status = fn(*c_args)
+        del keep
+        check(status)
+        return results(outs)
+
+    wrapper.__name__ = name[len("tsstore_"):]
+    wrapper.__qualname__ = wrapper.__name__
+    wrapper.__doc__ = f"{name}({signature}) -> {result}; see include/tsstore.h."
+    return wrapper
+
+
+#: The wrapper of every C function, under its C name without the prefix.
+api = types.SimpleNamespace(**{name[len("tsstore_"):]: _bind(name, result, sig) for name, result, sig in DECLARATIONS})
+
+#: The library's version, checked against what this binding was written for.
+VERSION: int = api.version()
+if VERSION // 100 != 1:
+    raise ImportError(f"tsstore: libtsstore version {VERSION} is not the 0.1 this binding expects")
+
+
+def null_handles(n: int) -> np.ndarray:
+    """An array of n NULL handles for a call (W) to fill."""
+    return np.zeros(max(n, 1), dtype=np.uintp)
 
 
 # Keep-alive for the log callback installed from Python.
 _log_lock = threading.Lock()
 _log_callback = None
-LOG_FN = ctypes.CFUNCTYPE(None, c_char_p, c_void_p)
+_LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
 
 
 def set_log_callback(fn: Callable[[str], None] | None) -> None:
-    """Installs fn for the library's debug log lines (None uninstalls)."""
+    """Installs fn(line) for the library's debug log lines; None uninstalls it. The library
+    calls it on the thread that logs, so it must be quick and must not call into tsstore."""
     global _log_callback
     with _log_lock:
-        cb = None if fn is None else LOG_FN(lambda line, _user: fn(line.decode("utf-8", "replace")))
-        check(lib.tsstore_set_log_callback(ctypes.cast(cb, c_void_p) if cb else None, None))
+        cb = None if fn is None else _LOG_FN(lambda line, _user: fn(line.decode("utf-8", "replace")))
+        api.set_log_callback(ctypes.cast(cb, P).value if cb else None, None)
         _log_callback = cb
 
 
-__all__ = ["lib", "check", "call", "read_string", "encode", "last_error", "DECLARATIONS", "POINTER",
-           "byref", "c_char_p", "c_double", "c_int32", "c_int64", "c_size_t", "c_uint8", "c_void_p"]
+__all__ = ["api", "check", "last_error", "null_handles", "set_log_callback", "DECLARATIONS", "TOKEN_CTYPES",
+           "VERSION", "OK", "BUFFER_TOO_SMALL"]

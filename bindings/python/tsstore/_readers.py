@@ -1,4 +1,4 @@
-"""Readers for simulation loops, filling numpy arrays the binding allocates once."""
+"""Readers for simulation loops: numpy arrays allocated once, filled in place by every read."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -7,59 +7,82 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _convert as cv
-from ._ffi import byref, c_int32, c_int64, c_size_t, c_void_p, check, encode, lib
+from ._errors import InvalidHandleError
+from ._ffi import api
+from ._series import Key, SeriesType
 
 
-class _Group:
-    """One group of a reader: the keys (their indices in the reader's key list) and the
-    values of the last read, an array reused by every read."""
+class Group:
+    """The keys of a reader that share a dtype and shape, and their values of the last read.
 
-    def __init__(self, keys: np.ndarray, values: np.ndarray):
+    keys: their indices into the reader's key list. values: [len(keys), …] in that order, one
+    array the library fills in place on every read (copy it to keep a step)."""
+
+    def __init__(self, keys: np.ndarray, values: np.ndarray) -> None:
         self.keys = keys
         self.values = values
 
 
 class _Reader:
-    _new = _free = _groups = _group_keys = _group_values = None
+    """What both readers share: the groups, the key-order view and the handle's lifetime."""
 
-    def __init__(self, store, handle: int, keys: Sequence[Any]):
+    _prefix = ""
+
+    def __init__(self, store: Any, handle: int, keys: Sequence[Key]) -> None:
         self._store = store  # keeps the store open while the reader lives
-        self._h = handle
+        self._h: int | None = handle
         self.keys = list(keys)
-        n = c_size_t()
-        check(self._groups(handle, byref(n)))
-        self.groups: list[_Group] = []
-        for g in range(n.value):
-            dtype, nkeys, shape, extra = self._group_shape(g)
+        self.groups: list[Group] = []
+        for g in range(self._call("groups")):
+            dtype, nkeys, shape = self._group_shape(g)
             idx = np.empty(nkeys, dtype=np.int64)
-            needed = c_size_t()
-            check(self._group_keys(handle, g, idx.ctypes.data, nkeys, byref(needed)))
-            self.groups.append(_Group(idx, np.empty((nkeys,) + extra + shape, dtype=cv.DTYPES[dtype])))
+            self._call("group_keys", g, idx)
+            self.groups.append(Group(idx, np.empty((nkeys,) + shape, dtype=cv.DTYPES[dtype])))
+        # One group whose keys are in the caller's order (the usual case) is returned as is;
+        # otherwise every read scatters into one array in key order, also allocated once.
+        self._in_order = (len(self.groups) == 1 and
+                          np.array_equal(self.groups[0].keys, np.arange(len(self.keys))))
+        self._ordered = None
+        if len(self.groups) == 1 and not self._in_order:
+            self._ordered = np.empty_like(self.groups[0].values)
 
-    def _fill(self) -> None:
-        needed = c_size_t()
+    def _call(self, name: str, *args: Any) -> Any:
+        if not self._h:
+            raise InvalidHandleError("the reader is closed", 11)
+        return getattr(api, self._prefix + name)(self._h, *args)
+
+    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
+        raise NotImplementedError
+
+    def _fill(self) -> np.ndarray | None:
         for g, grp in enumerate(self.groups):
-            check(self._group_values(self._h, g, grp.values.ctypes.data, grp.values.nbytes, byref(needed)))
+            self._call("group_values", g, grp.values)
+        if self._in_order:
+            return self.groups[0].values
+        if self._ordered is not None:
+            self._ordered[self.groups[0].keys] = self.groups[0].values
+            return self._ordered
+        return None
 
     def values(self) -> np.ndarray:
-        """The last read as one array in the order of the reader's keys (a single group only)."""
+        """The last read, in the order of the reader's keys (one group only: keys of several
+        dtypes or shapes are read through .groups)."""
         if len(self.groups) != 1:
-            raise ValueError("the keys fall into several groups (dtype / shape); use .groups")
-        g = self.groups[0]
-        out = np.empty_like(g.values)
-        out[g.keys] = g.values
-        return out
+            raise ValueError("the keys fall into several groups (dtype / shape); read .groups")
+        if self._in_order or self._ordered is None:
+            return self.groups[0].values
+        return self._ordered
 
     def close(self) -> None:
         """Releases the reader; closing twice is harmless."""
         h, self._h = self._h, None
         if h:
-            type(self)._free(h)
+            getattr(api, self._prefix + "free")(h)
 
-    def __enter__(self):
+    def __enter__(self) -> "_Reader":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -67,109 +90,90 @@ class _Reader:
 
 
 class StaticReader(_Reader):
-    """Reads one timestamp of many SingleTimeSeries sharing one grid: read(t) fills every
-    group's values ([n_keys, *element_shape]) and returns the reader's values() when the keys
-    form one group."""
+    """Reads one timestamp of many SingleTimeSeries sharing one grid.
 
-    _free = staticmethod(lambda h: lib.tsstore_static_reader_free(h))
-    _groups = staticmethod(lambda h, n: lib.tsstore_static_reader_groups(h, n))
-    _group_keys = staticmethod(lambda *a: lib.tsstore_static_reader_group_keys(*a))
-    _group_values = staticmethod(lambda *a: lib.tsstore_static_reader_group_values(*a))
+    read(t) / read_step(i) fill every group's values ([n_keys, *element_shape]) and return
+    them in key order when the keys form one group (else None: read .groups). The returned
+    array is the same object on every read."""
 
-    def _group_shape(self, g):
-        dtype, nkeys, ndim = c_int32(), c_size_t(), c_size_t()
-        check(lib.tsstore_static_reader_group_info(self._h, g, byref(dtype), byref(nkeys), None, 0, byref(ndim)))
-        shape = (c_int64 * max(ndim.value, 1))()
-        check(lib.tsstore_static_reader_group_info(self._h, g, byref(dtype), byref(nkeys), shape, ndim.value, byref(ndim)))
-        return dtype.value, nkeys.value, tuple(shape[: ndim.value]), ()
+    _prefix = "static_reader_"
+
+    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
+        dtype, nkeys, ndim = self._call("group_info", g, None)
+        shape = np.zeros(max(ndim, 1), dtype=np.int64)
+        self._call("group_info", g, shape)
+        return dtype, nkeys, tuple(int(d) for d in shape[:ndim])
 
     def grid(self) -> tuple[_dt.datetime, int]:
         """(initial timestamp, number of steps)."""
-        t0, n = c_int64(), c_int64()
-        check(lib.tsstore_static_reader_grid(self._h, byref(t0), byref(n)))
-        return cv.from_millis(t0.value), n.value
+        t0, n = self._call("grid")
+        return cv.from_millis(t0), n
 
     def read(self, t: Any) -> np.ndarray | None:
-        """Reads the step at timestamp t (a grid point: never clamped)."""
-        check(lib.tsstore_static_reader_read(self._h, cv.millis(t)))
-        self._fill()
-        return self.values() if len(self.groups) == 1 else None
+        """Reads the step at timestamp t (a grid point: never rounded)."""
+        self._call("read", cv.millis(t))
+        return self._fill()
 
     def read_step(self, i: int) -> np.ndarray | None:
-        """Reads step i."""
-        check(lib.tsstore_static_reader_read_step(self._h, i))
-        self._fill()
-        return self.values() if len(self.groups) == 1 else None
+        """Reads step i of the grid."""
+        self._call("read_step", int(i))
+        return self._fill()
 
 
 class ForecastReader(_Reader):
-    """Reads one window of many forecasts sharing a window timeline: read(t) fills every
-    group's values ([n_keys, H, *E], or [n_keys, layers, H, *E] for Probabilistic and
-    Scenarios)."""
+    """Reads one window of many forecasts sharing a window timeline.
 
-    _free = staticmethod(lambda h: lib.tsstore_forecast_reader_free(h))
-    _groups = staticmethod(lambda h, n: lib.tsstore_forecast_reader_groups(h, n))
-    _group_keys = staticmethod(lambda *a: lib.tsstore_forecast_reader_group_keys(*a))
-    _group_values = staticmethod(lambda *a: lib.tsstore_forecast_reader_group_values(*a))
+    read(start) / read_window(i) fill every group's values ([n_keys, H, *E]; Probabilistic
+    and Scenarios [n_keys, layers, H, *E]) and return them in key order when the keys form
+    one group. The returned array is the same object on every read."""
 
-    def __init__(self, store, handle, keys, layered: bool):
+    _prefix = "forecast_reader_"
+
+    def __init__(self, store: Any, handle: int, keys: Sequence[Key], layered: bool) -> None:
         self._layered = layered
         super().__init__(store, handle, keys)
 
-    def _group_shape(self, g):
-        dtype, nkeys, ndim, layers, steps = c_int32(), c_size_t(), c_size_t(), c_int64(), c_int64()
-        check(lib.tsstore_forecast_reader_group_info(self._h, g, byref(dtype), byref(nkeys), byref(layers),
-                                                     byref(steps), None, 0, byref(ndim)))
-        shape = (c_int64 * max(ndim.value, 1))()
-        check(lib.tsstore_forecast_reader_group_info(self._h, g, byref(dtype), byref(nkeys), byref(layers),
-                                                     byref(steps), shape, ndim.value, byref(ndim)))
-        extra = (layers.value, steps.value) if self._layered else (steps.value,)
-        return dtype.value, nkeys.value, tuple(shape[: ndim.value]), extra
+    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
+        dtype, nkeys, layers, steps, ndim = self._call("group_info", g, None)
+        shape = np.zeros(max(ndim, 1), dtype=np.int64)
+        self._call("group_info", g, shape)
+        extra = (layers, steps) if self._layered else (steps,)
+        return dtype, nkeys, extra + tuple(int(d) for d in shape[:ndim])
 
     def grid(self) -> tuple[_dt.datetime, int]:
         """(first window start, number of windows)."""
-        t0, n = c_int64(), c_int64()
-        check(lib.tsstore_forecast_reader_grid(self._h, byref(t0), byref(n)))
-        return cv.from_millis(t0.value), n.value
+        t0, n = self._call("grid")
+        return cv.from_millis(t0), n
 
     def read(self, start: Any) -> np.ndarray | None:
-        """Reads the window starting at start (a window start)."""
-        check(lib.tsstore_forecast_reader_read(self._h, cv.millis(start)))
-        self._fill()
-        return self.values() if len(self.groups) == 1 else None
+        """Reads the window starting at start (a window start: never rounded)."""
+        self._call("read", cv.millis(start))
+        return self._fill()
 
     def read_window(self, i: int) -> np.ndarray | None:
         """Reads window i."""
-        check(lib.tsstore_forecast_reader_read_window(self._h, i))
-        self._fill()
-        return self.values() if len(self.groups) == 1 else None
+        self._call("read_window", int(i))
+        return self._fill()
 
 
-def key_array(keys):
-    """A C array of key handles, and the handles to free afterwards."""
-    handles = [k._handle() for k in keys]
-    arr = (c_void_p * max(len(handles), 1))(*[h.value for h in handles])
-    return arr, handles
-
-
-def open_static(store, resolution, keys):
-    arr, handles = key_array(keys)
-    out = c_void_p()
+def _with_key_handles(keys: Sequence[Key], fn: Any) -> Any:
+    handles = [k.handle() for k in keys]
     try:
-        check(lib.tsstore_static_reader_new(store._handle(), encode(cv.period(resolution)), arr, len(keys), byref(out)))
+        return fn([h.value for h in handles])
     finally:
         for h in handles:
             h.close()
-    return StaticReader(store, out.value, keys)
 
 
-def open_forecast(store, series_type, resolution, keys):
-    arr, handles = key_array(keys)
-    out = c_void_p()
-    try:
-        check(lib.tsstore_forecast_reader_new(store._handle(), int(series_type), encode(cv.period(resolution)), arr,
-                                              len(keys), byref(out)))
-    finally:
-        for h in handles:
-            h.close()
-    return ForecastReader(store, out.value, keys, int(series_type) in (4, 5))
+def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReader:
+    """A StaticReader over keys (Store.static_reader)."""
+    h = _with_key_handles(keys, lambda hs: api.static_reader_new(store._handle(), cv.period(resolution), hs))
+    return StaticReader(store, h, keys)
+
+
+def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> ForecastReader:
+    """A ForecastReader over keys (Store.forecast_reader)."""
+    h = _with_key_handles(keys, lambda hs: api.forecast_reader_new(store._handle(), int(series_type),
+                                                                   cv.period(resolution), hs))
+    layered = int(series_type) in (SeriesType.PROBABILISTIC, SeriesType.SCENARIOS)
+    return ForecastReader(store, h, keys, layered)

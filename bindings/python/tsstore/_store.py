@@ -1,12 +1,7 @@
-"""Stores, keys and series: the Python face of the C library."""
+"""The store: adding, reading, querying and maintaining series through the C library."""
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import dataclasses
-import datetime as _dt
-import enum
-import json
 import threading
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -14,264 +9,60 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError, TsStoreError
-from ._ffi import byref, c_double, c_int32, c_int64, c_size_t, c_void_p, call, check, encode, lib, read_string
+from ._ffi import api, null_handles
+from ._series import (Deterministic, Handle, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
+                      Series, SeriesType, SingleTimeSeries, array_from_handle, keys_from_list, series_from_handle)
+
+_SUPPLEMENTAL, _PARENT_CHILD = 0, 1  # association tables (include/tsstore.h)
+_META_TEXT = ("owner_type", "units", "ext", "resolution", "horizon", "interval")
+_STATUS_CLOSED = 11  # TSSTORE_E_INVALID_HANDLE
 
 
-class OwnerCategory(enum.IntEnum):
-    """Who owns a series (format-details §2)."""
-    COMPONENT = 0
-    SUPPLEMENTAL_ATTRIBUTE = 1
+def _hash_bytes(data_hash: str | bytes) -> bytes:
+    if isinstance(data_hash, str):
+        try:
+            raw = bytes.fromhex(data_hash)
+        except ValueError:
+            raw = b""
+        if len(raw) != 32:
+            raise ValueError(f"data_hash: {data_hash!r} is not 64 hexadecimal digits")
+        return raw
+    return bytes(data_hash)
 
-
-class SeriesType(enum.IntEnum):
-    """Time-series types with their stable codes; ABSTRACT_DETERMINISTIC is request-only."""
-    SINGLE_TIME_SERIES = 0
-    NON_SEQUENTIAL_TIME_SERIES = 1
-    DETERMINISTIC = 2
-    DETERMINISTIC_SINGLE_TIME_SERIES = 3
-    PROBABILISTIC = 4
-    SCENARIOS = 5
-    ABSTRACT_DETERMINISTIC = 6
-
-
-@dataclasses.dataclass(frozen=True)
-class Key:
-    """The identity of a stored series."""
-    owner_id: int
-    owner_category: OwnerCategory
-    series_type: SeriesType
-    name: str
-    resolution: str | None = None
-    interval: str | None = None
-    features: dict = dataclasses.field(default_factory=dict, hash=False)
-
-    def _handle(self) -> "_Handle":
-        out = c_void_p()
-        check(lib.tsstore_key_new(self.owner_id, int(self.owner_category), int(self.series_type), encode(self.name),
-                                  encode(self.resolution), encode(self.interval), cv.features_json(self.features),
-                                  byref(out)))
-        return _Handle(out.value, lib.tsstore_key_free)
-
-    @classmethod
-    def _from_handle(cls, h: int) -> "Key":
-        owner, cat, typ = c_int64(), c_int32(), c_int32()
-        check(lib.tsstore_key_owner(h, byref(owner), byref(cat)))
-        check(lib.tsstore_key_series_type(h, byref(typ)))
-        name = read_string(lib.tsstore_key_name, h)
-        res = read_string(lib.tsstore_key_resolution, h) or None
-        iv = read_string(lib.tsstore_key_interval, h) or None
-        features = json.loads(read_string(lib.tsstore_key_features, h))
-        return cls(owner.value, OwnerCategory(cat.value), SeriesType(typ.value), name, res, iv, features)
-
-
-class _Handle:
-    """Owns one C handle and frees it exactly once."""
-
-    def __init__(self, value: int | None, free):
-        self.value, self._free = value, free
-
-    def close(self) -> None:
-        if self.value:
-            self._free(self.value)
-            self.value = None
-
-    def __enter__(self) -> int:
-        return self.value
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
-
-
-# ---- Series ------------------------------------------------------------------------------
-
-@dataclasses.dataclass
-class SingleTimeSeries:
-    """A regular series: data's first axis is time, one step per resolution."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    data: Any
-
-    series_type = SeriesType.SINGLE_TIME_SERIES
-
-    def timestamps(self) -> list[_dt.datetime]:
-        """The timestamp of every step: t0 + i × resolution, computed from t0 in one jump
-        (calendar periods clamp to month ends: Jan 31 + P1M is Feb 29)."""
-        t0 = cv.from_millis(cv.millis(self.initial_timestamp))
-        return _steps(t0, cv.period(self.resolution), len(self.data))
-
-    def to_pandas(self):
-        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by the
-        timestamps. Needs pandas."""
-        return _to_pandas(self.timestamps(), np.asarray(self.data), self.name)
-
-
-@dataclasses.dataclass
-class NonSequentialTimeSeries:
-    """An irregular series: one strictly increasing timestamp per step."""
-    name: str
-    timestamps: Sequence[Any]
-    data: Any
-
-    series_type = SeriesType.NON_SEQUENTIAL_TIME_SERIES
-
-    def to_pandas(self):
-        """A pandas Series or DataFrame indexed by the timestamps. Needs pandas."""
-        return _to_pandas([cv.from_millis(cv.millis(t)) for t in self.timestamps], np.asarray(self.data), self.name)
-
-
-@dataclasses.dataclass
-class Deterministic:
-    """A point forecast: data is [H, count, *E] with H = horizon / resolution."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    horizon: Any
-    interval: Any
-    count: int
-    data: Any
-
-    series_type = SeriesType.DETERMINISTIC
-
-
-@dataclasses.dataclass
-class Probabilistic:
-    """A quantile forecast: data is [P, H, count, *E], one layer per percentile."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    horizon: Any
-    interval: Any
-    count: int
-    percentiles: Sequence[float]
-    data: Any
-
-    series_type = SeriesType.PROBABILISTIC
-
-
-@dataclasses.dataclass
-class Scenarios:
-    """A scenario forecast: data is [S, H, count, *E]."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    horizon: Any
-    interval: Any
-    count: int
-    data: Any
-
-    series_type = SeriesType.SCENARIOS
-
-
-def _steps(t0: _dt.datetime, iso: str, n: int) -> list[_dt.datetime]:
-    import re
-    m = re.fullmatch(r"P(\d+)([MY])", iso)
-    if not m:
-        step = _parse_fixed(iso)
-        return [t0 + i * step for i in range(n)]
-    months = int(m.group(1)) * (12 if m.group(2) == "Y" else 1)
-    out = []
-    for i in range(n):
-        idx = t0.year * 12 + t0.month - 1 + i * months
-        y, mo = divmod(idx, 12)
-        import calendar
-        day = min(t0.day, calendar.monthrange(y, mo + 1)[1])
-        out.append(t0.replace(year=y, month=mo + 1, day=day))
-    return out
-
-
-def _to_pandas(times, data: np.ndarray, name: str):
-    try:
-        import pandas as pd
-    except ImportError as e:  # pandas is optional
-        raise ImportError("to_pandas() needs pandas (pip install pandas)") from e
-    index = pd.DatetimeIndex(times, name="timestamp")
-    if data.ndim == 1:
-        return pd.Series(data, index=index, name=name or None)
-    return pd.DataFrame(data.reshape(len(times), -1), index=index)
-
-
-def _parse_fixed(iso: str) -> _dt.timedelta:
-    import re
-    m = re.fullmatch(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", iso)
-    if not m:
-        raise ValueError(f"{iso} is a calendar period; its steps have no fixed length")
-    d, h, mi, s = (float(x) if x else 0.0 for x in m.groups())
-    return _dt.timedelta(days=d, hours=h, minutes=mi, seconds=s)
-
-
-def _series_from_handle(h: int) -> Any:
-    typ, dtype, ndim, initial, count = c_int32(), c_int32(), c_size_t(), c_int64(), c_int64()
-    check(lib.tsstore_series_info(h, byref(typ), byref(dtype), byref(ndim), byref(initial), byref(count)))
-    shape = (c_int64 * max(ndim.value, 1))()
-    check(lib.tsstore_series_shape(h, shape, ndim.value, byref(ndim)))
-    arr = np.empty(tuple(shape[: ndim.value]), dtype=cv.DTYPES[dtype.value])
-    needed = c_size_t()
-    check(lib.tsstore_series_data(h, arr.ctypes.data if arr.nbytes else None, arr.nbytes, byref(needed)))
-    t = typ.value
-    if t == -1:
-        return arr
-    res = read_string(lib.tsstore_series_resolution, h)
-    if t == SeriesType.SINGLE_TIME_SERIES:
-        return SingleTimeSeries("", cv.from_millis(initial.value), res, arr)
-    if t == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
-        n = c_size_t()
-        check(lib.tsstore_series_timestamps(h, None, 0, byref(n)))
-        stamps = (c_int64 * max(n.value, 1))()
-        check(lib.tsstore_series_timestamps(h, stamps, n.value, byref(n)))
-        return NonSequentialTimeSeries("", [cv.from_millis(s) for s in stamps[: n.value]], arr)
-    hor, iv = read_string(lib.tsstore_series_horizon, h), read_string(lib.tsstore_series_interval, h)
-    t0 = cv.from_millis(initial.value)
-    if t == SeriesType.PROBABILISTIC:
-        n = c_size_t()
-        check(lib.tsstore_series_percentiles(h, None, 0, byref(n)))
-        ps = (c_double * max(n.value, 1))()
-        check(lib.tsstore_series_percentiles(h, ps, n.value, byref(n)))
-        return Probabilistic("", t0, res, hor, iv, count.value, list(ps[: n.value]), arr)
-    if t == SeriesType.SCENARIOS:
-        return Scenarios("", t0, res, hor, iv, count.value, arr)
-    return Deterministic("", t0, res, hor, iv, count.value, arr)
-
-
-# ---- Store -------------------------------------------------------------------------------
 
 class Store:
-    """An open store: <name>.nc and <name>.nc.sqlite. Use Store.create / Store.open /
-    Store.in_memory; close() (safe twice) or a with block releases it. A store may be shared
-    by threads: the library serialises calls on it."""
+    """An open store: <name>.nc (the arrays) and <name>.nc.sqlite (the catalog).
 
-    def __init__(self, handle: int):
-        self._h = handle
+    Make one with Store.create, Store.open or Store.in_memory; close() (safe twice) or a with
+    block releases it. Threads may share a store: the library serialises calls on it. A closed
+    store raises InvalidHandleError on every call.
+    """
+
+    def __init__(self, handle: int) -> None:
+        self._h: int | None = handle
         self._lock = threading.Lock()
 
     @classmethod
     def create(cls, path: str, *, compression: str = "deflate:3:shuffle") -> "Store":
-        """Creates a new store at path (neither file may exist)."""
-        out = c_void_p()
-        check(lib.tsstore_create(encode(str(path)), encode(compression), byref(out)))
-        return cls(out.value)
+        """Creates a new store at path (path and path + '.sqlite' must not exist).
+        compression: "none", "deflate:N" (N 0–9) or "deflate:N:shuffle"."""
+        return cls(api.create(str(path), compression))
 
     @classmethod
     def open(cls, path: str, *, read_only: bool = False) -> "Store":
-        """Opens an existing store; read_only needs no write permission and refuses writes."""
-        out = c_void_p()
-        check(lib.tsstore_open(encode(str(path)), 1 if read_only else 0, byref(out)))
-        return cls(out.value)
+        """Opens an existing store; read_only needs no write permission and refuses writes
+        with ReadOnlyError."""
+        return cls(api.open(str(path), 1 if read_only else 0))
 
     @classmethod
     def in_memory(cls, *, compression: str = "deflate:3:shuffle") -> "Store":
-        """A store that lives in memory; persist() writes it out."""
-        out = c_void_p()
-        check(lib.tsstore_open_in_memory(encode(compression), byref(out)))
-        return cls(out.value)
+        """A store that lives in memory until persist() writes it out."""
+        return cls(api.open_in_memory(compression))
 
     def _handle(self) -> int:
         h = self._h
         if not h:
-            raise InvalidHandleError("the store is closed", 11)
+            raise InvalidHandleError("the store is closed", _STATUS_CLOSED)
         return h
 
     def close(self) -> None:
@@ -279,12 +70,12 @@ class Store:
         with self._lock:
             h, self._h = self._h, None
         if h:
-            check(lib.tsstore_close(h))
+            api.close(h)
 
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __del__(self) -> None:
@@ -295,54 +86,44 @@ class Store:
 
     @property
     def closed(self) -> bool:
+        """Whether close() was called."""
         return not self._h
 
+    @property
+    def last_error(self) -> str:
+        """The message of the last failed call on this store, from any thread."""
+        return api.store_last_error(self._handle())
+
     def flush(self) -> None:
-        """Makes every write so far durable."""
-        call("tsstore_flush", self._handle())
+        """Makes every write so far durable (outside a transaction)."""
+        api.flush(self._handle())
 
     def persist(self, path: str) -> None:
         """Writes an in-memory store to path and path + '.sqlite'."""
-        call("tsstore_persist", self._handle(), encode(str(path)))
+        api.persist(self._handle(), str(path))
+
+    def set_write_buffer(self, nbytes: int) -> None:
+        """How many bytes of added arrays the store holds before writing them out (default
+        256 MiB); one-at-a-time adds are written in blocks of this size."""
+        api.set_write_buffer(self._handle(), int(nbytes))
 
     # -- adding --------------------------------------------------------------------------
 
-    def add_time_series(self, ts: Any, *, owner_id: int, owner_type: str,
+    def add_time_series(self, ts: Series, *, owner_id: int, owner_type: str,
                         owner_category: OwnerCategory = OwnerCategory.COMPONENT, features: dict | None = None,
                         units: str | None = None, ext: str | None = None) -> Key:
-        """Stores a series for an owner and returns its key."""
-        out = c_void_p()
-        self._add(lib.tsstore_add_single, lib.tsstore_add_nonsequential, lib.tsstore_add_forecast, self._handle(),
-                  ts, owner_id, owner_type, owner_category, features, units, ext, byref(out))
-        with _Handle(out.value, lib.tsstore_key_free) as h:
-            return Key._from_handle(h)
-
-    @staticmethod
-    def _add(single, nonseq, forecast, target, ts, owner_id, owner_type, owner_category, features, units, ext, *key_out):
-        arr = cv.as_array(ts.data)
-        shape = (c_int64 * arr.ndim)(*arr.shape)
-        data = arr.ctypes.data if arr.nbytes else None
-        common_tail = (cv.features_json(features), encode(units), encode(ext)) + key_out
-        head = (target, int(owner_id), encode(owner_type), int(owner_category), encode(ts.name))
-        if isinstance(ts, SingleTimeSeries):
-            check(single(*head, cv.millis(ts.initial_timestamp), encode(cv.period(ts.resolution)),
-                         cv.dtype_code(arr.dtype), shape, arr.ndim, data, arr.nbytes, *common_tail))
-        elif isinstance(ts, NonSequentialTimeSeries):
-            stamps = (c_int64 * max(len(ts.timestamps), 1))(*[cv.millis(t) for t in ts.timestamps])
-            check(nonseq(*head, stamps, len(ts.timestamps), cv.dtype_code(arr.dtype), shape, arr.ndim, data,
-                         arr.nbytes, *common_tail))
-        elif isinstance(ts, (Deterministic, Probabilistic, Scenarios)):
-            pct = list(getattr(ts, "percentiles", []) or [])
-            ps = (c_double * max(len(pct), 1))(*pct)
-            check(forecast(*head, int(ts.series_type), cv.millis(ts.initial_timestamp), encode(cv.period(ts.resolution)),
-                           encode(cv.period(ts.horizon)), encode(cv.period(ts.interval)), int(ts.count), ps, len(pct),
-                           cv.dtype_code(arr.dtype), shape, arr.ndim, data, arr.nbytes, *common_tail))
-        else:
-            raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
+        """Stores a series for an owner and returns its key. features: str / int / float /
+        bool values that tell apart series of one name; units and ext are free text.
+        Raises DuplicateTimeSeriesError for a stored key, InvalidParameterError naming the
+        field for bad input."""
+        h = _add(("add_single", "add_nonsequential", "add_forecast"), self._handle(), ts, owner_id, owner_type,
+                 owner_category, features, units, ext)
+        with Handle(h, api.key_free) as kh:
+            return Key.from_handle(kh)
 
     def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
-        of add_time_series (ts=…, owner_id=…, owner_type=…, …)."""
+        of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order."""
         with self.bulk_add() as batch:
             for item in items:
                 batch.add(**item)
@@ -350,252 +131,173 @@ class Store:
 
     @contextlib.contextmanager
     def bulk_add(self) -> Iterator["Batch"]:
-        """Collects series with batch.add(...) and adds them all when the block ends (nothing if
-        it raises)."""
+        """Collects series with batch.add(...) and adds them all when the block ends (nothing
+        if it raises, or if any of them is refused); batch.keys then holds their keys."""
         batch = Batch(self)
         try:
             yield batch
         except BaseException:
-            batch._discard()
+            batch.discard()
             raise
-        batch._commit()
+        batch.commit()
 
     # -- reading -------------------------------------------------------------------------
 
     def get_time_series(self, key: Key, *, start: Any = None, end: Any = None) -> Any:
-        """Reads a series, or part of a static one (SingleTimeSeries: floor(start)…ceil(end);
-        NonSequential: [start, end)); forecasts read whole here and by window through
-        get_windows. A DeterministicSingleTimeSeries reads as a Deterministic."""
-        out = c_void_p()
-        with key._handle() as kh:
+        """Reads a series, or part of a static one (SingleTimeSeries: the steps from
+        floor(start) to ceil(end); NonSequential: timestamps in [start, end)). Forecasts read
+        whole here and by window through get_windows; a DeterministicSingleTimeSeries reads
+        as a Deterministic."""
+        with key.handle() as kh:
             if start is None and end is None:
-                check(lib.tsstore_get(self._handle(), kh, byref(out)))
+                h = api.get(self._handle(), kh)
             else:
-                check(lib.tsstore_get_range(self._handle(), kh, cv.millis(start), cv.millis(end), byref(out)))
-        with _Handle(out.value, lib.tsstore_series_free) as h:
-            ts = _series_from_handle(h)
-        ts.name = key.name
-        return ts
+                h = api.get_range(self._handle(), kh, cv.millis(start), cv.millis(end))
+        with Handle(h, api.series_free) as sh:
+            return series_from_handle(sh, key.name)
 
     def get_windows(self, key: Key, first: Any, last: Any | None = None) -> Any:
-        """Reads the forecast windows starting in [first, last] (both window starts)."""
-        out = c_void_p()
-        with key._handle() as kh:
-            check(lib.tsstore_get_windows(self._handle(), kh, cv.millis(first), cv.millis(first if last is None else last),
-                                          byref(out)))
-        with _Handle(out.value, lib.tsstore_series_free) as h:
-            ts = _series_from_handle(h)
-        ts.name = key.name
-        return ts
+        """Reads the forecast windows starting in [first, last] (both window starts; last
+        defaults to first)."""
+        with key.handle() as kh:
+            h = api.get_windows(self._handle(), kh, cv.millis(first), cv.millis(first if last is None else last))
+        with Handle(h, api.series_free) as sh:
+            return series_from_handle(sh, key.name)
+
+    def get_many(self, keys: Sequence[Key]) -> list[Any]:
+        """Reads many whole series, one pass per packed dataset; results in key order."""
+        handles = [k.handle() for k in keys]
+        out = null_handles(len(keys))
+        try:
+            api.get_many(self._handle(), [h.value for h in handles], out)
+        finally:
+            for h in handles:
+                h.close()
+        result = []
+        for k, h in zip(keys, out[: len(keys)]):
+            with Handle(int(h), api.series_free) as sh:
+                result.append(series_from_handle(sh, k.name))
+        return result
+
+    def get_array(self, data_hash: str | bytes) -> np.ndarray:
+        """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
+        with Handle(api.get_array(self._handle(), _hash_bytes(data_hash)), api.series_free) as sh:
+            return array_from_handle(sh, api.series_info(sh)[1])
 
     def has_time_series(self, key: Key) -> bool:
         """Whether a series with exactly this key is stored."""
-        found = c_int32()
-        with key._handle() as kh:
-            check(lib.tsstore_has(self._handle(), kh, byref(found)))
-        return bool(found.value)
+        with key.handle() as kh:
+            return bool(api.has(self._handle(), kh))
 
     def remove_time_series(self, key: Key) -> None:
         """Removes one series (its array is freed once no other series uses it)."""
-        with key._handle() as kh:
-            check(lib.tsstore_remove(self._handle(), kh))
+        with key.handle() as kh:
+            api.remove(self._handle(), kh)
+
+    def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
+        """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
+        from ._readers import open_static
+        return open_static(self, resolution, keys)
+
+    def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> Any:
+        """A ForecastReader over forecast keys sharing a window timeline (see
+        tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
+        DeterministicSingleTimeSeries."""
+        from ._readers import open_forecast
+        return open_forecast(self, series_type, resolution, keys)
+
+    # -- queries -------------------------------------------------------------------------
+
+    def _filter(self, owner_id: int | None, owner_category: OwnerCategory | None, series_type: SeriesType | None,
+                name: str | None, name_glob: str | None, owner_type: str | None, resolution: Any, interval: Any,
+                features: dict | None) -> Handle:
+        fh = Handle(api.filter_new(), api.filter_free)
+        if owner_id is not None:
+            api.filter_owner(fh.value, int(owner_id), int(owner_category or 0))
+        if series_type is not None:
+            api.filter_series_type(fh.value, int(series_type))
+        for fn, v in ((api.filter_name, name), (api.filter_name_glob, name_glob), (api.filter_owner_type, owner_type)):
+            if v is not None:
+                fn(fh.value, v)
+        for fn, v in ((api.filter_resolution, resolution), (api.filter_interval, interval)):
+            if v is not None:
+                fn(fh.value, cv.period(v))
+        if features:
+            api.filter_features(fh.value, cv.features_json(features))
+        return fh
 
     def list_keys(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                   series_type: SeriesType | None = None, name: str | None = None, name_glob: str | None = None,
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
                   features: dict | None = None) -> list[Key]:
-        """The keys of the series matching every given filter, in insertion order."""
-        f = c_void_p()
-        check(lib.tsstore_filter_new(byref(f)))
-        with _Handle(f.value, lib.tsstore_filter_free) as fh:
-            if owner_id is not None:
-                check(lib.tsstore_filter_owner(fh, owner_id, int(owner_category or 0)))
-            if series_type is not None:
-                check(lib.tsstore_filter_series_type(fh, int(series_type)))
-            for fn, v in ((lib.tsstore_filter_name, name), (lib.tsstore_filter_name_glob, name_glob),
-                          (lib.tsstore_filter_owner_type, owner_type)):
-                if v is not None:
-                    check(fn(fh, encode(v)))
-            for fn, v in ((lib.tsstore_filter_resolution, resolution), (lib.tsstore_filter_interval, interval)):
-                if v is not None:
-                    check(fn(fh, encode(cv.period(v))))
-            if features:
-                check(lib.tsstore_filter_features(fh, cv.features_json(features)))
-            out = c_void_p()
-            check(lib.tsstore_list_keys_where(self._handle(), fh, byref(out)))
-        return _keys_from_list(out.value)
+        """The keys of the series matching every given filter, in insertion order. name_glob
+        is a SQLite GLOB ("max_*"); features match as a subset."""
+        with self._filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
+                          features) as fh:
+            return keys_from_list(api.list_keys_where(self._handle(), fh))
 
-    def get_many(self, keys: Sequence[Key]) -> list[Any]:
-        """Reads many whole series, one pass per packed dataset; results in key order."""
-        import ctypes
-        from ._readers import key_array
-        arr, handles = key_array(keys)
-        outs = (c_void_p * max(len(keys), 1))()
-        try:
-            check(lib.tsstore_get_many(self._handle(), arr, len(keys), outs))
-        finally:
-            for h in handles:
-                h.close()
-        result = []
-        for k, h in zip(keys, outs[: len(keys)]):
-            with _Handle(h, lib.tsstore_series_free) as sh:
-                ts = _series_from_handle(sh)
-            ts.name = k.name
-            result.append(ts)
-        return result
+    def list_metadata(self, **filters: Any) -> list[dict]:
+        """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
+        return [self.get_metadata(k) for k in self.list_keys(**filters)]
 
-    def static_reader(self, resolution: Any, keys: Sequence[Key]):
-        """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
-        from ._readers import open_static
-        return open_static(self, resolution, keys)
-
-    def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]):
-        """A ForecastReader over forecast keys sharing a window timeline."""
-        from ._readers import open_forecast
-        return open_forecast(self, series_type, resolution, keys)
-
-    # -- associations --------------------------------------------------------------------
-
-    SUPPLEMENTAL, PARENT_CHILD = 0, 1
-
-    def add_supplemental_attribute_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
-        """Attaches attributes to components, all or nothing: rows of (component_id,
-        component_type, attribute_id, attribute_type)."""
-        self._add_associations(self.SUPPLEMENTAL, rows)
-
-    def add_parent_child_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
-        """Adds directed edges, all or nothing: rows of (parent_id, parent_type, child_id,
-        child_type)."""
-        self._add_associations(self.PARENT_CHILD, rows)
-
-    def _add_associations(self, table: int, rows) -> None:
-        rows = list(rows)
-        n = len(rows)
-        a = (c_int64 * max(n, 1))(*[r[0] for r in rows])
-        b = (c_int64 * max(n, 1))(*[r[2] for r in rows])
-        at = (ctypes.c_char_p * max(n, 1))(*[encode(r[1]) for r in rows])
-        bt = (ctypes.c_char_p * max(n, 1))(*[encode(r[3]) for r in rows])
-        check(lib.tsstore_add_associations(self._handle(), table, n, a, at, b, bt))
-
-    def has_supplemental_attribute_association(self, component_id: int, attribute_id: int) -> bool:
-        """Whether the attribute is attached to the component."""
-        return self._has_association(self.SUPPLEMENTAL, component_id, attribute_id)
-
-    def has_parent_child_association(self, parent_id: int, child_id: int) -> bool:
-        """Whether the edge parent → child exists."""
-        return self._has_association(self.PARENT_CHILD, parent_id, child_id)
-
-    def _has_association(self, table, a, b) -> bool:
-        found = c_int32()
-        check(lib.tsstore_has_association(self._handle(), table, a, b, byref(found)))
-        return bool(found.value)
-
-    def _filter_args(self, a_ids, b_ids, a_type, b_type):
-        def ids(v):
-            if v is None:
-                return None, 0
-            v = list(v)
-            return (c_int64 * max(len(v), 1))(*v), len(v)
-        (a, na), (b, nb) = ids(a_ids), ids(b_ids)
-        return a, na, b, nb, encode(a_type), encode(b_type)
-
-    def list_supplemental_attribute_associations(self, *, component_ids=None, attribute_ids=None,
-                                                 component_type=None, attribute_type=None) -> list[tuple]:
-        """Rows of (component_id, component_type, attribute_id, attribute_type); None filters
-        nothing, an empty list matches nothing."""
-        return self._list_associations(self.SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
-
-    def list_parent_child_associations(self, *, parent_ids=None, child_ids=None, parent_type=None,
-                                       child_type=None) -> list[tuple]:
-        """Rows of (parent_id, parent_type, child_id, child_type)."""
-        return self._list_associations(self.PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
-
-    def _list_associations(self, table, a_ids, b_ids, a_type, b_type) -> list[tuple]:
-        out = c_void_p()
-        check(lib.tsstore_list_associations(self._handle(), table, *self._filter_args(a_ids, b_ids, a_type, b_type),
-                                            byref(out)))
-        with _Handle(out.value, lib.tsstore_associations_free) as h:
-            n = c_size_t()
-            check(lib.tsstore_associations_len(h, byref(n)))
-            rows = []
-            for i in range(n.value):
-                a, b = c_int64(), c_int64()
-                check(lib.tsstore_associations_ids(h, i, byref(a), byref(b)))
-                rows.append((a.value, read_string(lib.tsstore_associations_type, h, i, 0), b.value,
-                             read_string(lib.tsstore_associations_type, h, i, 1)))
-            return rows
-
-    def remove_supplemental_attribute_associations(self, *, component_ids=None, attribute_ids=None,
-                                                   component_type=None, attribute_type=None) -> int:
-        """Removes the matching rows (no filter: all of them) and returns how many."""
-        return self._remove_associations(self.SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
-
-    def remove_parent_child_associations(self, *, parent_ids=None, child_ids=None, parent_type=None,
-                                         child_type=None) -> int:
-        """Removes the matching edges and returns how many."""
-        return self._remove_associations(self.PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
-
-    def _remove_associations(self, table, a_ids, b_ids, a_type, b_type) -> int:
-        n = c_int64()
-        check(lib.tsstore_remove_associations(self._handle(), table, *self._filter_args(a_ids, b_ids, a_type, b_type),
-                                              byref(n)))
-        return n.value
-
-    def children_of(self, parent_id: int) -> list[int]:
-        """The children of a component, ascending."""
-        return sorted({r[2] for r in self.list_parent_child_associations(parent_ids=[parent_id])})
-
-    def parents_of(self, child_id: int) -> list[int]:
-        """The parents of a component, ascending."""
-        return sorted({r[0] for r in self.list_parent_child_associations(child_ids=[child_id])})
-
-    # -- queries and owner moves ---------------------------------------------------------
+    def keys_by_hash(self, data_hash: str | bytes) -> list[Key]:
+        """The keys of every series that references the array with this content hash."""
+        return keys_from_list(api.keys_by_hash(self._handle(), _hash_bytes(data_hash)))
 
     def get_metadata(self, key: Key) -> dict:
-        """The catalog record of a series: type, dtype, length, count, initial timestamp,
-        element shape, owner type, units, ext, periods and the two hashes (hex)."""
-        out = c_void_p()
-        with key._handle() as kh:
-            check(lib.tsstore_get_metadata(self._handle(), kh, byref(out)))
-        with _Handle(out.value, lib.tsstore_metadata_free) as h:
-            typ, dtype, length, count, initial = c_int32(), c_int32(), c_int64(), c_int64(), c_int64()
-            check(lib.tsstore_metadata_info(h, byref(typ), byref(dtype), byref(length), byref(count), byref(initial)))
-            ndim = c_size_t()
-            check(lib.tsstore_metadata_element_shape(h, None, 0, byref(ndim)))
-            shape = (c_int64 * max(ndim.value, 1))()
-            check(lib.tsstore_metadata_element_shape(h, shape, ndim.value, byref(ndim)))
-            text = [read_string(lib.tsstore_metadata_text, h, i) or None for i in range(6)]
-            hashes = []
-            for which in (0, 1):
-                buf = (ctypes.c_uint8 * 32)()
-                check(lib.tsstore_metadata_hash(h, which, buf))
-                hashes.append(bytes(buf).hex())
-        return {"series_type": SeriesType(typ.value), "dtype": cv.DTYPES[dtype.value], "length": length.value,
-                "count": count.value, "initial_timestamp": cv.from_millis(initial.value) if initial.value else None,
-                "element_shape": tuple(shape[: ndim.value]), "owner_type": text[0], "units": text[1], "ext": text[2],
-                "resolution": text[3], "horizon": text[4], "interval": text[5], "data_hash": hashes[0],
-                "features_hash": hashes[1]}
+        """The catalog record of a series: key, series_type, dtype, length (first axis of the
+        stored array), count (windows), initial_timestamp, element_shape, owner_type, units,
+        ext, resolution, horizon, interval, data_hash and features_hash (hex)."""
+        with key.handle() as kh:
+            mh = api.get_metadata(self._handle(), kh)
+        with Handle(mh, api.metadata_free) as h:
+            typ, dtype, length, count, initial = api.metadata_info(h)
+            ndim = api.metadata_element_shape(h, None)
+            shape = np.zeros(max(ndim, 1), dtype=np.int64)
+            api.metadata_element_shape(h, shape)
+            record: dict[str, Any] = {
+                "series_type": SeriesType(typ), "dtype": cv.DTYPES[dtype], "length": length, "count": count,
+                "initial_timestamp": cv.from_millis(initial) if initial else None,
+                "element_shape": tuple(int(d) for d in shape[:ndim])}
+            for i, field in enumerate(_META_TEXT):
+                record[field] = api.metadata_text(h, i) or None
+            record["data_hash"] = api.metadata_hash(h, 0).hex()
+            record["features_hash"] = api.metadata_hash(h, 1).hex()
+            with Handle(api.metadata_key(h), api.key_free) as kh2:
+                record["key"] = Key.from_handle(kh2)
+        return record
 
-    def counts_by_type(self) -> dict:
+    def counts_by_type(self) -> dict[SeriesType, int]:
         """The number of series of each type present."""
-        counts = (c_int64 * 7)()
-        check(lib.tsstore_counts_by_type(self._handle(), counts))
+        counts = api.counts_by_type(self._handle())
         return {SeriesType(i): counts[i] for i in range(6) if counts[i]}
 
+    def count_arrays(self) -> int:
+        """The number of distinct stored arrays (series sharing content share one)."""
+        return api.count_arrays(self._handle())
+
+    def count_by_hash(self, data_hash: str | bytes) -> dict[SeriesType, int]:
+        """How many series of each type reference the array with this hash."""
+        counts = api.count_by_hash(self._handle(), _hash_bytes(data_hash))
+        return {SeriesType(i): counts[i] for i in range(6) if counts[i]}
+
+    def shared_arrays(self) -> dict[str, list[Key]]:
+        """The arrays more than one series references: data_hash (hex) → keys."""
+        groups: dict[str, list[Key]] = {}
+        for meta in self.list_metadata():
+            groups.setdefault(meta["data_hash"], []).append(meta["key"])
+        return {h: ks for h, ks in groups.items() if len(ks) > 1}
+
     def _distinct(self, field: int) -> list[str]:
-        out = c_void_p()
-        check(lib.tsstore_list_distinct(self._handle(), field, byref(out)))
-        with _Handle(out.value, lib.tsstore_strings_free) as h:
-            n = c_size_t()
-            check(lib.tsstore_strings_len(h, byref(n)))
-            return [read_string(lib.tsstore_strings_get, h, i) for i in range(n.value)]
+        with Handle(api.list_distinct(self._handle(), field), api.strings_free) as h:
+            return [api.strings_get(h, i) for i in range(api.strings_len(h))]
 
     def list_names(self) -> list[str]:
-        """Distinct series names."""
+        """Distinct series names, sorted."""
         return self._distinct(0)
 
     def list_owner_types(self) -> list[str]:
-        """Distinct owner type names."""
+        """Distinct owner type names, sorted."""
         return self._distinct(1)
 
     def list_resolutions(self) -> list[str]:
@@ -607,122 +309,247 @@ class Store:
         return self._distinct(3)
 
     def forecast_parameters(self) -> list[dict]:
-        """One dict per distinct set of forecast window parameters."""
-        text = read_string(lib.tsstore_forecast_parameters, self._handle())
+        """One dict per distinct set of forecast window parameters: series_type,
+        initial_timestamp, resolution, horizon, interval, count, and how many series."""
         out = []
-        for line in text.splitlines():
+        for line in api.forecast_parameters(self._handle()).splitlines():
             t, t0, res, hor, iv, count, n = line.split()
             out.append({"series_type": SeriesType(int(t)), "initial_timestamp": cv.from_millis(int(t0)),
                         "resolution": res, "horizon": hor, "interval": iv, "count": int(count), "series": int(n)})
         return out
 
+    def static_summary(self) -> list[dict]:
+        """One dict per grid of the SingleTimeSeries: resolution, initial_timestamp, length,
+        how many series and how many owners."""
+        out = []
+        for line in api.static_summary(self._handle()).splitlines():
+            res, t0, length, n, owners = line.split()
+            out.append({"resolution": res, "initial_timestamp": cv.from_millis(int(t0)), "length": int(length),
+                        "series": int(n), "owners": int(owners)})
+        return out
+
+    def check_static_consistency(self) -> bool:
+        """Whether, at every resolution, all SingleTimeSeries share one grid (first timestamp
+        and length), as a StaticReader over all of them needs."""
+        return bool(api.check_static_consistency(self._handle()))
+
+    # -- owner moves ---------------------------------------------------------------------
+
     def copy_time_series(self, key: Key, *, owner_id: int, owner_type: str,
                          owner_category: OwnerCategory = OwnerCategory.COMPONENT, name: str | None = None) -> Key:
-        """Attaches a stored series to another owner too (the array is shared)."""
-        out = c_void_p()
-        with key._handle() as kh:
-            check(lib.tsstore_copy_series(self._handle(), kh, owner_id, encode(owner_type), int(owner_category),
-                                          encode(name), byref(out)))
-        with _Handle(out.value, lib.tsstore_key_free) as h:
-            return Key._from_handle(h)
+        """Attaches a stored series to another owner too, optionally renamed (the array is
+        shared, not copied); returns the new key."""
+        with key.handle() as kh:
+            h = api.copy_series(self._handle(), kh, int(owner_id), owner_type, int(owner_category), name)
+        with Handle(h, api.key_free) as nk:
+            return Key.from_handle(nk)
 
     def rename_time_series(self, key: Key, name: str) -> Key:
         """Renames a stored series and returns its new key."""
-        out = c_void_p()
-        with key._handle() as kh:
-            check(lib.tsstore_rename_series(self._handle(), kh, encode(name), byref(out)))
-        with _Handle(out.value, lib.tsstore_key_free) as h:
-            return Key._from_handle(h)
+        with key.handle() as kh:
+            h = api.rename_series(self._handle(), kh, name)
+        with Handle(h, api.key_free) as nk:
+            return Key.from_handle(nk)
 
     def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
-        """Moves every series of one owner to another id; returns how many moved."""
-        n = c_int64()
-        check(lib.tsstore_replace_owner_id(self._handle(), int(owner_category), old, new, byref(n)))
-        return n.value
+        """Moves every series of one owner to another id, all or nothing; returns how many."""
+        return api.replace_owner_id(self._handle(), int(owner_category), int(old), int(new))
+
+    # -- associations --------------------------------------------------------------------
+
+    def add_supplemental_attribute_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
+        """Attaches attributes to components, all or nothing: rows of (component_id,
+        component_type, attribute_id, attribute_type). A stored (component, attribute) pair,
+        whatever its type names, is DuplicateAssociationError."""
+        self._add_associations(_SUPPLEMENTAL, rows)
+
+    def add_parent_child_associations(self, rows: Iterable[tuple[int, str, int, str]]) -> None:
+        """Adds directed edges, all or nothing: rows of (parent_id, parent_type, child_id,
+        child_type)."""
+        self._add_associations(_PARENT_CHILD, rows)
+
+    def _add_associations(self, table: int, rows: Iterable[tuple[int, str, int, str]]) -> None:
+        rows = list(rows)
+        api.add_associations(self._handle(), table, len(rows), [r[0] for r in rows], [r[1] for r in rows],
+                             [r[2] for r in rows], [r[3] for r in rows])
+
+    def has_supplemental_attribute_association(self, component_id: int, attribute_id: int) -> bool:
+        """Whether the attribute is attached to the component."""
+        return bool(api.has_association(self._handle(), _SUPPLEMENTAL, int(component_id), int(attribute_id)))
+
+    def has_parent_child_association(self, parent_id: int, child_id: int) -> bool:
+        """Whether the edge parent → child exists."""
+        return bool(api.has_association(self._handle(), _PARENT_CHILD, int(parent_id), int(child_id)))
+
+    def list_supplemental_attribute_associations(
+            self, *, component_ids: Iterable[int] | None = None, attribute_ids: Iterable[int] | None = None,
+            component_type: str | None = None, attribute_type: str | None = None) -> list[tuple[int, str, int, str]]:
+        """Rows of (component_id, component_type, attribute_id, attribute_type) matching every
+        filter; an id filter of None matches everything, an empty one nothing."""
+        return self._list_associations(_SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
+
+    def list_parent_child_associations(
+            self, *, parent_ids: Iterable[int] | None = None, child_ids: Iterable[int] | None = None,
+            parent_type: str | None = None, child_type: str | None = None) -> list[tuple[int, str, int, str]]:
+        """Rows of (parent_id, parent_type, child_id, child_type) matching every filter."""
+        return self._list_associations(_PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
+
+    def _list_associations(self, table: int, a_ids: Any, b_ids: Any, a_type: str | None,
+                           b_type: str | None) -> list[tuple[int, str, int, str]]:
+        h = api.list_associations(self._handle(), table, _ids(a_ids), _ids(b_ids), a_type, b_type)
+        with Handle(h, api.associations_free) as rh:
+            rows = []
+            for i in range(api.associations_len(rh)):
+                a, b = api.associations_ids(rh, i)
+                rows.append((a, api.associations_type(rh, i, 0), b, api.associations_type(rh, i, 1)))
+            return rows
+
+    def list_component_ids_with_attributes(self, *, attribute_ids: Iterable[int] | None = None,
+                                           attribute_type: str | None = None) -> list[int]:
+        """The distinct components carrying the given attributes (all: None), ascending."""
+        rows = self.list_supplemental_attribute_associations(attribute_ids=attribute_ids,
+                                                             attribute_type=attribute_type)
+        return sorted({r[0] for r in rows})
+
+    def list_attribute_ids_of_components(self, *, component_ids: Iterable[int] | None = None,
+                                         attribute_type: str | None = None) -> list[int]:
+        """The distinct attributes attached to the given components (all: None), ascending."""
+        rows = self.list_supplemental_attribute_associations(component_ids=component_ids,
+                                                             attribute_type=attribute_type)
+        return sorted({r[2] for r in rows})
+
+    def remove_supplemental_attribute_associations(
+            self, *, component_ids: Iterable[int] | None = None, attribute_ids: Iterable[int] | None = None,
+            component_type: str | None = None, attribute_type: str | None = None) -> int:
+        """Removes the matching rows (no filter: all of them) and returns how many."""
+        return api.remove_associations(self._handle(), _SUPPLEMENTAL, _ids(component_ids), _ids(attribute_ids),
+                                       component_type, attribute_type)
+
+    def remove_parent_child_associations(
+            self, *, parent_ids: Iterable[int] | None = None, child_ids: Iterable[int] | None = None,
+            parent_type: str | None = None, child_type: str | None = None) -> int:
+        """Removes the matching edges and returns how many."""
+        return api.remove_associations(self._handle(), _PARENT_CHILD, _ids(parent_ids), _ids(child_ids), parent_type,
+                                       child_type)
+
+    def replace_association_component_id(self, old: int, new: int) -> int:
+        """Replaces a component id in the supplemental-attribute associations; returns how
+        many rows changed."""
+        return api.replace_association_id(self._handle(), _SUPPLEMENTAL, int(old), int(new))
+
+    def replace_parent_child_id(self, old: int, new: int) -> int:
+        """Replaces an id at both ends of the parent/child edges; returns how many changed."""
+        return api.replace_association_id(self._handle(), _PARENT_CHILD, int(old), int(new))
+
+    def supplemental_attribute_association_counts(self) -> dict[str, int]:
+        """{'rows', 'components', 'attributes'}: rows and distinct ids at each end."""
+        rows, a, b = api.association_counts(self._handle(), _SUPPLEMENTAL)
+        return {"rows": rows, "components": a, "attributes": b}
+
+    def parent_child_association_counts(self) -> dict[str, int]:
+        """{'rows', 'parents', 'children'}."""
+        rows, a, b = api.association_counts(self._handle(), _PARENT_CHILD)
+        return {"rows": rows, "parents": a, "children": b}
+
+    def children_of(self, parent_id: int) -> list[int]:
+        """The children of a component, ascending."""
+        return sorted({r[2] for r in self.list_parent_child_associations(parent_ids=[parent_id])})
+
+    def parents_of(self, child_id: int) -> list[int]:
+        """The parents of a component, ascending."""
+        return sorted({r[0] for r in self.list_parent_child_associations(child_ids=[child_id])})
 
     # -- transactions and maintenance ----------------------------------------------------
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator["Store"]:
-        """A transaction: committed when the block ends, rolled back if it raises. Nests."""
-        call("tsstore_begin", self._handle())
+        """A transaction: committed when the block ends (durably when it is the outermost),
+        rolled back — rows, arrays and removals — if it raises. Nests."""
+        h = self._handle()
+        api.begin(h)
         try:
             yield self
         except BaseException:
-            call("tsstore_rollback", self._handle())
+            api.rollback(h)
             raise
-        call("tsstore_commit", self._handle())
+        api.commit(h)
 
     def transform_single_time_series(self, horizon: Any, interval: Any, *,
                                      owner_category: OwnerCategory | None = None, resolution: Any = None) -> int:
-        """Derives DeterministicSingleTimeSeries views; returns how many were added."""
-        added = c_int64()
-        check(lib.tsstore_transform_single_time_series(
-            self._handle(), encode(cv.period(horizon)), encode(cv.period(interval)),
-            -1 if owner_category is None else int(owner_category),
-            None if resolution is None else encode(cv.period(resolution)), byref(added)))
-        return added.value
+        """Derives a DeterministicSingleTimeSeries view of every stored SingleTimeSeries
+        (optionally of one owner category / resolution), all or nothing; returns how many
+        were added (0 when run again with the same horizon)."""
+        return api.transform_single_time_series(
+            self._handle(), cv.period(horizon), cv.period(interval), -1 if owner_category is None else int(owner_category),
+            None if resolution is None else cv.period(resolution))
 
-    def compact(self) -> dict:
-        """Deletes unreachable feature sets; reports reclaimable space."""
-        vals = [c_int64() for _ in range(4)]
-        check(lib.tsstore_compact(self._handle(), *[byref(v) for v in vals]))
+    def compact(self) -> dict[str, int]:
+        """Commits pending writes and deletes unreferenced feature sets; reports
+        slots_reclaimed, datasets_dropped, feature_sets_reclaimed and dead_standalone."""
         names = ("slots_reclaimed", "datasets_dropped", "feature_sets_reclaimed", "dead_standalone")
-        return {n: v.value for n, v in zip(names, vals)}
+        return dict(zip(names, api.compact(self._handle())))
 
-    def verify_integrity(self) -> dict:
-        """Rehashes every array and checks every row: {'arrays_checked', 'problems': [...]}."""
-        checked, problems, needed = c_int64(), c_int64(), c_size_t()
-        buf = None
-        size = 1 << 16
-        while True:
-            import ctypes
-            buf = ctypes.create_string_buffer(size)
-            status = lib.tsstore_verify_integrity(self._handle(), byref(checked), byref(problems), buf, size, byref(needed))
-            if status == 10:  # buffer too small: grow and run again
-                size = needed.value
-                continue
-            check(status)
-            break
-        lines = [line for line in buf.value.decode("utf-8").split("\n") if line]
-        return {"arrays_checked": checked.value, "problems": lines}
+    def verify_integrity(self) -> dict[str, Any]:
+        """Rehashes every array and checks every row: {'arrays_checked': n, 'problems':
+        [one description per problem]} (an empty list: the store is sound)."""
+        checked, _n, text = api.verify_integrity(self._handle())
+        return {"arrays_checked": checked, "problems": [line for line in text.split("\n") if line]}
+
+
+def _ids(values: Iterable[int] | None) -> list[int] | None:
+    return None if values is None else [int(v) for v in values]
+
+
+def _add(names: tuple[str, str, str], target: int, ts: Series, owner_id: int, owner_type: str,
+         owner_category: OwnerCategory, features: dict | None, units: str | None, ext: str | None) -> Any:
+    """Calls the add (or batch-add) function for ts's type; returns what it returns."""
+    single, nonseq, forecast = (getattr(api, n) for n in names)
+    arr = cv.as_array(ts.data)
+    head = (target, int(owner_id), owner_type, int(owner_category), ts.name)
+    tail = (cv.dtype_code(arr.dtype), list(arr.shape), arr, cv.features_json(features), units, ext)
+    if isinstance(ts, SingleTimeSeries):
+        return single(*head, cv.millis(ts.initial_timestamp), cv.period(ts.resolution), *tail)
+    if isinstance(ts, NonSequentialTimeSeries):
+        return nonseq(*head, [cv.millis(t) for t in ts.timestamps], *tail)
+    if isinstance(ts, (Deterministic, Probabilistic, Scenarios)):
+        pct = list(getattr(ts, "percentiles", []) or [])
+        return forecast(*head, int(ts.series_type), cv.millis(ts.initial_timestamp), cv.period(ts.resolution),
+                        cv.period(ts.horizon), cv.period(ts.interval), int(ts.count), pct, *tail)
+    raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
 
 
 class Batch:
-    """Series collected by Store.bulk_add(); added together when the block ends."""
+    """Series collected by Store.bulk_add(); added together, all or nothing, when the block
+    ends. keys holds their keys afterwards."""
 
-    def __init__(self, store: Store):
-        out = c_void_p()
-        check(lib.tsstore_batch_new(store._handle(), byref(out)))
-        self._h = _Handle(out.value, lib.tsstore_batch_free)
+    def __init__(self, store: Store) -> None:
+        self._h = Handle(api.batch_new(store._handle()), api.batch_free)
         self.keys: list[Key] = []
 
-    def add(self, ts: Any, *, owner_id: int, owner_type: str, owner_category: OwnerCategory = OwnerCategory.COMPONENT,
-            features: dict | None = None, units: str | None = None, ext: str | None = None) -> None:
-        """Queues one series (checked now, added at the end of the block)."""
-        Store._add(lib.tsstore_batch_add_single, lib.tsstore_batch_add_nonsequential, lib.tsstore_batch_add_forecast,
-                   self._h.value, ts, owner_id, owner_type, owner_category, features, units, ext)
+    def add(self, ts: Series, *, owner_id: int, owner_type: str,
+            owner_category: OwnerCategory = OwnerCategory.COMPONENT, features: dict | None = None,
+            units: str | None = None, ext: str | None = None) -> None:
+        """Queues one series (its arguments are checked now, its key at the end)."""
+        _add(("batch_add_single", "batch_add_nonsequential", "batch_add_forecast"), self._live(), ts, owner_id,
+             owner_type, owner_category, features, units, ext)
 
-    def _commit(self) -> None:
-        out = c_void_p()
+    def __len__(self) -> int:
+        """How many series are queued."""
+        return api.batch_len(self._live())
+
+    def _live(self) -> int:
+        if not self._h.value:
+            raise InvalidHandleError("the batch was committed or discarded", _STATUS_CLOSED)
+        return self._h.value
+
+    def commit(self) -> list[Key]:
+        """Adds every queued series, all or nothing, and returns their keys."""
         try:
-            check(lib.tsstore_batch_commit(self._h.value, byref(out)))
-            self.keys = _keys_from_list(out.value)
+            self.keys = keys_from_list(api.batch_commit(self._live()))
         finally:
             self._h.close()
+        return self.keys
 
-    def _discard(self) -> None:
+    def discard(self) -> None:
+        """Drops what is queued; harmless after commit."""
         self._h.close()
-
-
-def _keys_from_list(handle: int) -> list[Key]:
-    with _Handle(handle, lib.tsstore_keys_free) as lh:
-        n = c_size_t()
-        check(lib.tsstore_keys_len(lh, byref(n)))
-        keys = []
-        for i in range(n.value):
-            k = c_void_p()
-            check(lib.tsstore_keys_get(lh, i, byref(k)))
-            with _Handle(k.value, lib.tsstore_key_free) as kh:
-                keys.append(Key._from_handle(kh))
-        return keys
