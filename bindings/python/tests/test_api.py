@@ -183,3 +183,20 @@ def test_every_public_name_has_a_docstring_and_type_hints():
                 missing_hints.append(f"{name}.{mname}")
     assert not missing_doc, missing_doc
     assert not missing_hints, '\n'.join(missing_hints)
+
+
+def test_objects_outliving_their_store_fail_cleanly():
+    s = tsstore.Store.in_memory()
+    keys = s.add_time_series_bulk(
+        dict(ts=hourly("p", np.arange(24.0)), owner_id=i, owner_type="G") for i in range(3))
+    reader = s.static_reader("PT1H", keys)
+    s.close()
+    with pytest.raises(tsstore.TsStoreError, match="closed"):
+        reader.read_step(1)
+    reader.close()
+    reader.close()
+    other = tsstore.Store.in_memory()
+    with pytest.raises(tsstore.InvalidHandleError):
+        with other.bulk_add() as batch:
+            batch.add(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+            other.close()
