@@ -53,6 +53,11 @@ func staticWorkload(cfg *config) ([]result, error) {
 		result{"static", label, "batch add + flush, throughput", raw / batch.Seconds(), "MiB/s"})
 	s.Close()
 	out = append(out, result{"static", label, "store size (batch)", storeMiB(path), "MiB"})
+	batchReads, err := batchGets(path, n)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, batchReads...)
 
 	path = storePath(cfg, "static_loop")
 	s, err = core.Create(path, nil)
@@ -115,4 +120,52 @@ func staticWorkload(cfg *config) ([]result, error) {
 		result{"static", label, fmt.Sprintf("StaticReader, %d steps, per (component, step)", steps), float64(sweep.Nanoseconds()) / 1e3 / float64(n*steps), "µs"},
 	)
 	return out, nil
+}
+
+// batchGets times one-at-a-time Gets from the batch store, whose single dataset is n columns
+// wide: every whole-column read decompresses all of its chunks. Without the read cache each
+// Get pays that; with it the first Get decodes a block of columns and the next ones in column
+// order are copies.
+func batchGets(path string, n int) ([]result, error) {
+	s, err := core.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	key := func(i int) core.Key {
+		return core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
+	}
+	timeGet := func(i int) (time.Duration, error) {
+		t := time.Now()
+		_, err := s.Get(key(i))
+		return time.Since(t), err
+	}
+	if err := s.SetReadCache(0); err != nil {
+		return nil, err
+	}
+	uncached, err := timeGet(n / 2)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SetReadCache(core.DefaultReadCacheBytes); err != nil {
+		return nil, err
+	}
+	first, err := timeGet(0)
+	if err != nil {
+		return nil, err
+	}
+	const next = 200
+	t := time.Now()
+	for i := 1; i <= min(next, n-1); i++ {
+		if _, err := s.Get(key(i)); err != nil {
+			return nil, err
+		}
+	}
+	rest := time.Since(t)
+	label := fmt.Sprintf("%d × %d f64", n, *staticLen)
+	return []result{
+		{"static", label, "Get from the batch dataset, read cache off", uncached.Seconds() * 1e3, "ms"},
+		{"static", label, "Get from the batch dataset, first (decodes a block of columns)", first.Seconds() * 1e3, "ms"},
+		{"static", label, fmt.Sprintf("Get from the batch dataset, next %d in column order, per series", next), perItem(rest, min(next, n-1)) / 1e3, "ms"},
+	}, nil
 }

@@ -39,6 +39,17 @@ func tsstore_set_write_buffer(p C.uintptr_t, bytes C.int64_t) (status C.int32_t)
 	})
 }
 
+//export tsstore_set_read_cache
+func tsstore_set_read_cache(p C.uintptr_t, bytes C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		if bytes < 0 || int64(bytes) > int64(^uint(0)>>1) {
+			return invalidArg("bytes: %d is not a cache size", bytes)
+		}
+		return s.SetReadCache(int(bytes))
+	})
+}
+
 // batchHandle is a store's batch under construction; after each commit it starts a new one.
 type batchHandle struct {
 	mu    sync.Mutex // a batch may be filled from several threads

@@ -44,6 +44,8 @@ type ncFile struct {
 	ncWrites int64
 	// frees counts packed columns freed, so readers can tell their columns may have changed.
 	frees int64
+	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
+	colCache columnCache
 
 	families   map[familyKey][]*packedDS // each family's datasets in suffix order
 	packed     map[hashing.Digest]packedSlot
@@ -60,6 +62,7 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 		packed:     map[hashing.Digest]packedSlot{},
 		standalone: map[hashing.Digest]*standaloneVar{},
 		untrusted:  map[hashing.Digest]*standaloneVar{},
+		colCache:   columnCache{budget: DefaultReadCacheBytes, chunkCached: packedCacheCap},
 	}
 }
 

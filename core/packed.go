@@ -326,14 +326,42 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	ds := slot.ds
+	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	if b := f.colCache.find(ds, slot.col); b != nil {
+		f.colCache.hits++
+		return b.column(slot.col, first, n, eb), nil
+	}
+	if first == 0 && n == ds.fam.length {
+		// A whole column inflates every chunk of the dataset: read its block instead.
+		if lo, hi, ok := f.colCache.blockSpan(ds, slot.col); ok {
+			b, err := f.readBlock(ds, lo, hi)
+			if err != nil {
+				return nil, err
+			}
+			f.colCache.add(b)
+			return b.column(slot.col, first, n, eb), nil
+		}
+	}
 	start, count := f.columnHyperslab(ds, slot.col)
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
-	buf := alignedBytes(n * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	buf := alignedBytes(n * eb)
 	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// readBlock reads every row of columns [lo, hi) of a packed dataset in one hyperslab.
+func (f *ncFile) readBlock(ds *packedDS, lo, hi int) (*columnBlock, error) {
+	start, count := f.columnHyperslab(ds, lo)
+	count[1] = uint64(hi - lo)
+	f.chunkReads += int64(ds.fam.length)
+	buf := alignedBytes(ds.fam.length * (hi - lo) * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
+		return nil, err
+	}
+	return &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}, nil
 }
 
 func errNoArray(d hashing.Digest) error {

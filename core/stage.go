@@ -266,6 +266,7 @@ func (f *ncFile) fillColumns(run []packedWrite) error {
 // counts them (tests check a bulk path issues O(datasets), not O(series)).
 func (f *ncFile) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
 	f.ncWrites++
+	f.colCache.reset() // its blocks may hold the bytes this write replaces
 	return ioSlice(f.grp, varid, dt, buf, start, count, true)
 }
 

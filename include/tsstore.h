@@ -378,6 +378,13 @@ TSSTORE_API int32_t tsstore_rollback(tsstore_store *store);
  * outside a transaction, committing). Default 256 MiB. */
 TSSTORE_API int32_t tsstore_set_write_buffer(tsstore_store *store, int64_t bytes);
 
+/* Sets how many bytes of decoded packed columns the store keeps for one-at-a-time reads
+ * (default 64 MiB; 0: none). A packed chunk holds one timestamp of every column, so reading
+ * one whole SingleTimeSeries decompresses every chunk of its dataset; the store reads the
+ * block of neighbouring columns with it (at the same decompression cost) and serves the
+ * next reads of those columns from memory. Any write to the file empties the cache. */
+TSSTORE_API int32_t tsstore_set_read_cache(tsstore_store *store, int64_t bytes);
+
 /* ---- Batches --------------------------------------------------------------------------- */
 
 /* Starts an empty batch on a store (free: tsstore_batch_free, which discards what is queued). */

@@ -44,6 +44,8 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_rollback(s), TSSTORE_E_INVALID_PARAMETER);
     REFUSE(tsstore_set_write_buffer(foreign, 1), TSSTORE_E_INVALID_HANDLE);
     REFUSE(tsstore_set_write_buffer(s, -5), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_set_read_cache(foreign, 1), TSSTORE_E_INVALID_HANDLE);
+    REFUSE(tsstore_set_read_cache(s, -5), TSSTORE_E_INVALID_PARAMETER);
 
     /* Batches. */
     tsstore_batch *b = NULL;

@@ -83,6 +83,24 @@ int main(int argc, char **argv) {
         tsstore_series_free(rs[o]);
     }
 
+    /* One-at-a-time reads under each read-cache setting (off, a block of columns, the
+     * default) equal what was written, twice over (the second read from the cache). */
+    int64_t caches[3] = {0, 2 * LEN * 8 * 4, 64 << 20};
+    for (int c = 0; c < 3; c++) {
+        CHECK(tsstore_set_read_cache(s, caches[c]));
+        for (int pass = 0; pass < 2; pass++) {
+            for (int o = 0; o < N; o++) {
+                tsstore_series *one = NULL;
+                size_t needed = 0;
+                CHECK(tsstore_get(s, ks[o], &one));
+                CHECK(tsstore_series_data(one, v, sizeof v, &needed));
+                ASSERT(v[0] == value(o, 0) && v[LEN - 1] == value(o, LEN - 1));
+                tsstore_series_free(one);
+            }
+        }
+    }
+    EXPECT(tsstore_set_read_cache(s, -1), TSSTORE_E_INVALID_PARAMETER);
+
     /* StaticReader: every step of every key equals what was written. */
     tsstore_static_reader *sr = NULL;
     CHECK(tsstore_static_reader_new(s, "PT1H", (const tsstore_key *const *)ks, N, &sr));

@@ -81,9 +81,15 @@ def test_batch_object_write_buffer_and_last_error(path):
         with pytest.raises(tsstore.InvalidParameterError):
             s.set_write_buffer(-1)
         assert "write" in s.last_error or "-1" in s.last_error
+        s.set_read_cache(0)
+        with pytest.raises(tsstore.InvalidParameterError, match="bytes"):
+            s.set_read_cache(-1)
+        s.set_read_cache(8 << 20)
         for i in range(200):  # one-at-a-time adds under a 1 MiB write buffer spill as they go
             s.add_time_series(hourly("one", np.arange(8760.0) + i), owner_id=i, owner_type="G")
-        np.testing.assert_array_equal(s.get_time_series(s.list_keys(name="one", owner_id=199)[0]).data[:2], [199, 200])
+        s.flush()
+        for i in (199, 0, 198, 1):  # neighbours read from the decoded block of the first
+            np.testing.assert_array_equal(s.get_time_series(s.list_keys(name="one", owner_id=i)[0]).data[:2], [i, i + 1])
 
 
 def test_reader_in_another_key_order_and_after_close(path):

@@ -105,6 +105,7 @@ DECLARATIONS: list[tuple[str, str, str]] = [
     ("tsstore_commit", "status", "h"),
     ("tsstore_rollback", "status", "h"),
     ("tsstore_set_write_buffer", "status", "h l"),
+    ("tsstore_set_read_cache", "status", "h l"),
     ("tsstore_batch_new", "status", "h >h"),
     ("tsstore_batch_add_single", "status", "h l s i s l s i L A s s s"),
     ("tsstore_batch_add_nonsequential", "status", "h l s i s L i L A s s s"),

@@ -107,6 +107,13 @@ class Store:
         256 MiB); one-at-a-time adds are written in blocks of this size."""
         api.set_write_buffer(self._handle(), int(nbytes))
 
+    def set_read_cache(self, nbytes: int) -> None:
+        """How many bytes of decoded columns the store keeps for one-at-a-time reads (default
+        64 MiB; 0 turns it off). Reading one SingleTimeSeries decompresses every chunk of its
+        packed dataset, so the store keeps the neighbouring columns it decoded with it: a
+        loop of get_time_series over many components then costs a few passes, not one each."""
+        api.set_read_cache(self._handle(), int(nbytes))
+
     # -- adding --------------------------------------------------------------------------
 
     def add_time_series(self, ts: Series, *, owner_id: int, owner_type: str,
