@@ -29,9 +29,9 @@ type columnCache struct {
 	// it is given (setPackedCache). Those datasets are left to it: once warm it serves a
 	// column without decompressing, for less than copying a block would cost.
 	chunkCached int
-	used   int
-	tick   int64
-	blocks []*columnBlock
+	used        int
+	tick        int64
+	blocks      []*columnBlock
 	// hits and misses count whole-column reads served from a block and blocks read.
 	hits, misses int64
 }
