@@ -206,3 +206,29 @@ def test_objects_outliving_their_store_fail_cleanly():
         with other.bulk_add() as batch:
             batch.add(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
             other.close()
+
+
+def test_the_fixed_names_and_signatures():
+    def params(fn):
+        return [p.name for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+    base = ["name", "initial_timestamp", "resolution", "horizon", "interval", "count"]
+    assert params(tsstore.SingleTimeSeries) == ["name", "initial_timestamp", "resolution", "data"]
+    assert params(tsstore.NonSequentialTimeSeries) == ["name", "timestamps", "data"]
+    assert params(tsstore.Deterministic) == base + ["data"]
+    assert params(tsstore.Probabilistic) == base + ["percentiles", "data"]
+    assert params(tsstore.Scenarios) == base + ["data"]
+    assert params(tsstore.Store.create) == ["path", "compression"]
+    assert inspect.signature(tsstore.Store.create).parameters["compression"].default == "deflate:3:shuffle"
+    assert params(tsstore.Store.open) == ["path", "read_only"]
+    assert params(tsstore.Store.add_time_series) == ["ts", "owner_id", "owner_type", "owner_category", "features",
+                                                      "units", "ext"]
+    assert params(tsstore.Store.get_time_series) == ["key", "start", "end"]
+    assert params(tsstore.Store.transform_single_time_series) == ["horizon", "interval", "owner_category",
+                                                                   "resolution"]
+    for name in ("in_memory", "close", "persist", "has_time_series", "remove_time_series", "list_keys",
+                 "add_time_series_bulk", "bulk_add", "transaction", "static_reader", "forecast_reader", "compact",
+                 "verify_integrity"):
+        assert callable(getattr(tsstore.Store, name)), name
+    for name in ("InvalidParameterError", "NotFoundError", "DuplicateTimeSeriesError", "DuplicateAssociationError",
+                 "IntegrityError", "ReadOnlyError", "IncompatibleFormatError"):
+        assert issubclass(getattr(tsstore, name), tsstore.TsStoreError)

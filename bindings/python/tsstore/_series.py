@@ -132,18 +132,15 @@ class NonSequentialTimeSeries:
 
 
 @dataclasses.dataclass
-class Deterministic:
-    """A point forecast: data is [H, count, *E] with H = horizon / resolution steps per
-    window and count windows, one every interval from initial_timestamp."""
+class _Forecast:
+    """The window timeline every forecast has: count windows of horizon / resolution steps,
+    one every interval from initial_timestamp."""
     name: str
     initial_timestamp: Any
     resolution: Any
     horizon: Any
     interval: Any
     count: int
-    data: Any
-
-    series_type = SeriesType.DETERMINISTIC
 
     def window_starts(self) -> list[_dt.datetime]:
         """The start of every window."""
@@ -151,37 +148,30 @@ class Deterministic:
 
 
 @dataclasses.dataclass
-class Probabilistic:
+class Deterministic(_Forecast):
+    """A point forecast: data is [H, count, *E] with H = horizon / resolution steps per
+    window and count windows, one every interval from initial_timestamp."""
+    data: Any
+
+    series_type = SeriesType.DETERMINISTIC
+
+
+@dataclasses.dataclass
+class Probabilistic(_Forecast):
     """A quantile forecast: data is [P, H, count, *E], one layer per (strictly increasing)
     percentile."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    horizon: Any
-    interval: Any
-    count: int
     percentiles: Sequence[float]
     data: Any
 
     series_type = SeriesType.PROBABILISTIC
 
-    window_starts = Deterministic.window_starts
-
 
 @dataclasses.dataclass
-class Scenarios:
+class Scenarios(_Forecast):
     """A scenario forecast: data is [S, H, count, *E], one layer per scenario."""
-    name: str
-    initial_timestamp: Any
-    resolution: Any
-    horizon: Any
-    interval: Any
-    count: int
     data: Any
 
     series_type = SeriesType.SCENARIOS
-
-    window_starts = Deterministic.window_starts
 
 
 #: Anything add_time_series takes.
