@@ -43,8 +43,8 @@ def written(tmp_path_factory):
                                       owner_id=301, owner_type="Wind"))
         keys.append(s.add_time_series(tsstore.Scenarios("f", T0, "PT1H", "P1D", "P1D", 7, prob * 2), owner_id=302,
                                       owner_type="Wind"))
-        for k, item in zip(keys, items + [None] * 4):
-            values = s.get_time_series(k).data if item is None else np.asarray(item["ts"].data)
+        written_values = [np.asarray(item["ts"].data) for item in items] + [np.array([0.5, 1.0]), det, prob, prob * 2]
+        for k, values in zip(keys, written_values):  # the inputs, not what the store reads back
             expected[s.get_metadata(k)["data_hash"]] = values
     return path, expected
 
