@@ -59,11 +59,29 @@ func setFilter(p C.uintptr_t, set func(*core.KeyFilter) error) C.int32_t {
 func tsstore_filter_owner(p C.uintptr_t, ownerID C.int64_t, category C.int32_t) (status C.int32_t) {
 	defer guard(&status)
 	return setFilter(p, func(f *core.KeyFilter) error {
+		id := int64(ownerID)
+		if category == -1 { // the owner id under either category
+			f.OwnerID, f.OwnerCategory = &id, nil
+			return nil
+		}
 		if category < 0 || !core.OwnerCategory(category).Valid() {
 			return invalidArg("owner_category: unknown code %d", category)
 		}
-		id, c := int64(ownerID), core.OwnerCategory(category)
+		c := core.OwnerCategory(category)
 		f.OwnerID, f.OwnerCategory = &id, &c
+		return nil
+	})
+}
+
+//export tsstore_filter_owner_category
+func tsstore_filter_owner_category(p C.uintptr_t, category C.int32_t) (status C.int32_t) {
+	defer guard(&status)
+	return setFilter(p, func(f *core.KeyFilter) error {
+		if category < 0 || !core.OwnerCategory(category).Valid() {
+			return invalidArg("owner_category: unknown code %d", category)
+		}
+		c := core.OwnerCategory(category)
+		f.OwnerCategory = &c
 		return nil
 	})
 }

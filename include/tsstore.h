@@ -330,7 +330,10 @@ TSSTORE_API int32_t tsstore_list_keys(tsstore_store *store, int32_t has_owner_id
  * INVALID_HANDLE or INVALID_PARAMETER (naming the field) and leave the filter as it was. */
 TSSTORE_API int32_t tsstore_filter_new(tsstore_filter **out);
 TSSTORE_API void tsstore_filter_free(tsstore_filter *filter);
+/* One owner: owner_category a code, or -1 for the id under either category. */
 TSSTORE_API int32_t tsstore_filter_owner(tsstore_filter *filter, int64_t owner_id, int32_t owner_category);
+/* One owner category, whatever the owner (replaces the category set by tsstore_filter_owner). */
+TSSTORE_API int32_t tsstore_filter_owner_category(tsstore_filter *filter, int32_t owner_category);
 /* A type code; TSSTORE_ABSTRACT_DETERMINISTIC selects both deterministic kinds. */
 TSSTORE_API int32_t tsstore_filter_series_type(tsstore_filter *filter, int32_t series_type);
 TSSTORE_API int32_t tsstore_filter_name(tsstore_filter *filter, const char *name);

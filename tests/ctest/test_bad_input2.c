@@ -165,6 +165,9 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_filter_new(NULL), TSSTORE_E_INVALID_PARAMETER);
     CHECK(tsstore_filter_new(&f));
     REFUSE(tsstore_filter_owner(f, 1, 4), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_owner(f, 1, -2), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_owner_category(f, 2), TSSTORE_E_INVALID_PARAMETER);
+    REFUSE(tsstore_filter_owner_category(f, -1), TSSTORE_E_INVALID_PARAMETER);
     REFUSE(tsstore_filter_series_type(f, 12), TSSTORE_E_INVALID_PARAMETER);
     REFUSE(tsstore_filter_name(f, NULL), TSSTORE_E_INVALID_PARAMETER);
     REFUSE(tsstore_filter_interval(f, "PT"), TSSTORE_E_INVALID_PARAMETER);

@@ -75,6 +75,31 @@ int main(int argc, char **argv) {
     CHECK(tsstore_keys_len(sel, &nsel));
     ASSERT(nsel == 3);
     tsstore_keys_free(sel);
+    /* Owner categories: all three are components; owner 2 under either category. */
+    CHECK(tsstore_filter_new(&f));
+    CHECK(tsstore_filter_owner_category(f, TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE));
+    CHECK(tsstore_list_keys_where(s, f, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 0);
+    tsstore_keys_free(sel);
+    CHECK(tsstore_filter_owner_category(f, TSSTORE_OWNER_COMPONENT));
+    CHECK(tsstore_list_keys_where(s, f, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 3);
+    tsstore_keys_free(sel);
+    tsstore_filter_free(f);
+    CHECK(tsstore_filter_new(&f));
+    CHECK(tsstore_filter_owner(f, 2, -1));
+    CHECK(tsstore_list_keys_where(s, f, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel >= 1);
+    tsstore_keys_free(sel);
+    CHECK(tsstore_filter_owner(f, 2, TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE));
+    CHECK(tsstore_list_keys_where(s, f, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 0);
+    tsstore_keys_free(sel);
+    tsstore_filter_free(f);
 
     /* Queries over the store. */
     int64_t counts[7], n = 0;

@@ -232,3 +232,100 @@ def test_the_fixed_names_and_signatures():
     for name in ("InvalidParameterError", "NotFoundError", "DuplicateTimeSeriesError", "DuplicateAssociationError",
                  "IntegrityError", "ReadOnlyError", "IncompatibleFormatError"):
         assert issubclass(getattr(tsstore, name), tsstore.TsStoreError)
+
+
+def test_values_that_would_not_survive_the_call_are_refused(path):
+    with tsstore.Store.create(path) as s:
+        with pytest.raises(tsstore.InvalidParameterError, match="int64"):
+            s.add_time_series(hourly("p", np.zeros(4)), owner_id=2**64 + 5, owner_type="G")
+        with pytest.raises(tsstore.InvalidParameterError, match="int32"):
+            s.add_time_series(hourly("p", np.zeros(4)), owner_id=1, owner_type="G", owner_category=2**32)
+        with pytest.raises(TypeError, match="int"):
+            s.add_time_series(hourly("p", np.zeros(4)), owner_id=1.5, owner_type="G")
+        with pytest.raises(tsstore.InvalidParameterError, match="NUL"):
+            s.add_time_series(hourly("a\x00b", np.zeros(4)), owner_id=1, owner_type="G")
+        with pytest.raises(TypeError, match="str"):
+            s.add_supplemental_attribute_associations([(1, 5, 2, "A")])
+        with pytest.raises(ValueError, match="whole milliseconds"):
+            s.add_time_series(tsstore.SingleTimeSeries("p", T0, dt.timedelta(microseconds=1500), np.zeros(4)),
+                              owner_id=1, owner_type="G")
+        with pytest.raises(ValueError, match="at least one axis"):
+            s.add_time_series(hourly("p", np.float64(3.0)), owner_id=1, owner_type="G")
+        with pytest.raises(TypeError, match="masked"):
+            s.add_time_series(tsstore.SingleTimeSeries("p", T0, "PT1H", np.ma.masked_array(np.zeros(4), [0, 1, 0, 0])),
+                              owner_id=1, owner_type="G")
+        with pytest.raises(ValueError, match="NaT"):
+            s.add_time_series(tsstore.SingleTimeSeries("p", np.datetime64("NaT"), "PT1H", np.zeros(4)), owner_id=1,
+                              owner_type="G")
+        assert s.list_keys() == []  # nothing of the above reached the store
+        monthly = s.add_time_series(tsstore.SingleTimeSeries("m", T0, np.timedelta64(1, "M"), np.zeros(3)), owner_id=1,
+                                    owner_type="G")
+        assert monthly.resolution == "P1M"
+        micro = s.add_time_series(tsstore.SingleTimeSeries("u", T0, np.timedelta64(3_600_000_000, "us"), np.zeros(3)),
+                                  owner_id=1, owner_type="G")
+        assert micro.resolution == "PT1H"
+        weekly = s.get_time_series(s.add_time_series(tsstore.SingleTimeSeries("w", T0, "P1W", np.zeros(3)),
+                                                     owner_id=1, owner_type="G"))
+        assert weekly.timestamps()[2] == T0 + dt.timedelta(weeks=2)
+
+
+def test_owner_category_filters_and_open_ranges(path):
+    epoch = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    with tsstore.Store.create(path) as s:
+        comp = s.add_time_series(hourly("p", np.arange(48.0), epoch), owner_id=2, owner_type="Gen")
+        attr = s.add_time_series(hourly("p", np.arange(48.0) + 1), owner_id=3, owner_type="Outage",
+                                 owner_category=OwnerCategory.SUPPLEMENTAL_ATTRIBUTE)
+        assert s.list_keys(owner_category=OwnerCategory.SUPPLEMENTAL_ATTRIBUTE) == [attr]
+        assert s.list_keys(owner_category=OwnerCategory.COMPONENT) == [comp]
+        assert s.list_keys(owner_id=3) == [attr]  # either category
+        assert s.list_keys(owner_id=3, owner_category=OwnerCategory.COMPONENT) == []
+        assert s.get_metadata(comp)["initial_timestamp"] == epoch  # 0 ms is a timestamp, not "none"
+        tail = s.get_time_series(comp, start=epoch + dt.timedelta(hours=45))
+        np.testing.assert_array_equal(tail.data, [45.0, 46.0, 47.0])
+        head = s.get_time_series(comp, end=epoch + dt.timedelta(hours=1))
+        np.testing.assert_array_equal(head.data, [0.0, 1.0])
+
+
+def test_threads_share_one_reader(path):
+    import threading
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(
+            [dict(ts=hourly("p", np.arange(200.0) + 1000 * i), owner_id=i, owner_type="G") for i in range(20)])
+        wrong = []
+        with s.static_reader("PT1H", keys) as rd:
+            def sweep(offset):
+                for h in range(offset, 200, 3):
+                    with rd.lock:  # the result is shared: use it before another thread reads
+                        if not np.array_equal(rd.read_step(h), np.arange(20) * 1000.0 + h):
+                            wrong.append(h)
+            threads = [threading.Thread(target=sweep, args=(k,)) for k in range(3)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        assert wrong == []
+
+
+def test_log_callback_swapped_while_other_threads_log():
+    import threading
+    s = tsstore.Store.in_memory()
+    key = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+    stop = threading.Event()
+
+    def reads():
+        while not stop.is_set():
+            s.get_time_series(key)
+    threads = [threading.Thread(target=reads) for _ in range(4)]
+    for th in threads:
+        th.start()
+    lines = []
+    try:
+        for i in range(3000):
+            tsstore.set_log_callback(lines.append if i % 2 == 0 else None)
+    finally:
+        tsstore.set_log_callback(None)
+        stop.set()
+        for th in threads:
+            th.join()
+        s.close()
+    assert lines  # the callbacks ran, and none ran after being freed

@@ -20,12 +20,17 @@ def dtype_code(dtype: np.dtype) -> int:
     for code, known in enumerate(DTYPES):
         if dt.kind == known.kind and dt.itemsize == known.itemsize:
             return code
-    raise TypeError(f"tsstore stores f64, f32, i64, i32, u64 and bool arrays, not {dt}")
+    raise TypeError(f"tsstore stores f64, f32, i64, i32, u64 and bool arrays, not {dt}; convert it first "
+                    "(data.astype(...)) and it reads back as the stored dtype")
 
 
 def as_array(data: Any) -> np.ndarray:
     """A C-contiguous little-endian copy-if-needed of data, in a dtype the store holds."""
+    if np.ma.isMaskedArray(data):
+        raise TypeError("a masked array has no stored form: fill its masked values first (data.filled(...))")
     arr = np.asarray(data)
+    if arr.ndim == 0:
+        raise ValueError("data must have at least one axis (time, or the forecast layout of format-details §6)")
     code = dtype_code(arr.dtype)
     return np.ascontiguousarray(arr, dtype=DTYPES[code])
 
@@ -35,9 +40,19 @@ def period(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, np.timedelta64):
-        value = value.astype("timedelta64[ms]").astype(object)
+        if np.isnat(value):
+            raise ValueError("a period cannot be NaT")
+        unit, count = np.datetime_data(value.dtype)
+        if unit in ("M", "Y"):  # calendar units stay calendar periods
+            return f"P{int(value.astype(np.int64)) * count}{unit}"
+        us = value.astype("timedelta64[us]")
+        if us.astype(value.dtype) != value:
+            raise ValueError(f"period {value}: periods are whole milliseconds")
+        value = _dt.timedelta(microseconds=int(us.astype(np.int64)))
     if isinstance(value, _dt.timedelta):
-        ms = round(value / _dt.timedelta(milliseconds=1))
+        ms, sub_ms = divmod(value, _dt.timedelta(milliseconds=1))
+        if sub_ms:
+            raise ValueError(f"period {value}: periods are whole milliseconds")
         if ms < 0:
             return "-" + period(_dt.timedelta(milliseconds=-ms))
         days, rest = divmod(ms, 86_400_000)
@@ -57,6 +72,8 @@ def period(value: Any) -> str:
 def millis(value: Any) -> int:
     """Unix milliseconds of a datetime (naive: UTC) or numpy.datetime64."""
     if isinstance(value, np.datetime64):
+        if np.isnat(value):
+            raise ValueError("a timestamp cannot be NaT")
         return int(value.astype("datetime64[ms]").astype(np.int64))
     if isinstance(value, _dt.datetime):
         if value.tzinfo is None:

@@ -33,6 +33,7 @@ the header, so a signature drift fails there.
 from __future__ import annotations
 
 import ctypes
+import operator
 import os
 import pathlib
 import threading
@@ -89,6 +90,7 @@ DECLARATIONS: list[tuple[str, str, str]] = [
     ("tsstore_filter_new", "status", ">h"),
     ("tsstore_filter_free", "void", "h"),
     ("tsstore_filter_owner", "status", "h l i"),
+    ("tsstore_filter_owner_category", "status", "h i"),
     ("tsstore_filter_series_type", "status", "h i"),
     ("tsstore_filter_name", "status", "h s"),
     ("tsstore_filter_name_glob", "status", "h s"),
@@ -180,6 +182,11 @@ TOKEN_CTYPES: dict[str, list[Any]] = {
 _RESULT_CTYPES = {"status": I32, "value": I32, "text": ctypes.c_char_p, "void": None}
 _OUT_SCALARS = {">h": P, ">i": I32, ">l": I64, ">z": SZ}
 _TEXT_FIRST_TRY = 4096  # bytes: most strings fit, so most text reads are one call
+# Calls that run a whole job to produce their text get room for a long answer at once: asked
+# again, they would redo the job (verify_integrity rehashes the whole store).
+_TEXT_FIRST_TRY_BY_NAME = {"tsstore_verify_integrity": 1 << 20}
+_INT_RANGES = {"i": (-(1 << 31), (1 << 31) - 1, "int32"), "l": (-(1 << 63), (1 << 63) - 1, "int64"),
+               "z": (0, (1 << (8 * ctypes.sizeof(SZ))) - 1, "size_t")}
 
 
 def _candidates() -> list[pathlib.Path]:
@@ -229,10 +236,28 @@ def check(status: int) -> None:
         raise _errors.error_for(status, last_error())
 
 
-def _encode(value: Any) -> bytes | None:
-    if value is None or isinstance(value, bytes):
-        return value
-    return str(value).encode("utf-8")
+def _encode(value: Any, where: str = "") -> bytes | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    elif not isinstance(value, bytes):
+        raise TypeError(f"{where}: a text argument must be str, not {type(value).__name__} ({value!r})")
+    if b"\0" in value:
+        raise _errors.InvalidParameterError(f"{where}: text {value!r} contains a NUL character", 1)
+    return value
+
+
+def _integer(value: Any, tok: str, where: str) -> int:
+    """value as a C integer of the token's type, refused (never wrapped) when out of range."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{where}: an integer argument must be an int, not {type(value).__name__} ({value!r})") from None
+    lo, hi, ctype = _INT_RANGES[tok]
+    if not lo <= v <= hi:
+        raise _errors.InvalidParameterError(f"{where}: {v} does not fit the library's {ctype}", 1)
+    return v
 
 
 def _int64s(values: Any) -> tuple[np.ndarray, int]:
@@ -259,18 +284,24 @@ def _bind(name: str, result: str, signature: str) -> Callable[..., Any]:
     fn.argtypes = [t for tok in tokens for t in TOKEN_CTYPES[tok]]
     fn.restype = _RESULT_CTYPES[result]
     text_at = tokens.index(">T") if ">T" in tokens else -1
+    first_try = _TEXT_FIRST_TRY_BY_NAME.get(name, _TEXT_FIRST_TRY)
 
     def marshal(args: tuple, text_capacity: int) -> tuple[list[Any], list[Any], list[Any]]:
         c_args: list[Any] = []
         outs: list[Any] = []
         keep: list[Any] = []  # Python objects whose memory the call reads
         it = iter(args)
-        for tok in tokens:
-            if tok in ("h", "i", "l", "z"):
+        for pos, tok in enumerate(tokens):
+            where = f"{name} argument {pos + 1}"
+            if tok == "h":
                 c_args.append(next(it))
-            elif tok in ("s", "x"):
-                v = _encode(next(it))
-                if tok == "x" and (v is None or len(v) != 32):
+            elif tok in _INT_RANGES:
+                c_args.append(_integer(next(it), tok, where))
+            elif tok == "s":
+                c_args.append(_encode(next(it), where))
+            elif tok == "x":
+                v = next(it)
+                if not isinstance(v, bytes) or len(v) != 32:
                     raise ValueError(f"{name}: a hash is 32 bytes, not {v!r}")
                 c_args.append(v)
             elif tok in ("L", "L0", "D"):
@@ -287,7 +318,7 @@ def _bind(name: str, result: str, signature: str) -> Callable[..., Any]:
                 keep.append(arr)
                 c_args += [arr.ctypes.data, n] if tok != "L0" else [arr.ctypes.data]
             elif tok == "S0":
-                strs = [_encode(s) for s in next(it)]
+                strs = [_encode(s, where) for s in next(it)]
                 c_strs = (ctypes.c_char_p * max(len(strs), 1))(*strs)
                 keep.append(c_strs)
                 c_args.append(ctypes.cast(c_strs, P))
@@ -346,14 +377,17 @@ def _bind(name: str, result: str, signature: str) -> Callable[..., Any]:
         return values[0] if len(values) == 1 else tuple(values)
 
     def wrapper(*args: Any) -> Any:
-        c_args, outs, keep = marshal(args, _TEXT_FIRST_TRY)
+        c_args, outs, keep = marshal(args, first_try)
         status = fn(*c_args)
         if result != "status":
             return status.decode("utf-8") if result == "text" and status is not None else status
-        if status == BUFFER_TOO_SMALL and text_at >= 0:
-            # The string was longer than the first buffer: ask again with room for it.
+        for _ in range(3):
+            if status != BUFFER_TOO_SMALL or text_at < 0:
+                break
+            # The string was longer than the buffer: ask again with room for it (and some to
+            # spare, should another thread lengthen it in between, as a store's last error can).
             needed = [o for o in outs if isinstance(o, SZ)][-1].value
-            c_args, outs, keep = marshal(args, max(needed, 1))
+            c_args, outs, keep = marshal(args, max(needed, 1) * 2)
             status = fn(*c_args)
         del keep
         check(status)
@@ -379,20 +413,22 @@ def null_handles(n: int) -> np.ndarray:
     return np.zeros(max(n, 1), dtype=np.uintp)
 
 
-# Keep-alive for the log callback installed from Python.
+# Every log callback ever installed from Python stays alive: a call already running on
+# another thread may still deliver a line to the one just replaced (include/tsstore.h), and a
+# freed ctypes thunk would crash it. One small object per installation.
 _log_lock = threading.Lock()
-_log_callback = None
+_log_callbacks: list[Any] = []
 _LOG_FN = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_void_p)
 
 
 def set_log_callback(fn: Callable[[str], None] | None) -> None:
     """Installs fn(line) for the library's debug log lines; None uninstalls it. The library
     calls it on the thread that logs, so it must be quick and must not call into tsstore."""
-    global _log_callback
     with _log_lock:
         cb = None if fn is None else _LOG_FN(lambda line, _user: fn(line.decode("utf-8", "replace")))
+        if cb is not None:
+            _log_callbacks.append(cb)
         api.set_log_callback(ctypes.cast(cb, P).value if cb else None, None)
-        _log_callback = cb
 
 
 __all__ = ["api", "check", "last_error", "null_handles", "set_log_callback", "DECLARATIONS", "TOKEN_CTYPES",

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import threading
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,6 +32,10 @@ class _Reader:
     def __init__(self, store: Any, handle: int, keys: Sequence[Key]) -> None:
         self._store = store  # keeps the store open while the reader lives
         self._h: int | None = handle
+        #: Reads take this lock (a read is two library calls: the step, then each group's
+        #: copy). Threads sharing a reader also hold it while they use a read's result,
+        #: which the next read overwrites: ``with reader.lock: x = reader.read_step(i).copy()``.
+        self.lock = threading.RLock()
         self.keys = list(keys)
         self.groups: list[Group] = []
         for g in range(self._call("groups")):
@@ -111,13 +116,15 @@ class StaticReader(_Reader):
 
     def read(self, t: Any) -> np.ndarray | None:
         """Reads the step at timestamp t (a grid point: never rounded)."""
-        self._call("read", cv.millis(t))
-        return self._fill()
+        with self.lock:
+            self._call("read", cv.millis(t))
+            return self._fill()
 
     def read_step(self, i: int) -> np.ndarray | None:
         """Reads step i of the grid."""
-        self._call("read_step", int(i))
-        return self._fill()
+        with self.lock:
+            self._call("read_step", i)
+            return self._fill()
 
 
 class ForecastReader(_Reader):
@@ -147,13 +154,15 @@ class ForecastReader(_Reader):
 
     def read(self, start: Any) -> np.ndarray | None:
         """Reads the window starting at start (a window start: never rounded)."""
-        self._call("read", cv.millis(start))
-        return self._fill()
+        with self.lock:
+            self._call("read", cv.millis(start))
+            return self._fill()
 
     def read_window(self, i: int) -> np.ndarray | None:
         """Reads window i."""
-        self._call("read_window", int(i))
-        return self._fill()
+        with self.lock:
+            self._call("read_window", i)
+            return self._fill()
 
 
 def _with_key_handles(keys: Sequence[Key], fn: Any) -> Any:

@@ -72,8 +72,10 @@ class Key:
 
     def handle(self) -> Handle:
         """A C key handle for this key (for one call; close it after)."""
-        h = api.key_new(int(self.owner_id), int(self.owner_category), int(self.series_type), self.name,
-                        self.resolution, self.interval, cv.features_json(self.features))
+        res = None if self.resolution is None else cv.period(self.resolution)
+        iv = None if self.interval is None else cv.period(self.interval)
+        h = api.key_new(self.owner_id, int(self.owner_category), int(self.series_type), self.name, res, iv,
+                        cv.features_json(self.features))
         return Handle(h, api.key_free)
 
     @classmethod
@@ -193,11 +195,12 @@ def steps(t0: _dt.datetime, iso: str, n: int) -> list[_dt.datetime]:
 
 
 def _parse_fixed(iso: str) -> _dt.timedelta:
-    m = re.fullmatch(r"P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", iso)
+    m = re.fullmatch(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", iso)
     if not m:
-        raise ValueError(f"{iso} is a calendar period; its steps have no fixed length")
-    d, h, mi, s = (float(x) if x else 0.0 for x in m.groups())
-    return _dt.timedelta(days=d, hours=h, minutes=mi, seconds=s)
+        raise ValueError(f"{iso}: the steps of a period with months or years are computed by month "
+                         "arithmetic, and mixed calendar periods are not supported here")
+    w, d, h, mi, s = (float(x) if x else 0.0 for x in m.groups())
+    return _dt.timedelta(weeks=w, days=d, hours=h, minutes=mi, seconds=s)
 
 
 def _to_pandas(times: list[_dt.datetime], data: np.ndarray, name: str) -> Any:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import contextlib
+import operator
+import datetime as _dt
 import threading
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -16,6 +18,9 @@ from ._series import (Deterministic, Handle, Key, NonSequentialTimeSeries, Owner
 _SUPPLEMENTAL, _PARENT_CHILD = 0, 1  # association tables (include/tsstore.h)
 _META_TEXT = ("owner_type", "units", "ext", "resolution", "horizon", "interval")
 _STATUS_CLOSED = 11  # TSSTORE_E_INVALID_HANDLE
+# The widest range a timestamp may take (format-details §5: RFC 3339, years 0001–9999).
+_MIN_MS = cv.millis(_dt.datetime(1, 1, 1))
+_MAX_MS = cv.millis(_dt.datetime(9999, 12, 31, 23, 59, 59, 999000))
 
 
 def _hash_bytes(data_hash: str | bytes) -> bytes:
@@ -45,7 +50,7 @@ class Store:
     @classmethod
     def create(cls, path: str, *, compression: str = "deflate:3:shuffle") -> "Store":
         """Creates a new store at path (path and path + '.sqlite' must not exist).
-        compression: "none", "deflate:N" (N 0–9) or "deflate:N:shuffle"."""
+        compression: "none", "deflate:N:shuffle" or "deflate:N:noshuffle" (N 0–9)."""
         return cls(api.create(str(path), compression))
 
     @classmethod
@@ -105,14 +110,14 @@ class Store:
     def set_write_buffer(self, nbytes: int) -> None:
         """How many bytes of added arrays the store holds before writing them out (default
         256 MiB); one-at-a-time adds are written in blocks of this size."""
-        api.set_write_buffer(self._handle(), int(nbytes))
+        api.set_write_buffer(self._handle(), nbytes)
 
     def set_read_cache(self, nbytes: int) -> None:
         """How many bytes of decoded columns the store keeps for one-at-a-time reads (default
         64 MiB; 0 turns it off). Reading one SingleTimeSeries decompresses every chunk of its
         packed dataset, so the store keeps the neighbouring columns it decoded with it: a
         loop of get_time_series over many components then costs a few passes, not one each."""
-        api.set_read_cache(self._handle(), int(nbytes))
+        api.set_read_cache(self._handle(), nbytes)
 
     # -- adding --------------------------------------------------------------------------
 
@@ -159,7 +164,10 @@ class Store:
             if start is None and end is None:
                 h = api.get(self._handle(), kh)
             else:
-                h = api.get_range(self._handle(), kh, cv.millis(start), cv.millis(end))
+                # An open end reaches past the series (ranges are clamped to it).
+                lo = _MIN_MS if start is None else cv.millis(start)
+                hi = _MAX_MS if end is None else cv.millis(end)
+                h = api.get_range(self._handle(), kh, lo, hi)
         with Handle(h, api.series_free) as sh:
             return series_from_handle(sh, key.name)
 
@@ -180,11 +188,12 @@ class Store:
         finally:
             for h in handles:
                 h.close()
-        result = []
-        for k, h in zip(keys, out[: len(keys)]):
-            with Handle(int(h), api.series_free) as sh:
-                result.append(series_from_handle(sh, k.name))
-        return result
+        owned = [Handle(int(h), api.series_free) for h in out[: len(keys)]]  # all freed, even on error
+        try:
+            return [series_from_handle(h.value, k.name) for k, h in zip(keys, owned)]
+        finally:
+            for h in owned:
+                h.close()
 
     def get_array(self, data_hash: str | bytes) -> np.ndarray:
         """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
@@ -219,8 +228,10 @@ class Store:
                 name: str | None, name_glob: str | None, owner_type: str | None, resolution: Any, interval: Any,
                 features: dict | None) -> Handle:
         fh = Handle(api.filter_new(), api.filter_free)
-        if owner_id is not None:
-            api.filter_owner(fh.value, int(owner_id), int(owner_category or 0))
+        if owner_id is not None:  # -1: the id under either category
+            api.filter_owner(fh.value, owner_id, -1 if owner_category is None else int(owner_category))
+        elif owner_category is not None:
+            api.filter_owner_category(fh.value, int(owner_category))
         if series_type is not None:
             api.filter_series_type(fh.value, int(series_type))
         for fn, v in ((api.filter_name, name), (api.filter_name_glob, name_glob), (api.filter_owner_type, owner_type)):
@@ -238,7 +249,8 @@ class Store:
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
                   features: dict | None = None) -> list[Key]:
         """The keys of the series matching every given filter, in insertion order. name_glob
-        is a SQLite GLOB ("max_*"); features match as a subset."""
+        is a SQLite GLOB ("max_*"); features match as a subset; owner_id without
+        owner_category matches the id under either category."""
         with self._filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
                           features) as fh:
             return keys_from_list(api.list_keys_where(self._handle(), fh))
@@ -264,7 +276,7 @@ class Store:
             api.metadata_element_shape(h, shape)
             record: dict[str, Any] = {
                 "series_type": SeriesType(typ), "dtype": cv.DTYPES[dtype], "length": length, "count": count,
-                "initial_timestamp": cv.from_millis(initial) if initial else None,
+                "initial_timestamp": None if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES else cv.from_millis(initial),
                 "element_shape": tuple(int(d) for d in shape[:ndim])}
             for i, field in enumerate(_META_TEXT):
                 record[field] = api.metadata_text(h, i) or None
@@ -347,7 +359,7 @@ class Store:
         """Attaches a stored series to another owner too, optionally renamed (the array is
         shared, not copied); returns the new key."""
         with key.handle() as kh:
-            h = api.copy_series(self._handle(), kh, int(owner_id), owner_type, int(owner_category), name)
+            h = api.copy_series(self._handle(), kh, owner_id, owner_type, int(owner_category), name)
         with Handle(h, api.key_free) as nk:
             return Key.from_handle(nk)
 
@@ -360,7 +372,7 @@ class Store:
 
     def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
         """Moves every series of one owner to another id, all or nothing; returns how many."""
-        return api.replace_owner_id(self._handle(), int(owner_category), int(old), int(new))
+        return api.replace_owner_id(self._handle(), int(owner_category), old, new)
 
     # -- associations --------------------------------------------------------------------
 
@@ -382,11 +394,11 @@ class Store:
 
     def has_supplemental_attribute_association(self, component_id: int, attribute_id: int) -> bool:
         """Whether the attribute is attached to the component."""
-        return bool(api.has_association(self._handle(), _SUPPLEMENTAL, int(component_id), int(attribute_id)))
+        return bool(api.has_association(self._handle(), _SUPPLEMENTAL, component_id, attribute_id))
 
     def has_parent_child_association(self, parent_id: int, child_id: int) -> bool:
         """Whether the edge parent → child exists."""
-        return bool(api.has_association(self._handle(), _PARENT_CHILD, int(parent_id), int(child_id)))
+        return bool(api.has_association(self._handle(), _PARENT_CHILD, parent_id, child_id))
 
     def list_supplemental_attribute_associations(
             self, *, component_ids: Iterable[int] | None = None, attribute_ids: Iterable[int] | None = None,
@@ -442,11 +454,11 @@ class Store:
     def replace_association_component_id(self, old: int, new: int) -> int:
         """Replaces a component id in the supplemental-attribute associations; returns how
         many rows changed."""
-        return api.replace_association_id(self._handle(), _SUPPLEMENTAL, int(old), int(new))
+        return api.replace_association_id(self._handle(), _SUPPLEMENTAL, old, new)
 
     def replace_parent_child_id(self, old: int, new: int) -> int:
         """Replaces an id at both ends of the parent/child edges; returns how many changed."""
-        return api.replace_association_id(self._handle(), _PARENT_CHILD, int(old), int(new))
+        return api.replace_association_id(self._handle(), _PARENT_CHILD, old, new)
 
     def supplemental_attribute_association_counts(self) -> dict[str, int]:
         """{'rows', 'components', 'attributes'}: rows and distinct ids at each end."""
@@ -477,7 +489,8 @@ class Store:
         try:
             yield self
         except BaseException:
-            api.rollback(h)
+            if self._h:  # a store closed inside the block rolled the transaction back itself
+                api.rollback(h)
             raise
         api.commit(h)
 
@@ -504,7 +517,7 @@ class Store:
 
 
 def _ids(values: Iterable[int] | None) -> list[int] | None:
-    return None if values is None else [int(v) for v in values]
+    return None if values is None else [operator.index(v) for v in values]
 
 
 def _add(names: tuple[str, str, str], target: int, ts: Series, owner_id: int, owner_type: str,
@@ -512,7 +525,7 @@ def _add(names: tuple[str, str, str], target: int, ts: Series, owner_id: int, ow
     """Calls the add (or batch-add) function for ts's type; returns what it returns."""
     single, nonseq, forecast = (getattr(api, n) for n in names)
     arr = cv.as_array(ts.data)
-    head = (target, int(owner_id), owner_type, int(owner_category), ts.name)
+    head = (target, owner_id, owner_type, int(owner_category), ts.name)
     tail = (cv.dtype_code(arr.dtype), list(arr.shape), arr, cv.features_json(features), units, ext)
     if isinstance(ts, SingleTimeSeries):
         return single(*head, cv.millis(ts.initial_timestamp), cv.period(ts.resolution), *tail)
