@@ -1,0 +1,54 @@
+"""
+    TsStore
+
+Julia binding of tsstore, a time-series store for power-system modelling: a NetCDF4 file of
+arrays and a SQLite catalog beside it, through the tsstore C library. Two layers:
+`TsStore.LibTsStore` (one `ccall` per C function) and this module (stores, series, readers,
+exceptions) in InfrastructureSystems.jl's vocabulary.
+
+Array layout: Julia is column-major and the store row-major, so a Julia array's dimensions
+are the store's reversed. Time is the last Julia dimension (a `3 × T` matrix is T steps of
+three numbers); reads fill a Julia array of the reversed shape in place, with no copy.
+"""
+module TsStore
+
+using Dates
+
+include("LibTsStore.jl")
+using .LibTsStore
+const L = LibTsStore
+
+include("errors.jl")
+include("convert.jl")
+include("types.jl")
+include("store.jl")
+include("readers.jl")
+include("catalog.jl")
+
+export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTimeSeries, Deterministic, Probabilistic,
+       Scenarios, OwnerCategory, COMPONENT, SUPPLEMENTAL_ATTRIBUTE, SeriesType, SINGLE_TIME_SERIES,
+       NON_SEQUENTIAL_TIME_SERIES, DETERMINISTIC, DETERMINISTIC_SINGLE_TIME_SERIES, PROBABILISTIC, SCENARIOS,
+       ABSTRACT_DETERMINISTIC,
+       add_time_series!, add_time_series_bulk!, bulk_add, get_time_series, get_time_series_many, get_windows,
+       has_time_series, remove_time_series!, list_keys, transform_single_time_series!, transaction,
+       StaticReader, ForecastReader, ReaderGroup, read_step!, read_window!, timestamps,
+       add_supplemental_attribute_associations!, add_parent_child_associations!,
+       has_supplemental_attribute_association, has_parent_child_association,
+       list_supplemental_attribute_associations, list_parent_child_associations,
+       remove_supplemental_attribute_associations!, remove_parent_child_associations!, get_children, get_parents,
+       replace_component_id_in_associations!, replace_parent_child_id!, supplemental_attribute_association_counts,
+       parent_child_association_counts,
+       get_metadata, get_counts_by_type, get_num_arrays, get_counts_by_hash, list_keys_by_hash, get_array,
+       list_names, list_owner_types, list_resolutions, list_intervals, get_forecast_parameters, get_static_summary,
+       copy_time_series!, rename_time_series!, replace_owner_id!,
+       compact!, verify_integrity, check_static_consistency, flush!, persist, set_write_buffer!, set_read_cache!,
+       TsStoreError, InvalidParameterError, NotFoundError, DuplicateTimeSeriesError, DuplicateAssociationError,
+       IntegrityError, ReadOnlyError, TsStoreIOError, IncompatibleFormatError, InternalError, BufferTooSmallError,
+       InvalidHandleError, UnknownStatusError
+
+function __init__()
+    v = L.tsstore_version()
+    v ÷ 100 == 1 || error("TsStore: libtsstore version $v is not the 0.1 this package expects")
+end
+
+end # module TsStore

@@ -1,0 +1,282 @@
+# The TsStore.jl test suite: round trips of every type and dtype, errors from real bad input,
+# readers, associations, queries, lifetimes. Run with
+#   TSSTORE_LIBRARY=/path/to/libtsstore.so julia --project=bindings/julia -e 'using Pkg; Pkg.test()'
+using Test
+using Dates
+using TsStore
+
+const T0 = DateTime(2024, 1, 1)
+
+tmpstore() = joinpath(mktempdir(), "system.nc")
+hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
+
+@testset "TsStore" begin
+    @testset "periods and timestamps" begin
+        @test TsStore.iso(Hour(1)) == "PT1H"
+        @test TsStore.iso(Day(1)) == "P1D"
+        @test TsStore.iso(Minute(90)) == "PT1H30M"
+        @test TsStore.iso(Millisecond(1500)) == "PT1.5S"
+        @test TsStore.iso(Month(1)) == "P1M"
+        @test TsStore.iso(Quarter(1)) == "P3M"
+        @test TsStore.iso(Year(2)) == "P2Y"
+        @test TsStore.iso(Hour(1) + Minute(30)) == "PT1H30M"
+        @test_throws ArgumentError TsStore.iso(Month(1) + Day(1))
+        @test TsStore.parse_period("PT1H") == Hour(1)
+        @test TsStore.parse_period("P1M") == Month(1)
+        @test TsStore.parse_period("PT0.25S") == Millisecond(250)
+        @test_throws ArgumentError TsStore.parse_period("1 hour")
+        @test TsStore.from_millis(TsStore.millis(DateTime(1950, 6, 1, 12))) == DateTime(1950, 6, 1, 12)
+        @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
+                                                                 "w" => 0.5, "on" => true))) ==
+              Dict{String,Any}("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true)
+    end
+
+    @testset "every dtype and element shape round-trips" begin
+        for T in (Float64, Float32, Int64, Int32, UInt64, Bool), eshape in ((), (3,))
+            path = tmpstore()
+            data = T == Bool ? rand(Bool, eshape..., 48) : rand(T(0):T(100), eshape..., 48)
+            if T <: AbstractFloat
+                data[1] = NaN
+            end
+            key = TsStore.create(path) do s
+                add_time_series!(s, hourly("p", data); owner_id = 1, owner_type = "Gen", units = "MW")
+            end
+            ts = TsStore.open(path; read_only = true) do s
+                get_time_series(s, key)
+            end
+            @test ts isa SingleTimeSeries
+            @test size(ts.data) == size(data) && eltype(ts.data) == T
+            @test isequal(ts.data, data)  # NaN equals NaN here
+            @test ts.initial_timestamp == T0 && ts.resolution == Hour(1)
+        end
+    end
+
+    @testset "[3]-per-step layout: time is the last dimension" begin
+        path = tmpstore()
+        cost = [10.0 * h + c for c in 1:3, h in 1:24]  # 3 × 24: column h is step h
+        TsStore.create(path) do s
+            k = add_time_series!(s, hourly("cost", cost); owner_id = 5, owner_type = "Thermal")
+            m = get_metadata(s, k)
+            @test m.length == 24 && m.element_shape == (3,)
+            got = get_time_series(s, k; start = T0 + Hour(2), stop = T0 + Hour(3))
+            @test got.data == cost[:, 3:4]
+        end
+    end
+
+    @testset "keys, ranges, lists, removal" begin
+        TsStore.create(tmpstore()) do s
+            k = add_time_series!(s, hourly("max_active_power", collect(1.0:48.0)); owner_id = 7,
+                                 owner_type = "PowerLoad", features = Dict("scenario" => "high", "model_year" => 2030))
+            @test k == Key(7, COMPONENT, SINGLE_TIME_SERIES, "max_active_power"; resolution = Hour(1),
+                           features = Dict("scenario" => "high", "model_year" => 2030))
+            @test has_time_series(s, k)
+            @test get_time_series(s, k; start = T0 + Hour(2), stop = T0 + Hour(4)).data == [3.0, 4.0, 5.0]
+            @test get_time_series(s, k; start = T0 + Hour(46)).data == [47.0, 48.0]
+            stamps = [T0, T0 + Minute(450)]
+            add_time_series!(s, NonSequentialTimeSeries("outage", stamps, [1.0, 0.5]); owner_id = 9, owner_type = "Line")
+            a = add_time_series!(s, hourly("p", zeros(24)); owner_id = 9, owner_type = "Outage",
+                                 owner_category = SUPPLEMENTAL_ATTRIBUTE)
+            @test [x.owner_id for x in list_keys(s; owner_type = "PowerLoad")] == [7]
+            @test [x.name for x in list_keys(s; name_glob = "max_*")] == ["max_active_power"]
+            @test length(list_keys(s; features = Dict("scenario" => "high"))) == 1
+            @test list_keys(s; owner_category = SUPPLEMENTAL_ATTRIBUTE) == [a]
+            @test length(list_keys(s; owner_id = 9)) == 2  # either category
+            ns = get_time_series(s, first(list_keys(s; series_type = NON_SEQUENTIAL_TIME_SERIES)))
+            @test ns.timestamps == stamps
+            remove_time_series!(s, k)
+            @test !has_time_series(s, k)
+        end
+    end
+
+    @testset "forecasts whole, by window, and their layout" begin
+        det = reshape(collect(1.0:20.0), 5, 4)      # (count, H): 5 windows of 4 steps
+        prob = rand(Float32, 5, 4, 3)               # (count, H, P)
+        TsStore.create(tmpstore()) do s
+            dk = add_time_series!(s, Deterministic("p", T0, Hour(1), Hour(4), Hour(2), 5, det); owner_id = 1,
+                                  owner_type = "Wind")
+            pk = add_time_series!(s, Probabilistic("p", T0, Hour(1), Hour(4), Hour(2), 5, [0.1, 0.5, 0.9], prob);
+                                  owner_id = 2, owner_type = "Wind")
+            sk = add_time_series!(s, Scenarios("p", T0, Hour(1), Hour(4), Hour(2), 5, prob); owner_id = 3,
+                                  owner_type = "Wind")
+            w = get_windows(s, dk, T0 + Hour(2), T0 + Hour(4))
+            @test w isa Deterministic && w.count == 2 && w.horizon == Hour(4) && w.interval == Hour(2)
+            @test w.data == det[2:3, :]
+            p = get_time_series(s, pk)
+            @test p.percentiles == [0.1, 0.5, 0.9] && p.data == prob
+            @test get_time_series(s, sk) isa Scenarios
+            @test_throws InvalidParameterError get_windows(s, dk, T0 + Hour(1))
+        end
+    end
+
+    @testset "bulk add, transactions, transform, maintenance" begin
+        path = tmpstore()
+        TsStore.create(path) do s
+            items = [(ts = hourly("p", collect(0.0:47.0) .+ i), owner_id = i, owner_type = "PowerLoad") for i in 0:19]
+            keys = add_time_series_bulk!(s, items)
+            @test [k.owner_id for k in keys] == collect(0:19)
+            @test_throws DuplicateTimeSeriesError bulk_add(s) do b
+                add_time_series!(b, hourly("p", zeros(48)); owner_id = 100, owner_type = "PowerLoad")
+                add_time_series!(b, hourly("p", zeros(48)); owner_id = 0, owner_type = "PowerLoad")
+            end
+            @test isempty(list_keys(s; owner_id = 100))
+            @test_throws ErrorException transaction(s) do st
+                add_time_series!(st, hourly("t", zeros(24)); owner_id = 500, owner_type = "X")
+                error("roll back")
+            end
+            @test isempty(list_keys(s; owner_id = 500))
+            transaction(st -> add_time_series!(st, hourly("t", zeros(24)); owner_id = 501, owner_type = "X"), s)
+            @test length(list_keys(s; owner_id = 501)) == 1
+            @test transform_single_time_series!(s, Day(1), Hour(12); resolution = Hour(1)) == 21
+            @test transform_single_time_series!(s, Day(1), Hour(12); resolution = Hour(1)) == 0
+            view = get_time_series(s, Key(3, COMPONENT, ABSTRACT_DETERMINISTIC, "p"; resolution = Hour(1),
+                                          interval = Hour(12)))
+            @test view isa Deterministic && view.data[2, :] == collect(12.0:35.0) .+ 3
+            report = verify_integrity(s)
+            @test isempty(report.problems) && report.arrays_checked == 21
+            @test compact!(s).datasets_dropped == 0
+            @test check_static_consistency(s)
+        end
+    end
+
+    @testset "readers fill arrays allocated once" begin
+        TsStore.create(tmpstore()) do s
+            keys = add_time_series_bulk!(s, [(ts = hourly("p", collect(0.0:71.0) .+ 1000i), owner_id = i,
+                                              owner_type = "PowerLoad") for i in 0:29])
+            whole = get_time_series_many(s, keys)
+            @test [w.data[2] for w in whole[1:3]] == [1.0, 1001.0, 2001.0]
+            StaticReader(s, Hour(1), keys) do rd
+                @test length(rd) == 72
+                buf = rd.groups[1].values
+                for (i, (t, r)) in enumerate(rd)
+                    @test t == T0 + Hour(i - 1)
+                    @test values(r) == collect(0:29) .* 1000.0 .+ (i - 1)
+                    @test r.groups[1].values === buf  # refilled, not reallocated
+                end
+                @test_throws InvalidParameterError read!(rd, T0 + Minute(30))
+            end
+            rev = StaticReader(s, Hour(1), reverse(keys))
+            read_step!(rev, 4)
+            @test values(rev) == reverse(collect(0:29) .* 1000.0 .+ 3)
+            close(rev)
+            close(rev)
+            @test_throws InvalidHandleError read_step!(rev, 1)
+            @test transform_single_time_series!(s, Hour(24), Hour(24)) == 30
+            fkeys = [Key(i, COMPONENT, ABSTRACT_DETERMINISTIC, "p"; resolution = Hour(1), interval = Day(1)) for i in 0:29]
+            ForecastReader(s, ABSTRACT_DETERMINISTIC, Hour(1), fkeys) do fr
+                @test length(fr) == 3
+                read!(fr, T0 + Day(2))
+                w = values(fr)
+                @test size(w) == (24, 30)
+                @test w[:, 6] == collect(48.0:71.0) .+ 5000
+                @test [t for (t, _) in fr] == [T0, T0 + Day(1), T0 + Day(2)]
+            end
+        end
+    end
+
+    @testset "associations, queries, owner moves" begin
+        TsStore.create(tmpstore()) do s
+            k = add_time_series!(s, hourly("max_active_power", collect(1.0:24.0)); owner_id = 1,
+                                 owner_type = "ThermalStandard", units = "MW", features = Dict("zone" => 2))
+            add_supplemental_attribute_associations!(s, [(1, "ThermalStandard", 10, "GeographicInfo"),
+                                                         (2, "PowerLoad", 10, "GeographicInfo")])
+            @test_throws DuplicateAssociationError add_supplemental_attribute_associations!(s, [(1, "Other", 10, "Other")])
+            @test has_supplemental_attribute_association(s, 2, 10)
+            @test [r[1] for r in list_supplemental_attribute_associations(s; attribute_ids = [10])] == [1, 2]
+            @test isempty(list_supplemental_attribute_associations(s; component_ids = Int[]))
+            @test supplemental_attribute_association_counts(s) == (rows = 2, components = 2, attributes = 1)
+            add_parent_child_associations!(s, [(40, "ThermalStandard", 99, "ACBus")])
+            @test get_children(s, 40) == [99] && get_parents(s, 99) == [40]
+            @test replace_parent_child_id!(s, 99, 98) == 1 && get_children(s, 40) == [98]
+            @test remove_supplemental_attribute_associations!(s; component_type = "PowerLoad") == 1
+            meta = get_metadata(s, k)
+            @test meta.units == "MW" && meta.length == 24 && meta.series_type == SINGLE_TIME_SERIES
+            @test length(meta.data_hash) == 64 && meta.key == k
+            @test get_counts_by_hash(s, meta.data_hash) == Dict(SINGLE_TIME_SERIES => 1)
+            @test get_array(s, meta.data_hash) == collect(1.0:24.0)
+            copy = copy_time_series!(s, k; owner_id = 7, owner_type = "ACBus")
+            @test copy.owner_id == 7 && copy.features == Dict{String,Any}("zone" => 2)
+            @test list_keys_by_hash(s, meta.data_hash) == [k, copy]
+            @test get_num_arrays(s) == 1
+            renamed = rename_time_series!(s, copy, "p2")
+            @test replace_owner_id!(s, 7, 70) == 1
+            @test !has_time_series(s, renamed)
+            @test get_counts_by_type(s) == Dict(SINGLE_TIME_SERIES => 2)
+            @test list_names(s) == ["max_active_power", "p2"]
+            @test list_owner_types(s) == ["ACBus", "ThermalStandard"]
+            @test list_resolutions(s) == [Hour(1)]
+            add_time_series!(s, Deterministic("f", T0, Hour(1), Hour(2), Hour(2), 2, zeros(2, 2)); owner_id = 3,
+                             owner_type = "Wind")
+            (params,) = get_forecast_parameters(s)
+            @test params.count == 2 && params.horizon == Hour(2) && params.initial_timestamp == T0
+            @test only(get_static_summary(s)).series == 2
+        end
+    end
+
+    @testset "errors from real bad input" begin
+        path = tmpstore()
+        TsStore.create(path) do s
+            k = add_time_series!(s, hourly("p", collect(1.0:4.0)); owner_id = 1, owner_type = "G")
+            @test_throws DuplicateTimeSeriesError add_time_series!(s, hourly("p", collect(1.0:4.0)); owner_id = 1,
+                                                                   owner_type = "G")
+            err = try
+                add_time_series!(s, SingleTimeSeries("p", T0, "1 hour", [1.0]); owner_id = 2, owner_type = "G")
+            catch e
+                e
+            end
+            @test err isa ArgumentError  # "1 hour" is not ISO-8601: refused before the library
+            @test_throws InvalidParameterError add_time_series!(s, hourly("p", [1.0]); owner_id = 2, owner_type = "G",
+                                                                features = Dict("units" => "MW"))
+            @test_throws InvalidParameterError add_time_series!(s, hourly("a\0b", [1.0]); owner_id = 2, owner_type = "G")
+            @test_throws ArgumentError add_time_series!(s, hourly("p", Int8[1, 2]); owner_id = 2, owner_type = "G")
+            @test_throws NotFoundError get_time_series(s, Key(9, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Hour(1)))
+            e = try
+                get_time_series(s, Key(9, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Hour(1)))
+            catch x
+                x
+            end
+            @test occursin("9", e.msg)  # the library's message names the key
+        end
+        TsStore.open(path; read_only = true) do s
+            @test_throws ReadOnlyError remove_time_series!(s, first(list_keys(s)))
+        end
+        @test_throws InvalidParameterError TsStore.create(path)
+        @test_throws TsStoreIOError TsStore.open(path * ".missing")
+    end
+
+    @testset "lifetimes" begin
+        s = TsStore.create(tmpstore())
+        @test isopen(s)
+        close(s)
+        close(s)
+        @test !isopen(s)
+        @test_throws InvalidHandleError list_keys(s)
+        m = TsStore.in_memory()
+        k = add_time_series!(m, hourly("p", collect(1.0:24.0)); owner_id = 1, owner_type = "G")
+        out = tmpstore()
+        persist(m, out)
+        close(m)
+        TsStore.open(out; read_only = true) do s
+            @test get_time_series(s, k).data == collect(1.0:24.0)
+        end
+        GC.gc()  # finalizers of unreachable stores and readers close them without a crash
+    end
+
+    @testset "tasks share one store" begin
+        TsStore.create(tmpstore()) do s
+            tasks = [Threads.@spawn begin
+                         for i in 1:30
+                             k = add_time_series!(s, hourly("p", collect(0.0:23.0) .+ (100t + i)); owner_id = 1000t + i,
+                                                  owner_type = "G")
+                             @assert get_time_series(s, k).data[1] == 100t + i
+                         end
+                     end for t in 1:6]
+            foreach(wait, tasks)
+            @test length(list_keys(s)) == 180
+        end
+    end
+
+    @testset "the library" begin
+        @test TsStore.library_version() ÷ 100 == 1
+        @test TsStore.status_name(2) == "TSSTORE_E_NOT_FOUND"
+    end
+end
