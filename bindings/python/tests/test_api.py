@@ -329,3 +329,13 @@ def test_log_callback_swapped_while_other_threads_log():
             th.join()
         s.close()
     assert lines  # the callbacks ran, and none ran after being freed
+
+
+def test_text_longer_than_the_first_buffer(path):
+    long_name = "n" * 200 + "é" * 150  # 500 UTF-8 bytes: the text read is retried with room for it
+    features = {f"f{i}": "v" * 20 for i in range(20)}
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(hourly(long_name, np.zeros(4)), owner_id=1, owner_type="G", features=features)
+        (listed,) = s.list_keys()
+        assert listed == k and listed.name == long_name and listed.features == features
+        assert s.list_names() == [long_name]

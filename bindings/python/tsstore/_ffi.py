@@ -181,7 +181,7 @@ TOKEN_CTYPES: dict[str, list[Any]] = {
 }
 _RESULT_CTYPES = {"status": I32, "value": I32, "text": ctypes.c_char_p, "void": None}
 _OUT_SCALARS = {">h": P, ">i": I32, ">l": I64, ">z": SZ}
-_TEXT_FIRST_TRY = 4096  # bytes: most strings fit, so most text reads are one call
+_TEXT_FIRST_TRY = 256  # bytes: names, periods and most feature sets fit, so most text reads are one call
 # Calls that run a whole job to produce their text get room for a long answer at once: asked
 # again, they would redo the job (verify_integrity rehashes the whole store).
 _TEXT_FIRST_TRY_BY_NAME = {"tsstore_verify_integrity": 1 << 20}
@@ -277,12 +277,75 @@ def _buffer(arr: Any, dtype: Any | None, per_element: bool) -> tuple[int | None,
     return (arr.ctypes.data if arr.size else None), (arr.size if per_element else arr.nbytes)
 
 
+_SIMPLE_TOKENS = {"h", "i", "l", "z", "s", ">h", ">i", ">l", ">z", ">T"}
+_OUT_NAMES = {">h": "P", ">i": "I32", ">l": "I64", ">z": "SZ"}
+
+
+def _compile_simple(name: str, result: str, tokens: list[str], fn: Any, first_try: int) -> Callable[..., Any] | None:
+    """A wrapper written out as straight-line code for a signature of scalars and strings only
+    (most calls: key parts, counts, handles in and out), about half the cost of the general
+    one. None for any other signature."""
+    if not set(tokens) <= _SIMPLE_TOKENS or tokens.count(">T") > 1:
+        return None
+    params, body, c_args, rets = [], [], [], []
+    for pos, tok in enumerate(tokens):
+        where = f"{name} argument {pos + 1}"
+        if tok == "h":
+            params.append(f"a{pos}")
+            c_args.append(f"a{pos}")
+        elif tok in _INT_RANGES:
+            params.append(f"a{pos}")
+            body.append(f"a{pos} = _integer(a{pos}, {tok!r}, {where!r})")
+            c_args.append(f"a{pos}")
+        elif tok == "s":
+            params.append(f"a{pos}")
+            body.append(f"a{pos} = _encode(a{pos}, {where!r})")
+            c_args.append(f"a{pos}")
+        elif tok == ">T":
+            c_args += ["b", "cap", "byref(n)"]
+            rets.append("b.value.decode('utf-8')")
+        else:
+            c_args.append(f"byref(o{pos})")
+            rets.append(f"o{pos}.value")
+    outs = [f"o{pos} = {_OUT_NAMES[tok]}()" for pos, tok in enumerate(tokens) if tok in _OUT_NAMES]
+    call = f"st = fn({', '.join(c_args)})"
+    lines = [f"def wrapper({', '.join(params)}):"] + ["    " + x for x in body]
+    if ">T" in tokens:
+        lines += ["    cap = first_try", "    for _ in range(4):", "        b = create_string_buffer(cap)",
+                  "        n = SZ(0)"] + ["        " + o for o in outs] + [
+                  "        " + call,
+                  "        if st != BUFFER_TOO_SMALL:", "            break",
+                  "        cap = max(n.value, 1) * 2  # room to spare, should another thread lengthen it"]
+    else:
+        lines += ["    " + o for o in outs] + ["    " + call]
+    if result == "status":
+        lines.append("    if st:")
+        lines.append("        check(st)")
+        lines.append("    return " + ("None" if not rets else rets[0] if len(rets) == 1 else "(" + ", ".join(rets) + ")"))
+    elif result == "text":
+        lines.append("    return None if st is None else st.decode('utf-8')")
+    elif result == "value":
+        lines.append("    return st")
+    else:
+        lines.append("    return None")
+    scope = {"fn": fn, "check": check, "_integer": _integer, "_encode": _encode, "P": P, "I32": I32, "I64": I64,
+             "SZ": SZ, "byref": ctypes.byref, "create_string_buffer": ctypes.create_string_buffer,
+             "BUFFER_TOO_SMALL": BUFFER_TOO_SMALL, "first_try": first_try}
+    exec("\n".join(lines), scope)  # noqa: S102 - the source is built above from the fixed table
+    return scope["wrapper"]
+
+
 def _bind(name: str, result: str, signature: str) -> Callable[..., Any]:
     """The Python wrapper of one C function (see the module docstring for the tokens)."""
     fn = getattr(_lib, name)
     tokens = signature.split()
     fn.argtypes = [t for tok in tokens for t in TOKEN_CTYPES[tok]]
     fn.restype = _RESULT_CTYPES[result]
+    fast = _compile_simple(name, result, tokens, fn, _TEXT_FIRST_TRY_BY_NAME.get(name, _TEXT_FIRST_TRY))
+    if fast is not None:
+        fast.__name__ = fast.__qualname__ = name[len("tsstore_"):]
+        fast.__doc__ = f"{name}({signature}) -> {result}; see include/tsstore.h."
+        return fast
     text_at = tokens.index(">T") if ">T" in tokens else -1
     first_try = _TEXT_FIRST_TRY_BY_NAME.get(name, _TEXT_FIRST_TRY)
 
