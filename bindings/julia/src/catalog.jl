@@ -12,7 +12,7 @@ end
 function add_associations!(s::Store, table::Int32, rows)
     rows = collect(rows)
     a, b = Int64[r[1] for r in rows], Int64[r[3] for r in rows]
-    at, bt = String[cstr(r[2]) for r in rows], String[cstr(r[4]) for r in rows]
+    at, bt = String[cstr(r[2]::AbstractString) for r in rows], String[cstr(r[4]::AbstractString) for r in rows]
     GC.@preserve at bt begin
         ap, bp = Ptr{UInt8}[pointer(x) for x in at], Ptr{UInt8}[pointer(x) for x in bt]
         check(L.tsstore_add_associations(handle(s), table, length(rows), a, ap, b, bp))
@@ -48,7 +48,7 @@ function list_associations(s::Store, table::Int32, a_ids, b_ids, a_type, b_type)
     try
         n = Ref{Csize_t}(0)
         check(L.tsstore_associations_len(out[], n))
-        for i in 0:n[]-1
+        for i in 0:Int(n[])-1
             ai, bi = Ref{Int64}(0), Ref{Int64}(0)
             check(L.tsstore_associations_ids(out[], i, ai, bi))
             push!(rows, (ai[], read_text(L.tsstore_associations_type, out[], i, Int32(0)), bi[],
@@ -219,7 +219,7 @@ function distinct(s::Store, field::Integer)
     try
         n = Ref{Csize_t}(0)
         check(L.tsstore_strings_len(out[], n))
-        return [read_text(L.tsstore_strings_get, out[], i) for i in 0:n[]-1]
+        return [read_text(L.tsstore_strings_get, out[], i) for i in 0:Int(n[])-1]
     finally
         L.tsstore_strings_free(out[])
     end
@@ -307,7 +307,8 @@ function set_log_callback(f)
         return nothing
     end
     # A closure cfunction (Julia ≥ 1.9 adopts a foreign thread that calls it).
-    cb = @cfunction($((line, _user) -> (f(unsafe_string(line)); nothing)), Cvoid, (Ptr{UInt8}, Ptr{Cvoid}))
+    deliver = (line, _user) -> (f(unsafe_string(line)); nothing)
+    cb = @cfunction($deliver, Cvoid, (Ptr{UInt8}, Ptr{Cvoid}))
     push!(LOG_CALLBACKS, cb)
     check(L.tsstore_set_log_callback(Base.unsafe_convert(Ptr{Cvoid}, cb), C_NULL))
     return nothing

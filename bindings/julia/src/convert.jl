@@ -74,8 +74,10 @@ function parse_period(s::AbstractString)
     d === nothing || push!(parts, Day(parse(Int, d)))
     h === nothing || push!(parts, Hour(parse(Int, h)))
     mi === nothing || push!(parts, Minute(parse(Int, mi)))
-    sec === nothing || push!(parts, Second(parse(Int, sec)))
-    frac === nothing || push!(parts, Millisecond(parse(Int, rpad(frac, 3, '0')[1:3])))
+    if sec !== nothing  # fractional seconds as one Millisecond period
+        ms = 1000 * parse(Int, sec) + (frac === nothing ? 0 : parse(Int, rpad(frac, 3, '0')[1:3]))
+        push!(parts, ms % 1000 == 0 ? Second(ms ÷ 1000) : Millisecond(ms))
+    end
     isempty(parts) && return Millisecond(0)
     return length(parts) == 1 ? parts[1] : Dates.CompoundPeriod(parts)
 end
@@ -148,7 +150,7 @@ json_value(v::AbstractString) = json_string(v)
 function features_json(f)
     (f === nothing || isempty(f)) && return Ptr{UInt8}(C_NULL)
     parts = String[]
-    for (k, v) in f
+    for (k, v) in pairs(f)  # a Dict or a NamedTuple
         v isa FeatureValue || throw(ArgumentError("feature $k: values are strings, integers, floats or booleans, not $(typeof(v))"))
         push!(parts, json_string(string(k)) * ":" * json_value(v))
     end

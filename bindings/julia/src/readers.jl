@@ -82,7 +82,7 @@ function StaticReader(s::Store, resolution::PeriodLike, keys::AbstractVector{Key
     r.initial, r.length = from_millis(t0[]), Int(n[])
     ng = Ref{Csize_t}(0)
     check(L.tsstore_static_reader_groups(r.ptr, ng))
-    for g in 0:ng[]-1
+    for g in 0:Int(ng[])-1
         dtype, nkeys, ndim = Ref{Int32}(0), Ref{Csize_t}(0), Ref{Csize_t}(0)
         check(L.tsstore_static_reader_group_info(r.ptr, g, dtype, nkeys, Ptr{Int64}(C_NULL), 0, ndim))
         shape = Vector{Int64}(undef, ndim[])
@@ -107,7 +107,7 @@ function ForecastReader(s::Store, series_type::SeriesType, resolution::PeriodLik
     layered = series_type in (PROBABILISTIC, SCENARIOS)
     ng = Ref{Csize_t}(0)
     check(L.tsstore_forecast_reader_groups(r.ptr, ng))
-    for g in 0:ng[]-1
+    for g in 0:Int(ng[])-1
         dtype, nkeys, layers, steps, ndim = Ref{Int32}(0), Ref{Csize_t}(0), Ref{Int64}(0), Ref{Int64}(0), Ref{Csize_t}(0)
         check(L.tsstore_forecast_reader_group_info(r.ptr, g, dtype, nkeys, layers, steps, Ptr{Int64}(C_NULL), 0, ndim))
         shape = Vector{Int64}(undef, ndim[])

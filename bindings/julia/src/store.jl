@@ -231,13 +231,13 @@ function series_from_handle(h::Ptr{L.tsstore_series}, name::AbstractString)
     check(L.tsstore_series_info(h, typ, dtype, ndim, initial, count))
     arr = array_from_handle(h, dtype[])
     typ[] == -1 && return arr
-    res = parse_period(read_text(L.tsstore_series_resolution, h))
     t = SeriesType(typ[])
-    t == SINGLE_TIME_SERIES && return SingleTimeSeries(name, from_millis(initial[]), res, arr)
-    if t == NON_SEQUENTIAL_TIME_SERIES
+    if t == NON_SEQUENTIAL_TIME_SERIES  # it has no resolution ("")
         stamps = filled_vector(L.tsstore_series_timestamps, h, Int64)
         return NonSequentialTimeSeries(name, from_millis.(stamps), arr)
     end
+    res = parse_period(read_text(L.tsstore_series_resolution, h))
+    t == SINGLE_TIME_SERIES && return SingleTimeSeries(name, from_millis(initial[]), res, arr)
     t0 = from_millis(initial[])
     hor = parse_period(read_text(L.tsstore_series_horizon, h))
     iv = parse_period(read_text(L.tsstore_series_interval, h))

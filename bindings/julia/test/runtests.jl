@@ -23,7 +23,10 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test_throws ArgumentError TsStore.iso(Month(1) + Day(1))
         @test TsStore.parse_period("PT1H") == Hour(1)
         @test TsStore.parse_period("P1M") == Month(1)
-        @test TsStore.parse_period("PT0.25S") == Millisecond(250)
+        @test TsStore.parse_period("PT0.25S") === Millisecond(250)
+        @test TsStore.parse_period("PT1.5S") === Millisecond(1500)
+        @test TsStore.parse_period("PT30S") === Second(30)
+        @test TsStore.features_json((zone = 2,)) == "{\"zone\":2}"
         @test_throws ArgumentError TsStore.parse_period("1 hour")
         @test TsStore.from_millis(TsStore.millis(DateTime(1950, 6, 1, 12))) == DateTime(1950, 6, 1, 12)
         @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
@@ -134,7 +137,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             report = verify_integrity(s)
             @test isempty(report.problems) && report.arrays_checked == 21
             @test compact!(s).datasets_dropped == 0
-            @test check_static_consistency(s)
+            @test !check_static_consistency(s)  # "t" has 24 steps, the "p" series 48: two grids
         end
     end
 
@@ -243,6 +246,16 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test_throws TsStoreIOError TsStore.open(path * ".missing")
     end
 
+    @testset "empty results" begin
+        TsStore.create(tmpstore()) do s
+            @test isempty(list_keys(s)) && isempty(list_names(s)) && isempty(list_intervals(s))
+            @test isempty(list_supplemental_attribute_associations(s)) && isempty(get_children(s, 1))
+            @test isempty(get_counts_by_type(s)) && get_num_arrays(s) == 0
+            @test isempty(get_forecast_parameters(s)) && isempty(get_static_summary(s))
+            @test verify_integrity(s).problems == String[]
+        end
+    end
+
     @testset "lifetimes" begin
         s = TsStore.create(tmpstore())
         @test isopen(s)
@@ -263,13 +276,17 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
 
     @testset "tasks share one store" begin
         TsStore.create(tmpstore()) do s
-            tasks = [Threads.@spawn begin
-                         for i in 1:30
-                             k = add_time_series!(s, hourly("p", collect(0.0:23.0) .+ (100t + i)); owner_id = 1000t + i,
-                                                  owner_type = "G")
-                             @assert get_time_series(s, k).data[1] == 100t + i
-                         end
-                     end for t in 1:6]
+            tasks = Task[]
+            for t in 1:6
+                task = Threads.@spawn begin
+                    for i in 1:30
+                        k = add_time_series!(s, hourly("p", collect(0.0:23.0) .+ (100t + i)); owner_id = 1000t + i,
+                                             owner_type = "G")
+                        @assert get_time_series(s, k).data[1] == 100t + i
+                    end
+                end
+                push!(tasks, task)
+            end
             foreach(wait, tasks)
             @test length(list_keys(s)) == 180
         end
