@@ -34,7 +34,8 @@ type workload struct {
 }
 
 type config struct {
-	dir string
+	dir      string
+	baseline string // the compiled netcdf-c baseline, built on first use
 }
 
 var workloads = []workload{
@@ -115,6 +116,8 @@ func formatValue(v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case v >= 10:
 		return fmt.Sprintf("%.1f", v)
+	case v != 0 && v < 0.1:
+		return fmt.Sprintf("%.3g", v) // per-(component, step) figures are hundredths of a µs
 	}
 	return fmt.Sprintf("%.2f", v)
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tsstore/tsstore/core"
@@ -58,6 +59,11 @@ func staticWorkload(cfg *config) ([]result, error) {
 		return nil, err
 	}
 	out = append(out, batchReads...)
+	vs, err := staticBaseline(cfg, n, length, batch, batchReads)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, vs...)
 
 	path = storePath(cfg, "static_loop")
 	s, err = core.Create(path, nil)
@@ -162,10 +168,62 @@ func batchGets(path string, n int) ([]result, error) {
 		}
 	}
 	rest := time.Since(t)
+	keys := make([]core.Key, n)
+	for i := range keys {
+		keys[i] = key(i)
+	}
+	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	steps := min(*staticLen, baselineSweepSteps)
+	t = time.Now()
+	for i := 0; i < steps; i++ {
+		if err := rd.ReadStep(i); err != nil {
+			return nil, err
+		}
+	}
+	sweep := time.Since(t)
 	label := fmt.Sprintf("%d × %d f64", n, *staticLen)
 	return []result{
+		{"static", label, fmt.Sprintf("StaticReader over the batch dataset, %d steps, per (component, step)", steps),
+			float64(sweep.Nanoseconds()) / 1e3 / float64(n*steps), "µs"},
 		{"static", label, "Get from the batch dataset, read cache off", uncached.Seconds() * 1e3, "ms"},
 		{"static", label, "Get from the batch dataset, first (decodes a block of columns)", first.Seconds() * 1e3, "ms"},
 		{"static", label, fmt.Sprintf("Get from the batch dataset, next %d in column order, per series", next), perItem(rest, min(next, n-1)) / 1e3, "ms"},
+	}, nil
+}
+
+// baselineSweepSteps is how many steps both the store and the baseline sweep.
+const baselineSweepSteps = 24 * 14
+
+// staticBaseline runs the netcdf-c baseline on the batch case's shapes (one [length, n] f64
+// dataset chunked (1, n), deflate 3 + shuffle: the store's default) and reports the store's
+// figures as ratios to it (1.0: as fast as netcdf-c alone; 2.0: twice the time).
+func staticBaseline(cfg *config, n, length int, batch time.Duration, reads []result) ([]result, error) {
+	figs, err := runBaseline(cfg, "static", storePath(cfg, "baseline_static"), strconv.Itoa(n), strconv.Itoa(length),
+		"3", "1", strconv.Itoa(min(length, baselineSweepSteps)))
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("%d × %d f64", n, length)
+	steps := min(length, baselineSweepSteps)
+	baseWrite := figs["write_s"] * 1e6 / float64(n)
+	baseSweep := figs["sweep_s"] * 1e6 / float64(n*steps)
+	baseColumn := figs["column_s"] * 1e3
+	ours := map[string]float64{}
+	for _, r := range reads {
+		ours[r.Metric] = r.Value
+	}
+	sweepMetric := fmt.Sprintf("StaticReader over the batch dataset, %d steps, per (component, step)", steps)
+	return []result{
+		{"static", label, "baseline (netcdf-c alone): write + sync, per series", baseWrite, "µs"},
+		{"static", label, "batch add + flush ÷ baseline write", perItem(batch, n) / baseWrite, "×"},
+		{"static", label, "baseline: row sweep, per (component, step)", baseSweep, "µs"},
+		{"static", label, "StaticReader sweep ÷ baseline row sweep", ours[sweepMetric] / baseSweep, "×"},
+		{"static", label, "baseline: one whole column", baseColumn, "ms"},
+		{"static", label, "Get (read cache off) ÷ baseline column", ours["Get from the batch dataset, read cache off"] / baseColumn, "×"},
+		{"static", label, "baseline file size", figs["bytes"] / (1 << 20), "MiB"},
 	}, nil
 }
