@@ -300,14 +300,23 @@ status_name(code::Integer) = unsafe_string(L.tsstore_status_name(Int32(code)))
 const LOG_CALLBACKS = Any[]  # every installed callback stays alive (a running call may still use one)
 
 """Installs f(line::String) for the library's debug log lines; `nothing` uninstalls. It runs on
-whichever thread logs, so it must be quick and must not call into the store."""
+whichever thread logs, inside a library call: it must be quick, must not call into the store
+and should not do I/O or yield (push the line onto a vector; print it later). Errors it throws
+are dropped."""
 function set_log_callback(f)
     if f === nothing
         check(L.tsstore_set_log_callback(C_NULL, C_NULL))
         return nothing
     end
     # A closure cfunction (Julia ≥ 1.9 adopts a foreign thread that calls it).
-    deliver = (line, _user) -> (f(unsafe_string(line)); nothing)
+    # An exception must not unwind through the library's frames: it is dropped here.
+    deliver = function (line, _user)
+        try
+            f(unsafe_string(line))
+        catch
+        end
+        return nothing
+    end
     cb = @cfunction($deliver, Cvoid, (Ptr{UInt8}, Ptr{Cvoid}))
     push!(LOG_CALLBACKS, cb)
     check(L.tsstore_set_log_callback(Base.unsafe_convert(Ptr{Cvoid}, cb), C_NULL))

@@ -64,6 +64,7 @@ const ISO_PERIOD = r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H
 """The Dates period of an ISO-8601 duration ("PT1H" → Hour(1), "P1M" → Month(1)); several
 parts give a Dates.CompoundPeriod."""
 function parse_period(s::AbstractString)
+    startswith(s, "-") && return -parse_period(s[2:end])
     m = match(ISO_PERIOD, s)
     (m === nothing || s == "P" || endswith(s, "T")) && throw(ArgumentError("not an ISO-8601 duration: \"$s\""))
     y, mo, w, d, h, mi, sec, frac = m.captures
@@ -113,9 +114,14 @@ end
 function read_text(f, args...)
     needed = Ref{Csize_t}(0)
     check(f(args..., Ptr{UInt8}(C_NULL), 0, needed))
-    buf = Vector{UInt8}(undef, max(needed[], 1))
-    check(f(args..., buf, length(buf), needed))
-    return String(buf[1:max(needed[], 1)-1])
+    for _ in 1:4  # the text can grow in between (a store's last error is shared by its threads)
+        buf = Vector{UInt8}(undef, 2 * max(needed[], 1))
+        status = f(args..., buf, length(buf), needed)
+        status == status_code(BufferTooSmallError) && continue
+        check(status)
+        return String(buf[1:max(needed[], 1)-1])
+    end
+    throw(BufferTooSmallError("text kept growing while it was read"))
 end
 
 # ---- features: a flat JSON object of strings, integers, floats and booleans ---------------

@@ -37,11 +37,17 @@ function Base.close(s::Store)
 end
 
 function with_closing(f, s::Store)
-    try
-        return f(s)
-    finally
-        close(s)
+    result = try
+        f(s)
+    catch
+        try
+            close(s)
+        catch  # f's error is the one to report
+        end
+        rethrow()
     end
+    close(s)
+    return result
 end
 
 """

@@ -133,12 +133,18 @@ struct Key
 end
 
 Key(owner_id::Integer, owner_category::OwnerCategory, series_type::SeriesType, name::AbstractString;
-    resolution = nothing, interval = nothing, features = Dict{String,Any}()) =
+    resolution = nothing, interval = nothing, features = nothing) =
     Key(Int64(owner_id), owner_category, series_type, String(name),
         resolution === nothing ? nothing : to_period(resolution), interval === nothing ? nothing : to_period(interval),
-        Dict{String,Any}(string(k) => v for (k, v) in features))
+        features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features)))
 
-Base.:(==)(a::Key, b::Key) = all(getfield(a, f) == getfield(b, f) for f in fieldnames(Key))
+# Periods compare by their ISO form: Hour(1) == Month(1) would throw, and Hour(24) is Day(1).
+same_period(a, b) = (a === nothing || b === nothing) ? a === b : iso(a) == iso(b)
+
+Base.:(==)(a::Key, b::Key) =
+    a.owner_id == b.owner_id && a.owner_category == b.owner_category && a.series_type == b.series_type &&
+    a.name == b.name && same_period(a.resolution, b.resolution) && same_period(a.interval, b.interval) &&
+    a.features == b.features
 Base.hash(k::Key, h::UInt) = hash((k.owner_id, k.owner_category, k.series_type, k.name), h)
 
 """Runs f with a C key handle for k, freed afterwards."""

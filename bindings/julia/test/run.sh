@@ -7,4 +7,4 @@ if ! command -v julia >/dev/null 2>&1; then
     exit 77
 fi
 here=$(cd "$(dirname "$0")/.." && pwd)
-exec julia --project="$here" -e 'using Pkg; Pkg.test()'
+exec julia --project="$here" -e 'using Pkg; Pkg.test(; julia_args = ["--threads=4"])'

@@ -271,10 +271,24 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         TsStore.open(out; read_only = true) do s
             @test get_time_series(s, k).data == collect(1.0:24.0)
         end
-        GC.gc()  # finalizers of unreachable stores and readers close them without a crash
+        let
+            # Unreachable while open: the finalizers close the reader and the store.
+            lost = TsStore.create(tmpstore())
+            keys = add_time_series_bulk!(lost, [(ts = hourly("p", zeros(24)), owner_id = i, owner_type = "G") for i in 1:3])
+            StaticReader(lost, Hour(1), keys)
+            lost = nothing
+        end
+        GC.gc()
+        GC.gc()
+        @test Key(1, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Hour(1)) !=
+              Key(1, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Month(1))  # no throw
+        @test Key(1, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Hour(24)) ==
+              Key(1, COMPONENT, SINGLE_TIME_SERIES, "p"; resolution = Day(1))
+        @test Key(1, COMPONENT, SINGLE_TIME_SERIES, "p"; features = (zone = 2,)).features == Dict{String,Any}("zone" => 2)
     end
 
     @testset "tasks share one store" begin
+        @test Threads.nthreads() > 1  # test/run.sh starts julia with --threads=4
         TsStore.create(tmpstore()) do s
             tasks = Task[]
             for t in 1:6
