@@ -204,9 +204,16 @@ func (ds *packedDS) chunkBytes() int {
 func (f *ncFile) setPackedCache(ds *packedDS) error {
 	chunk := uint64(ds.chunkBytes())
 	total := chunk * uint64(max(ds.fam.length, 1))
-	size := min(total, packedCacheCap)
-	fit := size / max(chunk, 1)
-	return ncshim.SetVarChunkCache(f.grp, ds.varid, size, nextPrime(2*fit+1), 1.0)
+	if total > packedCacheCap {
+		// A cache that cannot hold the dataset only costs here: a whole-column read cycles
+		// every chunk through it and keeps 128 MiB for nothing (measured on a 700 MB
+		// dataset, warm: 0.90–1.00 s per column with the cache, 0.85–0.94 s without), and
+		// writes arrive in row bands. The store's read cache (colcache.go) keeps decoded
+		// columns of such datasets instead.
+		return ncshim.SetVarChunkCache(f.grp, ds.varid, 0, 1, 1.0)
+	}
+	fit := total / max(chunk, 1)
+	return ncshim.SetVarChunkCache(f.grp, ds.varid, total, nextPrime(2*fit+1), 1.0)
 }
 
 // nextPrime returns the smallest prime >= n; HDF5 wants a prime slot count to spread its
