@@ -42,6 +42,7 @@ var workloads = []workload{
 	{"static", "SingleTimeSeries: batch and one-at-a-time add, bulk and single reads, StaticReader sweep", staticWorkload},
 	{"forecast-add", "cost of one more Deterministic at 1,000 and 10,000 stored; per forecast in a batch", forecastAdd},
 	{"forecast-sweep", "ForecastReader over Deterministic and DeterministicSingleTimeSeries, 365 daily windows", forecastSweep},
+	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 
 func main() {

@@ -136,6 +136,16 @@ func (s *Store) Clear() (int, error) {
 	return s.clear("clear_time_series", catalog.Filter{}, true)
 }
 
+// RemoveWhere removes every series the filter selects, all in one write, and returns how many
+// it removed (their arrays are freed once no other series references them).
+func (s *Store) RemoveWhere(f KeyFilter) (int, error) {
+	cf, err := f.toCatalog()
+	if err != nil {
+		return 0, withOp("remove_where", err)
+	}
+	return s.clear("remove_where", cf, false)
+}
+
 // ClearOwner removes every series of one owner and returns how many it removed.
 func (s *Store) ClearOwner(ownerID int64, category OwnerCategory) (int, error) {
 	if !category.Valid() {

@@ -424,11 +424,25 @@ func (s *Store) Has(k Key) (bool, error) {
 		return false, err
 	}
 	defer s.mu.Unlock()
-	_, err := s.lookupKey(k)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
+	types := []SeriesType{k.Type}
+	if k.Type == AbstractDeterministicType {
+		types = []SeriesType{DeterministicType, DeterministicSingleTimeSeriesType}
 	}
-	return err == nil, withOp(op, err)
+	for _, t := range types {
+		k.Type = t
+		id, err := keyIdentity(k)
+		if err != nil {
+			return false, withOp(op, err)
+		}
+		found, err := s.cat.Exists(id)
+		if err != nil {
+			return false, withOp(op, wrapIO("", err, "looking up the key"))
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // GetMetadata returns the catalog record of one series.

@@ -845,3 +845,37 @@ func TestRowDisagreeingWithArrayIsIntegrityError(t *testing.T) {
 	_, err = s.Get(kn)
 	wantKind(t, err, ErrIntegrity)
 }
+
+// RemoveWhere removes exactly what a filter selects (a features subset here), in one write,
+// frees the arrays no one else references and leaves the rest readable; sqlite3 checks the rows.
+func TestRemoveWhereRemovesWhatTheFilterSelects(t *testing.T) {
+	s, path := newStore(t)
+	high := &AddOptions{Features: Features{"scenario": Str("high")}}
+	for i := int64(0); i < 6; i++ {
+		opts := (*AddOptions)(nil)
+		if i%2 == 0 {
+			opts = high
+		}
+		mustAdd(t, s, gen(i), hourly("p", ramp(4, float64(10*i))), opts)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.RemoveWhere(KeyFilter{Features: Features{"scenario": Str("high")}})
+	if err != nil || n != 3 {
+		t.Fatalf("RemoveWhere = %d, %v", n, err)
+	}
+	if _, err := s.RemoveWhere(KeyFilter{Features: Features{"units": Str("MW")}}); err == nil {
+		t.Fatal("a reserved feature name in the filter was accepted")
+	}
+	for i := int64(1); i < 6; i += 2 {
+		ts := mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)})
+		if !equalFloats(floats(t, ts.Data), ramp(4, float64(10*i))) {
+			t.Fatalf("owner %d damaged", i)
+		}
+	}
+	s.Close()
+	if out := run(t, "sqlite3", CatalogPath(path), "SELECT group_concat(owner_id) FROM time_series_associations;"); out != "1,3,5\n" {
+		t.Fatalf("rows left: %q", out)
+	}
+}
