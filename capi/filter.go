@@ -172,6 +172,20 @@ func listResult(st C.int32_t, keys []core.Key, out *C.uintptr_t) C.int32_t {
 	return st
 }
 
+// filterOf copies the filter behind fp; 0 is the filter that matches everything.
+func filterOf(fp C.uintptr_t) (core.KeyFilter, error) {
+	if fp == 0 {
+		return core.KeyFilter{}, nil
+	}
+	h, err := getFilter(fp)
+	if err != nil {
+		return core.KeyFilter{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.f, nil
+}
+
 //export tsstore_list_keys_where
 func tsstore_list_keys_where(p C.uintptr_t, fp C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
@@ -181,21 +195,35 @@ func tsstore_list_keys_where(p C.uintptr_t, fp C.uintptr_t, out *C.uintptr_t) (s
 	*out = 0
 	var keys []core.Key
 	st := withStore(p, func(s *core.Store) error {
-		var f core.KeyFilter
-		if fp != 0 {
-			h, err := getFilter(fp)
-			if err != nil {
-				return err
-			}
-			h.mu.Lock()
-			f = h.f
-			h.mu.Unlock()
+		f, err := filterOf(fp)
+		if err != nil {
+			return err
 		}
-		var err error
 		keys, err = s.ListKeys(f)
 		return err
 	})
 	return listResult(st, keys, out)
+}
+
+//export tsstore_remove_where
+func tsstore_remove_where(p C.uintptr_t, fp C.uintptr_t, removed *C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	if removed != nil {
+		*removed = 0
+	}
+	n := 0
+	st := withStore(p, func(s *core.Store) error {
+		f, err := filterOf(fp)
+		if err != nil {
+			return err
+		}
+		n, err = s.RemoveWhere(f)
+		return err
+	})
+	if st == statusOK && removed != nil {
+		*removed = C.int64_t(n)
+	}
+	return st
 }
 
 //export tsstore_keys_by_hash

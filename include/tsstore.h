@@ -347,6 +347,10 @@ TSSTORE_API int32_t tsstore_filter_features(tsstore_filter *filter, const char *
 
 /* Lists the keys of the series a filter selects (NULL: all), in insertion order. */
 TSSTORE_API int32_t tsstore_list_keys_where(tsstore_store *store, const tsstore_filter *filter, tsstore_keys **out);
+/* Removes every series the filter selects (NULL: every series) in one all-or-nothing write;
+ * arrays no other series references are freed once it commits. *removed (may be NULL) gets
+ * the count. Status: OK, INVALID_HANDLE, READ_ONLY, IO. */
+TSSTORE_API int32_t tsstore_remove_where(tsstore_store *store, const tsstore_filter *filter, int64_t *removed);
 
 /* Lists the keys of every series that references the array with this hash. */
 TSSTORE_API int32_t tsstore_keys_by_hash(tsstore_store *store, const uint8_t hash[32], tsstore_keys **out);

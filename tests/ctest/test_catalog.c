@@ -193,6 +193,24 @@ int main(int argc, char **argv) {
     CHECK(tsstore_verify_integrity(s, &checked, &problems, buf, sizeof buf, &needed));
     ASSERT(problems == 0 && checked == 2 && buf[0] == 0);
 
+    /* Removal by filter: the three transformed views go, the static series stay. */
+    int64_t gone = -1, before = 0, after = 0;
+    CHECK(tsstore_count_arrays(s, &before));
+    CHECK(tsstore_filter_new(&f));
+    CHECK(tsstore_filter_series_type(f, TSSTORE_DETERMINISTIC_SINGLE_TIME_SERIES));
+    CHECK(tsstore_remove_where(s, f, &gone));
+    ASSERT(gone == 3);
+    CHECK(tsstore_remove_where(s, f, NULL)); /* nothing left to match */
+    EXPECT(tsstore_remove_where(s, (const tsstore_filter *)(void *)s, &gone), TSSTORE_E_INVALID_HANDLE);
+    ASSERT(gone == 0);
+    tsstore_filter_free(f);
+    CHECK(tsstore_list_keys_where(s, NULL, &sel));
+    CHECK(tsstore_keys_len(sel, &nsel));
+    ASSERT(nsel == 3); /* owners 1 and 2, and the renamed copy */
+    tsstore_keys_free(sel);
+    CHECK(tsstore_count_arrays(s, &after));
+    ASSERT(after == before); /* views own no arrays */
+
     tsstore_key_free(a);
     tsstore_key_free(b);
     tsstore_key_free(c);

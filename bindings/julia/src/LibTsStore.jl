@@ -78,6 +78,7 @@ const FUNCTIONS = (
     :tsstore_filter_interval,
     :tsstore_filter_features,
     :tsstore_list_keys_where,
+    :tsstore_remove_where,
     :tsstore_keys_by_hash,
     :tsstore_keys_len,
     :tsstore_keys_get,
@@ -290,6 +291,8 @@ tsstore_filter_features(filter, features_json) =
     ccall(sym(:tsstore_filter_features), Int32, (Ptr{tsstore_filter}, Ptr{UInt8}), filter, features_json)
 tsstore_list_keys_where(store, filter, out) =
     ccall(sym(:tsstore_list_keys_where), Int32, (Ptr{tsstore_store}, Ptr{tsstore_filter}, Ptr{Ptr{tsstore_keys}}), store, filter, out)
+tsstore_remove_where(store, filter, removed) =
+    ccall(sym(:tsstore_remove_where), Int32, (Ptr{tsstore_store}, Ptr{tsstore_filter}, Ptr{Int64}), store, filter, removed)
 tsstore_keys_by_hash(store, hash, out) =
     ccall(sym(:tsstore_keys_by_hash), Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Ptr{Ptr{tsstore_keys}}), store, hash, out)
 tsstore_keys_len(keys, len) =

@@ -335,6 +335,31 @@ end
 """Removes one series (its array is freed once no other series uses it)."""
 remove_time_series!(s::Store, key::Key) = with_key(kh -> check(L.tsstore_remove(handle(s), kh)), key)
 
+# Runs f(filter) on a new filter narrowed by the keyword arguments of list_keys, then frees it.
+function with_filter(f, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution,
+                     interval, features)
+    fout = Ref{Ptr{L.tsstore_filter}}(C_NULL)
+    check(L.tsstore_filter_new(fout))
+    h = fout[]
+    try
+        if owner_id !== nothing
+            check(L.tsstore_filter_owner(h, Int64(owner_id), owner_category === nothing ? Int32(-1) : Int32(owner_category)))
+        elseif owner_category !== nothing
+            check(L.tsstore_filter_owner_category(h, Int32(owner_category)))
+        end
+        series_type === nothing || check(L.tsstore_filter_series_type(h, Int32(series_type)))
+        name === nothing || check(L.tsstore_filter_name(h, cstr(name)))
+        name_glob === nothing || check(L.tsstore_filter_name_glob(h, cstr(name_glob)))
+        owner_type === nothing || check(L.tsstore_filter_owner_type(h, cstr(owner_type)))
+        resolution === nothing || check(L.tsstore_filter_resolution(h, iso(resolution)))
+        interval === nothing || check(L.tsstore_filter_interval(h, iso(interval)))
+        (features === nothing || isempty(features)) || check(L.tsstore_filter_features(h, features_json(features)))
+        return f(h)
+    finally
+        L.tsstore_filter_free(h)
+    end
+end
+
 """
     list_keys(store; owner_id, owner_category, series_type, name, name_glob, owner_type,
               resolution, interval, features) -> Vector{Key}
@@ -345,27 +370,28 @@ matches the id under either category; name_glob is a SQLite GLOB ("max_*").
 function list_keys(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing, name = nothing,
                    name_glob = nothing, owner_type = nothing, resolution = nothing, interval = nothing,
                    features = nothing)
-    fout = Ref{Ptr{L.tsstore_filter}}(C_NULL)
-    check(L.tsstore_filter_new(fout))
-    f = fout[]
-    try
-        if owner_id !== nothing
-            check(L.tsstore_filter_owner(f, Int64(owner_id), owner_category === nothing ? Int32(-1) : Int32(owner_category)))
-        elseif owner_category !== nothing
-            check(L.tsstore_filter_owner_category(f, Int32(owner_category)))
-        end
-        series_type === nothing || check(L.tsstore_filter_series_type(f, Int32(series_type)))
-        name === nothing || check(L.tsstore_filter_name(f, cstr(name)))
-        name_glob === nothing || check(L.tsstore_filter_name_glob(f, cstr(name_glob)))
-        owner_type === nothing || check(L.tsstore_filter_owner_type(f, cstr(owner_type)))
-        resolution === nothing || check(L.tsstore_filter_resolution(f, iso(resolution)))
-        interval === nothing || check(L.tsstore_filter_interval(f, iso(interval)))
-        (features === nothing || isempty(features)) || check(L.tsstore_filter_features(f, features_json(features)))
+    return with_filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
+                       features) do f
         out = Ref{Ptr{L.tsstore_keys}}(C_NULL)
         check(L.tsstore_list_keys_where(handle(s), f, out))
-        return keys_from_list(out[])
-    finally
-        L.tsstore_filter_free(f)
+        keys_from_list(out[])
+    end
+end
+
+"""
+    remove_time_series!(store; filters...) -> Int
+
+Removes every series `list_keys(store; filters...)` selects, all or nothing, and returns
+how many; with no filter at all it removes every series.
+"""
+function remove_time_series!(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing,
+                             name = nothing, name_glob = nothing, owner_type = nothing, resolution = nothing,
+                             interval = nothing, features = nothing)
+    return with_filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
+                       features) do f
+        removed = Ref{Int64}(0)
+        check(L.tsstore_remove_where(handle(s), f, removed))
+        Int(removed[])
     end
 end
 

@@ -88,6 +88,9 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test ns.timestamps == stamps
             remove_time_series!(s, k)
             @test !has_time_series(s, k)
+            @test remove_time_series!(s; owner_category = SUPPLEMENTAL_ATTRIBUTE) == 1
+            @test isempty(list_keys(s; owner_category = SUPPLEMENTAL_ATTRIBUTE))
+            @test remove_time_series!(s; name = "absent") == 0
         end
     end
 

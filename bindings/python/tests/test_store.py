@@ -114,6 +114,19 @@ def test_bulk_transactions_transform_and_maintenance(path):
                       "'DeterministicSingleTimeSeries'").fetchone() == (21,)
 
 
+def test_remove_where_removes_only_what_the_filter_selects(path):
+    with tsstore.Store.create(path) as s:
+        for i in range(6):
+            s.add_time_series(hourly("load", np.full(24, float(i))), owner_id=i,
+                              owner_type="PowerLoad" if i % 2 else "ThermalStandard")
+        assert s.remove_time_series_where(owner_type="PowerLoad") == 3
+        assert s.remove_time_series_where(name="absent") == 0
+        with pytest.raises(tsstore.InvalidParameterError, match="resolution"):
+            s.remove_time_series_where(resolution="hourly")
+    db = sqlite3.connect(path + ".sqlite")
+    assert db.execute("SELECT owner_id FROM time_series_associations ORDER BY owner_id").fetchall() == [(0,), (2,), (4,)]
+
+
 def test_exceptions_from_real_bad_input(path):
     with tsstore.Store.create(path) as s:
         k = s.add_time_series(hourly("p", np.arange(4.0)), owner_id=1, owner_type="G")

@@ -99,6 +99,7 @@ DECLARATIONS: list[tuple[str, str, str]] = [
     ("tsstore_filter_interval", "status", "h s"),
     ("tsstore_filter_features", "status", "h s"),
     ("tsstore_list_keys_where", "status", "h h >h"),
+    ("tsstore_remove_where", "status", "h h >l"),
     ("tsstore_keys_by_hash", "status", "h x >h"),
     ("tsstore_keys_len", "status", "h >z"),
     ("tsstore_keys_get", "status", "h z >h"),

@@ -255,6 +255,16 @@ class Store:
                           features) as fh:
             return keys_from_list(api.list_keys_where(self._handle(), fh))
 
+    def remove_time_series_where(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
+                                 series_type: SeriesType | None = None, name: str | None = None,
+                                 name_glob: str | None = None, owner_type: str | None = None, resolution: Any = None,
+                                 interval: Any = None, features: dict | None = None) -> int:
+        """Removes every series list_keys with the same filters selects, all or nothing, and
+        returns how many; with no filter at all it removes every series."""
+        with self._filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
+                          features) as fh:
+            return api.remove_where(self._handle(), fh)
+
     def list_metadata(self, **filters: Any) -> list[dict]:
         """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
         return [self.get_metadata(k) for k in self.list_keys(**filters)]
