@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -49,7 +50,18 @@ func main() {
 	names := flag.String("workloads", "all", "comma-separated workloads to run ("+workloadNames()+")")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	dir := flag.String("dir", "", "directory for the stores (default: a temporary directory, removed after)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (go tool pprof)")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fail(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	cfg := &config{dir: *dir}
 	if cfg.dir == "" {
 		d, err := os.MkdirTemp("", "tsbench")

@@ -136,7 +136,15 @@ func (f Features) entries() []hashing.Feature {
 	return out
 }
 
-func (f Features) hash() hashing.Digest { return hashing.Features(f.entries()) }
+func (f Features) hash() hashing.Digest {
+	if len(f) == 0 {
+		return noFeaturesHash
+	}
+	return hashing.Features(f.entries())
+}
+
+// noFeaturesHash is the hash of the empty feature map, which most series carry.
+var noFeaturesHash = hashing.Features(nil)
 
 func featuresFromEntries(entries []hashing.Feature) Features {
 	f := make(Features, len(entries))

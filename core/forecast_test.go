@@ -498,3 +498,31 @@ func TestForecastParametersOfIndependentStore(t *testing.T) {
 		t.Fatalf("intervals %v", iv)
 	}
 }
+
+// A refused call ends a unit it opened with ROLLBACK; one that joins a unit holding earlier
+// work must keep that work.
+func TestRefusedAddKeepsEarlierUncommittedWork(t *testing.T) {
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 1)), nil) // pending, not yet committed
+	_, err := s.AddBatch([]BatchItem{{Owner: gen(3), Series: hourly("load", ramp(24, 2))},
+		{Owner: gen(1), Series: hourly("load", ramp(24, 3))}})
+	wantKind(t, err, ErrDuplicateTimeSeries)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for owner, want := range map[int64]bool{1: true, 2: true, 3: false} {
+		ok, err := r.Has(Key{OwnerID: owner, Name: "load", Resolution: Hours(1)})
+		if err != nil || ok != want {
+			t.Fatalf("owner %d: has = %v, %v; want %v", owner, ok, err, want)
+		}
+	}
+}

@@ -281,20 +281,25 @@ func cloneFeatures(f Features) Features {
 // arrays in the unit of work and inserts the rows, writing each distinct feature set once.
 // It runs inside the call's savepoint: a failure undoes all of it.
 func (s *Store) commitPrepared(ps []*prepared) error {
-	seen := make(map[string]int, len(ps))
+	seen := make(map[catalog.IdentityKey]int, len(ps))
 	for i, p := range ps {
-		id := identityOf(&p.row)
-		if j, dup := seen[id.String()]; dup {
+		id := identityOf(&p.row).MapKey()
+		if j, dup := seen[id]; dup {
 			return newErr(ErrDuplicateTimeSeries, "", "items["+itoa(int64(i))+"]",
 				"%s is also item %d of this batch", p.key, j)
 		}
-		seen[id.String()] = i
-		if err := s.checkFree(p); err != nil {
-			return itemErr(err, i, len(ps))
+		seen[id] = i
+		if p.key.Type == DeterministicType {
+			if err := s.checkExclusion(identityOf(&p.row), DeterministicSingleTimeSeriesType); err != nil {
+				return itemErr(err, i, len(ps))
+			}
 		}
 	}
+	// A key already stored is found by the unique indexes at INSERT (on-disk-format.md,
+	// "Indexes": a violation is DuplicateTimeSeries) rather than by a lookup per item first;
+	// the savepoint of the call undoes the rows inserted before it.
 	written := map[string]bool{}
-	for _, p := range ps {
+	for i, p := range ps {
 		if !written[string(p.row.FeaturesHash)] {
 			written[string(p.row.FeaturesHash)] = true
 			if err := s.cat.PutFeatureSet(p.row.FeaturesHash, p.features); err != nil {
@@ -303,30 +308,13 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 		}
 		if _, err := s.cat.Insert(&p.row); err != nil {
 			if errors.Is(err, catalog.ErrUnique) {
-				return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
+				return itemErr(newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key), i, len(ps))
 			}
 			return wrapIO("", err, "writing the catalog row")
 		}
 		s.stage(p)
 	}
 	s.unit.changes += len(ps)
-	return nil
-}
-
-// checkFree refuses a key that is stored, and a Deterministic whose family already has a
-// DeterministicSingleTimeSeries (format-details §8, mutual exclusion).
-func (s *Store) checkFree(p *prepared) error {
-	id := identityOf(&p.row)
-	existing, err := s.cat.Lookup(id)
-	if err != nil {
-		return wrapIO("", err, "looking up the key")
-	}
-	if existing != nil {
-		return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key)
-	}
-	if p.key.Type == DeterministicType {
-		return s.checkExclusion(id, DeterministicSingleTimeSeriesType)
-	}
 	return nil
 }
 

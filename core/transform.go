@@ -61,7 +61,7 @@ func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, er
 			return 0, err
 		}
 		id := identityOf(row)
-		if old, ok := existing[id.String()]; ok {
+		if old, ok := existing[id.MapKey()]; ok {
 			if old.Horizon.String == row.Horizon.String && bytes.Equal(old.DataHash, row.DataHash) {
 				continue // already derived: a no-op
 			}
@@ -89,7 +89,7 @@ func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, er
 
 // transformInputs lists the candidate sources, the DeterministicSingleTimeSeries already
 // stored (by identity) and the families holding a Deterministic, in three queries.
-func (s *Store) transformInputs(cf catalog.Filter) ([]catalog.Row, map[string]*catalog.Row, map[string]bool, error) {
+func (s *Store) transformInputs(cf catalog.Filter) ([]catalog.Row, map[catalog.IdentityKey]*catalog.Row, map[catalog.IdentityKey]bool, error) {
 	list := func(t SeriesType) ([]catalog.Row, error) {
 		f := cf
 		f.SeriesTypes = []string{t.String()}
@@ -111,11 +111,11 @@ func (s *Store) transformInputs(cf catalog.Filter) ([]catalog.Row, map[string]*c
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	existing := make(map[string]*catalog.Row, len(dsts))
+	existing := make(map[catalog.IdentityKey]*catalog.Row, len(dsts))
 	for i := range dsts {
-		existing[identityOf(&dsts[i]).String()] = &dsts[i]
+		existing[identityOf(&dsts[i]).MapKey()] = &dsts[i]
 	}
-	dets := make(map[string]bool, len(detRows))
+	dets := make(map[catalog.IdentityKey]bool, len(detRows))
 	for i := range detRows {
 		dets[familyOf(identityOf(&detRows[i]))] = true
 	}
@@ -124,9 +124,9 @@ func (s *Store) transformInputs(cf catalog.Filter) ([]catalog.Row, map[string]*c
 
 // familyOf is the identity without type and interval: the unit of the Deterministic /
 // DeterministicSingleTimeSeries exclusion.
-func familyOf(id catalog.Identity) string {
+func familyOf(id catalog.Identity) catalog.IdentityKey {
 	id.SeriesType, id.Interval = "", ""
-	return id.String()
+	return id.MapKey()
 }
 
 // deriveRow builds the DeterministicSingleTimeSeries row over one SingleTimeSeries row: a

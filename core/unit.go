@@ -106,6 +106,12 @@ func (s *Store) mutateLocked(fn func() error) error {
 		if rerr := s.rollbackLevel(); rerr != nil {
 			return errors.Join(err, rerr)
 		}
+		if s.unit.user == 0 && s.cat.Depth() == 1 && s.unit.empty() {
+			// The refused call opened the unit: end it with ROLLBACK, so that pages it
+			// dirtied and restored are not written back at the next commit (refused input
+			// leaves the files byte for byte as they were).
+			return errors.Join(err, s.rollbackLevel())
+		}
 		return err
 	}
 	if s.unit.user == 0 && (s.unit.changes > maxUnitChanges || s.unit.written != nil) {
@@ -166,6 +172,11 @@ func (s *Store) rollbackLevel() error {
 		s.unit = newUnit()
 	}
 	return wrapIO("", err, "rolling back")
+}
+
+// empty reports whether the unit holds no work: no rows, arrays or frees.
+func (u *unitState) empty() bool {
+	return u.changes == 0 && len(u.pending) == 0 && len(u.written) == 0 && len(u.frees) == 0
 }
 
 func newUnit() unitState { return unitState{pendingIx: map[arrKey]*prepared{}} }
