@@ -78,9 +78,9 @@ type Identity struct {
 // IdentityKey is an Identity usable as a map key (built without formatting: batches of
 // 100,000 series build one per row).
 type IdentityKey struct {
-	OwnerID                                                int64
+	OwnerID                                               int64
 	OwnerCategory, SeriesType, Name, Resolution, Interval string
-	FeaturesHash                                           string
+	FeaturesHash                                          string
 }
 
 // MapKey is the identity as a comparable value.
@@ -97,7 +97,7 @@ type Catalog struct {
 	// holdReads keeps a deferred read transaction open between writes (writable file
 	// catalogs); idle says one is open now. See holdReadLock.
 	holdReads, idle bool
-	stmts map[string]*sql.Stmt
+	stmts           map[string]*sql.Stmt
 	// tables caches HasTable: a read-only catalog cannot gain tables, a writable one has
 	// them all from its DDL.
 	tables map[string]bool
