@@ -29,7 +29,7 @@ demo-go: deps
 
 # Benchmarks: Markdown table on stdout, JSON in $(OUT)/bench.json. BENCH_FLAGS narrows them,
 # e.g. BENCH_FLAGS="-workloads forecast-add".
-bench: deps
+bench: deps clib pyenv
 	mkdir -p $(OUT)
 	$(GO) run $(GOFLAGS) ./bench -json $(OUT)/bench.json $(BENCH_FLAGS)
 

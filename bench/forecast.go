@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -142,6 +143,18 @@ func forecastAdd(cfg *config) ([]result, error) {
 		open := time.Since(t)
 		s.Close()
 		c := fmt.Sprintf("%d stored, [24, %d] f64", level, count)
+		figs, err := runBaseline(cfg, "forecast-add", storePath(cfg, "baseline_forecast_add"), strconv.Itoa(level), "24",
+			strconv.Itoa(count), "3", "1", strconv.Itoa(*addRepeats))
+		if err != nil {
+			return nil, err
+		}
+		baseAdd := figs["add_fsync_median_s"] * 1e6
+		out = append(out,
+			result{"forecast-add", c, "baseline (netcdf-c alone): one more variable, define + write + nc_sync (median)", figs["add_median_s"] * 1e6, "µs"},
+			result{"forecast-add", c, "baseline: the same + fsync (median)", baseAdd, "µs"},
+			result{"forecast-add", c, "add + flush every time ÷ baseline with fsync", medianMicros(durable) / baseAdd, "×"},
+			result{"forecast-add", c, "baseline: open (writable)", figs["open_s"] * 1e3, "ms"},
+		)
 		out = append(out,
 			result{"forecast-add", c, "one-at-a-time add, the call (median)", medianMicros(calls), "µs"},
 			result{"forecast-add", c, "100 one-at-a-time adds + flush, per forecast", perItem(loop, 100), "µs"},
@@ -185,28 +198,28 @@ func forecastSweep(cfg *config) ([]result, error) {
 		}
 	}
 	denseAdd := time.Since(began)
+	// The sources of the transform in one batch: one packed dataset as wide as the chunk
+	// budget allows, the shape the baseline sweeps.
+	items := make([]core.BatchItem, n)
+	for i := range items {
+		items[i] = core.BatchItem{Owner: gen(n + i), Series: hourlySeries(i, 24*windows)}
+	}
 	began = time.Now()
-	for done := 0; done < n; done += 1000 {
-		var items []core.BatchItem
-		for i := done; i < min(n, done+1000); i++ {
-			v := make([]float64, 24*windows)
-			for h := range v {
-				v[h] = math.Cos(float64(h+i)/5) + float64(i%100)
-			}
-			items = append(items, core.BatchItem{Owner: gen(n + i), Series: &core.SingleTimeSeries{Name: "max_active_power",
-				InitialTimestamp: t0, Resolution: core.Hours(1), Data: core.ArrayOf(v)}})
-		}
-		if _, err := s.AddBatch(items); err != nil {
-			return nil, err
-		}
+	if _, err := s.AddBatch(items); err != nil {
+		return nil, err
 	}
 	staticAdd := time.Since(began)
+	items = nil
 	began = time.Now()
 	if _, err := s.TransformSingleTimeSeries(core.Days(1), core.Days(1), nil); err != nil {
 		return nil, err
 	}
 	transform := time.Since(began)
 	if err := s.Flush(); err != nil {
+		return nil, err
+	}
+	base, datasets, err := forecastBaselines(cfg, n, windows)
+	if err != nil {
 		return nil, err
 	}
 	var out []result
@@ -226,6 +239,7 @@ func forecastSweep(cfg *config) ([]result, error) {
 			return nil, err
 		}
 		build := time.Since(t)
+		chunks0 := s.Stats().ChunkReads
 		t = time.Now()
 		for w := 0; w < windows; w++ {
 			if err := rd.ReadWindow(w); err != nil {
@@ -233,11 +247,25 @@ func forecastSweep(cfg *config) ([]result, error) {
 			}
 		}
 		sweep := time.Since(t)
+		chunks := s.Stats().ChunkReads - chunks0
+		if err := checkWindow(rd, c.typ); err != nil {
+			return nil, err
+		}
 		rd.Close()
 		label := fmt.Sprintf("%s, %d × %d windows of 24 h", c.name, n, windows)
+		per := float64(sweep.Nanoseconds()) / 1e3 / float64(n*windows)
+		// Dense: one [24, 365] chunk per forecast; views: one (1, cols) chunk per source row.
+		held := int64(n)
+		if c.typ == core.DeterministicSingleTimeSeriesType {
+			held = int64(24 * windows * datasets)
+		}
 		out = append(out,
-			result{"forecast-sweep", label, "per (component, window)", float64(sweep.Nanoseconds()) / 1e3 / float64(n*windows), "µs"},
+			result{"forecast-sweep", label, "per (component, window)", per, "µs"},
 			result{"forecast-sweep", label, "reader build", float64(build.Milliseconds()), "ms"},
+			result{"forecast-sweep", label, "chunks read by the sweep", float64(chunks), "chunks"},
+			result{"forecast-sweep", label, "chunks holding the data (each read once: equal)", float64(held), "chunks"},
+			result{"forecast-sweep", label, "baseline (netcdf-c alone): per (component, window)", base[c.typ], "µs"},
+			result{"forecast-sweep", label, "sweep ÷ baseline", per / base[c.typ], "×"},
 		)
 	}
 	out = append(out,
@@ -247,4 +275,48 @@ func forecastSweep(cfg *config) ([]result, error) {
 		result{"forecast-sweep", "whole store", "store size", storeMiB(path), "MiB"},
 	)
 	return out, nil
+}
+
+// forecastBaselines runs the netcdf-c baseline over the sweep's shapes: n dense [24, windows]
+// variables read window by window, and the [24·windows, n] packed dataset read in bands of 24
+// rows (one day-ahead window of every view). It returns µs per (component, window) by type
+// and how many packed datasets the sources take.
+func forecastBaselines(cfg *config, n, windows int) (map[core.SeriesType]float64, int, error) {
+	dense, err := runBaseline(cfg, "forecast", storePath(cfg, "baseline_forecast"), strconv.Itoa(n), "24",
+		strconv.Itoa(windows), "3", "1")
+	if err != nil {
+		return nil, 0, err
+	}
+	band, err := runBaseline(cfg, "static", storePath(cfg, "baseline_views"), strconv.Itoa(n), strconv.Itoa(24*windows),
+		"1", "3", "1", strconv.Itoa(24*windows), "24")
+	if err != nil {
+		return nil, 0, err
+	}
+	per := float64(n*windows) / 1e6
+	return map[core.SeriesType]float64{
+		core.DeterministicType:                 dense["sweep_s"] / per,
+		core.DeterministicSingleTimeSeriesType: band["sweep_s"] / per,
+	}, int(band["datasets"]), nil
+}
+
+// checkWindow compares the last window read with what was written, so a fast sweep of wrong
+// values cannot pass.
+func checkWindow(rd *core.ForecastReader, typ core.SeriesType) error {
+	g := rd.Groups()[0]
+	v, err := core.Values[float64](g.Values)
+	if err != nil {
+		return err
+	}
+	last := len(g.Keys) - 1
+	ki, w := g.Keys[last], 364 // the key's index is its dense seed and its source's column
+	var want float64
+	if typ == core.DeterministicType {
+		want = math.Sin(float64(23*365+w+ki)/7) + float64(ki%100)
+	} else {
+		want = staticValue(24*w+23, ki, 0)
+	}
+	if got := v[last*24+23]; math.Abs(got-want) > 1e-12 {
+		return fmt.Errorf("%s window %d of key %d step 23 = %v, want %v", typ, w, last, got, want)
+	}
+	return nil
 }

@@ -12,8 +12,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -40,9 +43,12 @@ type config struct {
 }
 
 var workloads = []workload{
+	{"bulk", "batch add, full reads (one call each and GetMany) and StaticReader sweeps, N × length × element, with the netcdf-c baseline", bulkWorkload},
+	{"curve", "cost of the next one-at-a-time SingleTimeSeries add with 1,000, 10,000 and 100,000 stored", curveWorkload},
 	{"static", "SingleTimeSeries: batch and one-at-a-time add, bulk and single reads, StaticReader sweep", staticWorkload},
 	{"forecast-add", "cost of one more Deterministic at 1,000 and 10,000 stored; per forecast in a batch", forecastAdd},
 	{"forecast-sweep", "ForecastReader over Deterministic and DeterministicSingleTimeSeries, 365 daily windows", forecastSweep},
+	{"calls", "per-call cost of get, a reader step and has from Go, C and Python on one store", callsWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 
@@ -77,11 +83,15 @@ func main() {
 			continue
 		}
 		fmt.Fprintf(os.Stderr, "running %s: %s\n", w.name, w.desc)
+		resetPeakRSS()
+		began := time.Now()
 		rs, err := w.run(cfg)
 		if err != nil {
 			fail(fmt.Errorf("%s: %w", w.name, err))
 		}
 		all = append(all, rs...)
+		all = append(all, result{w.name, "workload", "peak RSS", workloadPeakMiB(), "MiB"},
+			result{w.name, "workload", "wall time", time.Since(began).Seconds(), "s"})
 	}
 	all = append(all, result{"process", "all", "peak RSS", peakRSSMiB(), "MiB"})
 	printMarkdown(all)
@@ -140,6 +150,30 @@ func medianMicros(ds []time.Duration) float64 {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return float64(s[len(s)/2].Nanoseconds()) / 1e3
+}
+
+// resetPeakRSS returns what earlier workloads left to the OS and restarts the kernel's
+// high-water mark of this process (Linux: clear_refs 5), so each workload reports its own.
+func resetPeakRSS() {
+	runtime.GC()
+	debug.FreeOSMemory()
+	_ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// workloadPeakMiB is the resident high-water mark since resetPeakRSS (VmHWM), or the
+// process's (getrusage) where /proc does not say.
+func workloadPeakMiB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+				if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
+					return kb / 1024
+				}
+			}
+		}
+	}
+	return peakRSSMiB()
 }
 
 func peakRSSMiB() float64 {

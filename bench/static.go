@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
@@ -16,11 +15,7 @@ var (
 )
 
 func hourlySeries(id, n int) *core.SingleTimeSeries {
-	v := make([]float64, n)
-	for h := range v {
-		v[h] = 50 + 30*math.Sin(float64(h+id)/24)
-	}
-	return &core.SingleTimeSeries{Name: "max_active_power", InitialTimestamp: t0, Resolution: core.Hours(1), Data: core.ArrayOf(v)}
+	return bulkSeries(bulkCase{length: n, elems: 1}, id)
 }
 
 // staticWorkload loads N year-long hourly series in one batch and one at a time, then reads
@@ -203,7 +198,7 @@ const baselineSweepSteps = 24 * 14
 // figures as ratios to it (1.0: as fast as netcdf-c alone; 2.0: twice the time).
 func staticBaseline(cfg *config, n, length int, batch time.Duration, reads []result) ([]result, error) {
 	figs, err := runBaseline(cfg, "static", storePath(cfg, "baseline_static"), strconv.Itoa(n), strconv.Itoa(length),
-		"3", "1", strconv.Itoa(min(length, baselineSweepSteps)))
+		"1", "3", "1", strconv.Itoa(min(length, baselineSweepSteps)), "1")
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,29 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 	if allocs := testing.AllocsPerRun(50, func() { rd.ReadStep(7) }); allocs != 0 {
 		t.Fatalf("a step allocates %v times", allocs)
 	}
+	// Keys out of column order, with a run, a gap and a repeat: each lands in its own slot.
+	order := []int{10, 11, 12, 5, 6, 6, 299, 0, 1, 2, 3}
+	var sel []Key
+	for _, i := range order {
+		sel = append(sel, keys[2*i])
+	}
+	rd2, err := s.NewStaticReader(Hours(1), sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd2.Close()
+	if err := rd2.ReadStep(40); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Values[float64](rd2.Groups()[0].Values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, i := range order {
+		if want := float64(i*1000) + 40; got[j] != want {
+			t.Fatalf("slot %d (series %d) = %v, want %v", j, i, got[j], want)
+		}
+	}
 }
 
 func TestStaticReaderRefusals(t *testing.T) {

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+var (
+	callsLibDir = flag.String("calls-lib", "build/cmake/lib", "calls: directory holding the built libtsstore.so (make clib)")
+	callsPython = flag.String("calls-python", ".venv/bin/python", "calls: a Python with the tsstore package (make pyenv)")
+	callsN      = flag.Int("calls-n", 1000, "calls: series in the store")
+	callsRounds = flag.Int("calls-repeats", 2000, "calls: calls timed per kind")
+)
+
+// callsWorkload measures what one call costs from Go (the core), from C (the library) and
+// from Python (the binding) on the same store: whole-series get, a StaticReader step over
+// every series, and has. The differences are what each layer adds.
+func callsWorkload(cfg *config) ([]result, error) {
+	n, length, repeats := *callsN, 24, max(*callsRounds, 1)
+	lib, err := filepath.Abs(*callsLibDir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(lib, "libtsstore.so")); err != nil {
+		return nil, fmt.Errorf("no libtsstore.so in %s: build it with `make clib` (or pass -calls-lib)", lib)
+	}
+	driver, err := buildCallsDriver(cfg.dir, lib)
+	if err != nil {
+		return nil, err
+	}
+	path := storePath(cfg, "calls")
+	if out, err := exec.Command(driver, "make", path, strconv.Itoa(n), strconv.Itoa(length)).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("calls make: %v\n%s", err, out)
+	}
+	cFigs, err := keyValues(exec.Command(driver, "time", path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats)))
+	if err != nil {
+		return nil, fmt.Errorf("calls (C): %w", err)
+	}
+	py := exec.Command(*callsPython, callsScript(), path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats))
+	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
+	pyFigs, err := keyValues(py)
+	if err != nil {
+		return nil, fmt.Errorf("calls (Python %s; `make pyenv` builds one): %w", *callsPython, err)
+	}
+	goFigs, err := goCalls(path, n, length, repeats)
+	if err != nil {
+		return nil, err
+	}
+	label := fmt.Sprintf("%d × %d f64, median of %d", n, length, repeats)
+	var out []result
+	for _, c := range []struct{ key, what string }{
+		{"get_us", "get a whole series"},
+		{"step_us", fmt.Sprintf("StaticReader step over %d series", n)},
+		{"has_us", "has_time_series"},
+	} {
+		out = append(out,
+			result{"calls", label, c.what + ", Go core", goFigs[c.key], "µs"},
+			result{"calls", label, c.what + ", C library", cFigs[c.key], "µs"},
+			result{"calls", label, c.what + ", Python binding", pyFigs[c.key], "µs"},
+			result{"calls", label, c.what + ", Python − C (the binding's overhead)", pyFigs[c.key] - cFigs[c.key], "µs"},
+		)
+	}
+	return out, nil
+}
+
+func callsScript() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "calls", "calls.py")
+}
+
+// buildCallsDriver compiles calls/calls.c against the built library and the public header.
+func buildCallsDriver(dir, lib string) (string, error) {
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(here))
+	bin := filepath.Join(dir, "calls")
+	args := []string{"-O2", "-o", bin, filepath.Join(filepath.Dir(here), "calls", "calls.c"),
+		"-I", filepath.Join(root, "include"), "-L", lib, "-ltsstore", "-Wl,-rpath," + lib, "-lm"}
+	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("compiling the C driver: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// keyValues runs a command and parses the key=value lines it prints.
+func keyValues(cmd *exec.Cmd) (map[string]float64, error) {
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	figs := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("printed %q", line)
+		}
+		figs[k] = f
+	}
+	return figs, nil
+}
+
+// goCalls times the same three calls on the core.
+func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
+	s, err := core.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	keys := make([]core.Key, n)
+	for i := range keys {
+		keys[i] = core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
+	}
+	for r := 0; r < repeats/10; r++ { // warm-up, as calls.c
+		if _, err := s.Get(keys[(r*7919)%n]); err != nil {
+			return nil, err
+		}
+	}
+	took := make([]time.Duration, repeats)
+	for r := range took {
+		t := time.Now()
+		if _, err := s.Get(keys[(r*7919)%n]); err != nil {
+			return nil, err
+		}
+		took[r] = time.Since(t)
+	}
+	figs := map[string]float64{"get_us": medianMicros(took)}
+	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	buf := make([]byte, n*8)
+	for r := range took {
+		t := time.Now()
+		if err := rd.ReadStep(r % length); err != nil {
+			return nil, err
+		}
+		copy(buf, rd.Groups()[0].Values.Data) // what the C call's group_values does
+		took[r] = time.Since(t)
+	}
+	figs["step_us"] = medianMicros(took)
+	for r := range took {
+		t := time.Now()
+		if ok, err := s.Has(keys[(r*7919)%n]); err != nil || !ok {
+			return nil, fmt.Errorf("has: %v %v", ok, err)
+		}
+		took[r] = time.Since(t)
+	}
+	figs["has_us"] = medianMicros(took)
+	return figs, nil
+}

@@ -1,0 +1,54 @@
+"""The Python side of tsbench's "calls" workload: the same calls as calls.c, through the
+binding, on the store calls.c made. Prints get_us, step_us and has_us (medians, µs).
+
+    python calls.py STORE.nc N LENGTH REPEATS
+"""
+import math
+import sys
+import time
+
+import tsstore
+from tsstore import OwnerCategory, SeriesType
+
+
+def median(v):
+    return sorted(v)[len(v) // 2]
+
+
+def main(path, n, length, repeats):
+    keys = [tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "max_active_power", "PT1H")
+            for i in range(n)]
+    clock = time.perf_counter
+    with tsstore.Store.open(path, read_only=True) as s:
+        for r in range(repeats // 10):  # warm-up, as calls.c
+            s.get_time_series(keys[(r * 7919) % n])
+        took = []
+        for r in range(repeats):
+            i = (r * 7919) % n
+            t = clock()
+            ts = s.get_time_series(keys[i])
+            took.append(clock() - t)
+            if abs(ts.data[1] - (50 + 30 * math.sin((1 + i) / 24))) > 1e-12:
+                sys.exit(f"calls.py: series {i} read back a wrong value")
+        get_us = median(took) * 1e6
+        took = []
+        with s.static_reader("PT1H", keys) as rd:
+            for r in range(repeats):
+                t = clock()
+                rd.read_step(r % length)
+                took.append(clock() - t)
+        step_us = median(took) * 1e6
+        took = []
+        for r in range(repeats):
+            k = keys[(r * 7919) % n]
+            t = clock()
+            found = s.has_time_series(k)
+            took.append(clock() - t)
+            if not found:
+                sys.exit("calls.py: has missed a stored key")
+        has_us = median(took) * 1e6
+    print(f"get_us={get_us:.3f}\nstep_us={step_us:.3f}\nhas_us={has_us:.3f}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
