@@ -36,6 +36,15 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 		return nil, err
 	}
 	defer s.mu.Unlock()
+	var out []TimeSeries
+	err := s.snapshot(func() (err error) {
+		out, err = s.getManyLocked(op, keys, start, end)
+		return err
+	})
+	return out, err
+}
+
+func (s *Store) getManyLocked(op string, keys []Key, start, end *time.Time) ([]TimeSeries, error) {
 	if start != nil && end.Before(*start) {
 		return nil, invalid(op, "end", "is before start")
 	}

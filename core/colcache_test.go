@@ -109,7 +109,15 @@ func TestReadCacheFollowsWrites(t *testing.T) {
 	}
 	s.nc.colCache.chunkCached = packedCacheCap
 	if _, err := s.Get(Key{OwnerID: 9, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.used != 0 {
-		t.Fatalf("a small dataset went through the column cache (%v)", err)
+		t.Fatalf("a lone Get from a small dataset went through the column cache (%v)", err)
+	}
+	// ... until a second whole-column miss in a row on the same dataset: a loop over it.
+	if _, err := s.Get(Key{OwnerID: 10, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.used == 0 {
+		t.Fatalf("a loop over a small dataset did not get a block (%v)", err)
+	}
+	h := s.nc.colCache.hits
+	if _, err := s.Get(Key{OwnerID: 11, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.hits != h+1 {
+		t.Fatalf("the next column missed the block (%v)", err)
 	}
 	if err := s.SetReadCache(-1); err == nil {
 		t.Fatal("a negative budget was accepted")

@@ -96,7 +96,11 @@ func (s *Store) NewForecastReader(typ SeriesType, resolution Period, keys []Key)
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	r, err := s.newForecastReader(typ, resolution, keys)
+	var r *ForecastReader
+	err := s.snapshot(func() (err error) {
+		r, err = s.newForecastReader(typ, resolution, keys)
+		return err
+	})
 	return r, withOp(op, err)
 }
 

@@ -69,7 +69,11 @@ func (s *Store) NewStaticReader(resolution Period, keys []Key) (*StaticReader, e
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	r, err := s.newStaticReader(resolution, keys)
+	var r *StaticReader
+	err := s.snapshot(func() (err error) {
+		r, err = s.newStaticReader(resolution, keys)
+		return err
+	})
 	return r, withOp(op, err)
 }
 

@@ -167,6 +167,20 @@ func (s *Store) InMemoryStore() bool { return s.inMemory }
 func (s *Store) Compression() Compression { return s.nc.comp }
 
 // lock takes the store's mutex and checks it is open (and writable when write is set).
+// snapshot runs fn, which reads the catalog many times, in one read transaction (see
+// catalog.Snapshot); fn's own error comes back as it is.
+func (s *Store) snapshot(fn func() error) error {
+	var inner error
+	err := s.cat.Snapshot(func() error {
+		inner = fn()
+		return inner
+	})
+	if inner != nil {
+		return inner
+	}
+	return wrapIO("", err, "ending a catalog read")
+}
+
 func (s *Store) lock(op string, write bool) error {
 	s.mu.Lock()
 	if s.closed {
