@@ -34,9 +34,9 @@ type columnCache struct {
 	chunkCached int
 	// lastMiss is the chunk-cached dataset of the last whole-column read that missed.
 	lastMiss *packedDS
-	used        int
-	tick        int64
-	blocks      []*columnBlock
+	used     int
+	tick     int64
+	blocks   []*columnBlock
 	// hits and misses count whole-column reads served from a block and blocks read.
 	hits, misses int64
 }
