@@ -157,6 +157,7 @@ func medianMicros(ds []time.Duration) float64 {
 func resetPeakRSS() {
 	runtime.GC()
 	debug.FreeOSMemory()
+	trimCHeap()
 	if f, err := os.OpenFile("/proc/self/clear_refs", os.O_WRONLY, 0); err == nil {
 		f.Write([]byte("5"))
 		f.Close()

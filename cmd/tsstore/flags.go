@@ -1,0 +1,222 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+// newFlags makes a command's flag set. Its own error printing is silenced: parse reports
+// a bad flag as one usage line instead of the flag package's multi-line dump.
+func (e *env) newFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet(e.cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse reads flags placed anywhere among the positional arguments (so both
+// "ls --format csv s.nc" and "ls s.nc --format csv" work) and checks the count of
+// positionals. --help prints the command's help to stdout.
+func (e *env) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				e.printHelp(fs)
+				return nil, helpRequested
+			}
+			return nil, usagef("%v (see tsstore %s --help)", err, e.cmd.name)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) < minPos || len(pos) > maxPos {
+		return nil, usagef("wrong number of arguments; usage: %s", e.cmd.synopsis)
+	}
+	return pos, nil
+}
+
+func (e *env) printHelp(fs *flag.FlagSet) {
+	w := e.stdout
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", e.cmd.synopsis, strings.TrimSpace(e.cmd.help))
+	var flags strings.Builder
+	fs.SetOutput(&flags)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	if flags.Len() > 0 {
+		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
+	}
+}
+
+// filterFlags are the library's key filters (core.KeyFilter) as flags.
+type filterFlags struct {
+	ownerID, category, typ, name, glob, ownerType, resolution, interval, features string
+}
+
+func (f *filterFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.ownerID, "owner-id", "", "only series of this owner `id`")
+	fs.StringVar(&f.category, "category", "", "only owners of this `category`: Component or SupplementalAttribute")
+	fs.StringVar(&f.typ, "type", "", "only series of this `type`: "+strings.Join(seriesTypeNames(), ", "))
+	fs.StringVar(&f.name, "name", "", "only series with exactly this `name`")
+	fs.StringVar(&f.glob, "glob", "", "only series whose name matches this SQLite GLOB `pattern`, e.g. 'max_*'")
+	fs.StringVar(&f.ownerType, "owner-type", "", "only owners of this concrete `type` name, e.g. ThermalStandard")
+	fs.StringVar(&f.resolution, "resolution", "", "only series at this ISO-8601 `period`, e.g. PT1H")
+	fs.StringVar(&f.interval, "interval", "", "only forecasts with this ISO-8601 window `period`, e.g. P1D")
+	fs.StringVar(&f.features, "features", "", "only series whose features include this flat JSON `object`, e.g. '{\"scenario\":\"high\"}'")
+}
+
+// filter builds the core.KeyFilter; a malformed flag value is a usage error naming it.
+func (f *filterFlags) filter() (core.KeyFilter, error) {
+	var kf core.KeyFilter
+	if f.ownerID != "" {
+		id, err := parseOwnerID("--owner-id", f.ownerID)
+		if err != nil {
+			return kf, err
+		}
+		kf.OwnerID = &id
+	}
+	if f.category != "" {
+		c, err := parseCategory("--category", f.category)
+		if err != nil {
+			return kf, err
+		}
+		kf.OwnerCategory = &c
+	}
+	if f.typ != "" {
+		t, err := parseSeriesType("--type", f.typ)
+		if err != nil {
+			return kf, err
+		}
+		kf.Type = &t
+	}
+	if f.name != "" {
+		kf.Name = &f.name
+	}
+	if f.glob != "" {
+		kf.NameGlob = &f.glob
+	}
+	if f.ownerType != "" {
+		kf.OwnerType = &f.ownerType
+	}
+	for _, p := range []struct {
+		flag, value string
+		dst         **core.Period
+	}{{"--resolution", f.resolution, &kf.Resolution}, {"--interval", f.interval, &kf.Interval}} {
+		if p.value == "" {
+			continue
+		}
+		per, err := parsePeriod(p.flag, p.value)
+		if err != nil {
+			return kf, err
+		}
+		*p.dst = &per
+	}
+	if f.features != "" {
+		feats, err := parseFeatures("--features", f.features)
+		if err != nil {
+			return kf, err
+		}
+		kf.Features = feats
+	}
+	return kf, nil
+}
+
+func parseOwnerID(flagName, s string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
+		return 0, usagef("%s %q: not a whole number", flagName, s)
+	}
+	return id, nil
+}
+
+func parseCategory(flagName, s string) (core.OwnerCategory, error) {
+	for _, c := range []core.OwnerCategory{core.Component, core.SupplementalAttribute} {
+		if strings.EqualFold(s, c.String()) {
+			return c, nil
+		}
+	}
+	return 0, usagef("%s %q: want Component or SupplementalAttribute", flagName, s)
+}
+
+// seriesTypeNames lists every type a filter accepts, in code order.
+func seriesTypeNames() []string {
+	var names []string
+	for t := core.SeriesType(0); t.Valid(); t++ {
+		names = append(names, t.String())
+	}
+	return names
+}
+
+func parseSeriesType(flagName, s string) (core.SeriesType, error) {
+	for t := core.SeriesType(0); t.Valid(); t++ {
+		if strings.EqualFold(s, t.String()) {
+			return t, nil
+		}
+	}
+	return 0, usagef("%s %q: not a series type (want one of %s)", flagName, s, strings.Join(seriesTypeNames(), ", "))
+}
+
+func parsePeriod(flagName, s string) (core.Period, error) {
+	p, err := core.ParsePeriod(s)
+	if err != nil {
+		return p, usagef("%s %q: not an ISO-8601 period such as PT1H or P1D", flagName, s)
+	}
+	if !p.IsPositive() {
+		return p, usagef("%s %q: must be positive", flagName, s)
+	}
+	return p, nil
+}
+
+func parseTime(flagName, s string) (time.Time, error) {
+	t, err := core.ParseTimestamp(s)
+	if err != nil {
+		return t, usagef("%s %q: not an RFC 3339 timestamp such as 2030-01-01T00:00:00Z", flagName, s)
+	}
+	return t, nil
+}
+
+func parseFeatures(flagName, s string) (core.Features, error) {
+	f, err := core.ParseFeaturesJSON(s)
+	if err != nil {
+		return nil, usagef("%s %q: %s", flagName, s, oneLine(err))
+	}
+	return f, nil
+}
+
+// formatFlag is a --format flag restricted to a list of choices.
+type formatFlag struct {
+	value   string
+	choices []string
+}
+
+func addFormatFlag(fs *flag.FlagSet, choices ...string) *formatFlag {
+	f := &formatFlag{value: choices[0], choices: choices}
+	fs.StringVar(&f.value, "format", choices[0], "output `format`: "+strings.Join(choices, ", "))
+	return f
+}
+
+func (f *formatFlag) check() error {
+	for _, c := range f.choices {
+		if f.value == c {
+			return nil
+		}
+	}
+	return usagef("--format %q: want one of %s", f.value, strings.Join(f.choices, ", "))
+}
+
+// formatTime writes an instant the way every output of this tool does: RFC 3339 in UTC
+// with a Z and the shortest exact fraction, which core.ParseTimestamp reads back.
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// openRead opens a store read-only: nothing this tool only reads can change the files.
+func openRead(path string) (*core.Store, error) { return core.OpenReadOnly(path) }

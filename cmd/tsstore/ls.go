@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+func init() {
+	register(&command{
+		name:     "ls",
+		synopsis: "tsstore ls [filters] [--format table|csv|json] STORE.nc",
+		summary:  "list series keys, with the library's filters",
+		help: `Lists the series the filters select (all of them without filters), in insertion
+order. The table shows the key and the main metadata; csv and json add the initial
+timestamp, horizon, window count and element shape. In csv and json an absent period
+or timestamp is the empty string, features are a JSON object (a JSON string in csv),
+and element_shape is a JSON array ([] for a scalar series).
+
+Example:
+  tsstore ls --owner-type ThermalStandard --glob 'max_*' system.nc
+  tsstore ls --features '{"scenario":"high"}' --format csv system.nc > keys.csv`,
+		run: runLs,
+	})
+}
+
+// keyRecord is one listed series as ls writes it in every format.
+type keyRecord struct {
+	OwnerID          int64           `json:"owner_id"`
+	Category         string          `json:"category"`
+	OwnerType        string          `json:"owner_type"`
+	Type             string          `json:"type"`
+	Name             string          `json:"name"`
+	Resolution       string          `json:"resolution"`
+	Interval         string          `json:"interval"`
+	Features         json.RawMessage `json:"features"`
+	InitialTimestamp string          `json:"initial_timestamp"`
+	Length           int             `json:"length"`
+	Horizon          string          `json:"horizon"`
+	Count            int             `json:"count"`
+	DType            string          `json:"dtype"`
+	ElementShape     []int           `json:"element_shape"`
+	Units            string          `json:"units"`
+}
+
+var keyCSVHeader = []string{"owner_id", "category", "owner_type", "type", "name", "resolution", "interval",
+	"features", "initial_timestamp", "length", "horizon", "count", "dtype", "element_shape", "units"}
+
+func runLs(e *env, args []string) error {
+	fs := e.newFlags()
+	var ff filterFlags
+	ff.register(fs)
+	format := addFormatFlag(fs, "table", "csv", "json")
+	pos, err := e.parse(fs, args, 1, 1)
+	if err != nil {
+		return err
+	}
+	if err := format.check(); err != nil {
+		return err
+	}
+	filter, err := ff.filter()
+	if err != nil {
+		return err
+	}
+	s, err := openRead(pos[0])
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	metas, err := s.ListMetadata(filter)
+	if err != nil {
+		return err
+	}
+	recs := make([]keyRecord, len(metas))
+	for i := range metas {
+		recs[i] = recordOf(&metas[i])
+	}
+	switch format.value {
+	case "csv":
+		return writeKeysCSV(e.stdout, recs)
+	case "json":
+		return writeJSON(e.stdout, recs)
+	}
+	return writeKeysTable(e.stdout, recs)
+}
+
+func recordOf(m *core.Metadata) keyRecord {
+	r := keyRecord{OwnerID: m.OwnerID, Category: m.OwnerCategory.String(), OwnerType: m.OwnerType,
+		Type: m.Type.String(), Name: m.Name, Resolution: periodText(m.Resolution), Interval: periodText(m.Interval),
+		Features: json.RawMessage(featuresJSON(m.Features)), Length: m.Length, Horizon: periodText(m.Horizon),
+		Count: m.Count, DType: m.DType.String(), ElementShape: m.ElementShape, Units: m.Units}
+	if !m.InitialTimestamp.IsZero() {
+		r.InitialTimestamp = formatTime(m.InitialTimestamp)
+	}
+	if r.ElementShape == nil {
+		r.ElementShape = []int{}
+	}
+	return r
+}
+
+// periodText is a period's canonical spelling, or "" for the zero period ("none").
+func periodText(p core.Period) string {
+	if p.IsZero() {
+		return ""
+	}
+	return p.String()
+}
+
+func featuresJSON(f core.Features) string {
+	if f == nil {
+		return "{}"
+	}
+	return f.JSON()
+}
+
+func shapeJSON(shape []int) string {
+	b, _ := json.Marshal(shape)
+	return string(b)
+}
+
+func writeKeysCSV(w io.Writer, recs []keyRecord) error {
+	cw := csv.NewWriter(w)
+	cw.Write(keyCSVHeader)
+	for _, r := range recs {
+		cw.Write([]string{strconv.FormatInt(r.OwnerID, 10), r.Category, r.OwnerType, r.Type, r.Name, r.Resolution,
+			r.Interval, string(r.Features), r.InitialTimestamp, strconv.Itoa(r.Length), r.Horizon,
+			strconv.Itoa(r.Count), r.DType, shapeJSON(r.ElementShape), r.Units})
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeKeysTable(w io.Writer, recs []keyRecord) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OWNER_ID\tCATEGORY\tOWNER_TYPE\tTYPE\tNAME\tRESOLUTION\tINTERVAL\tLENGTH\tDTYPE\tUNITS\tFEATURES")
+	for _, r := range recs {
+		dtype := r.DType
+		if len(r.ElementShape) > 0 {
+			dtype += shapeJSON(r.ElementShape)
+		}
+		feats := string(r.Features)
+		if feats == "{}" {
+			feats = ""
+		}
+		cells := []string{strconv.FormatInt(r.OwnerID, 10), r.Category, r.OwnerType, r.Type, r.Name,
+			r.Resolution, r.Interval, strconv.Itoa(r.Length), dtype, r.Units, feats}
+		for i, c := range cells {
+			if c == "" {
+				cells[i] = "-"
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d series\n", len(recs))
+	return err
+}
