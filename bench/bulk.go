@@ -15,6 +15,7 @@ var (
 	bulkCases = flag.String("bulk-cases", "10000x24,10000x168,100000x24,100000x168",
 		"bulk: N×length cases, each run with f64 and [3] elements (a case may name one: 10000x8760:f64)")
 	bulkSweep = flag.Int("bulk-sweep-steps", 24*14, "bulk: StaticReader steps swept per case (at most the length)")
+	bulkBatch = flag.Int("bulk-batch", 0, "bulk: series per AddBatch call (0: all N in one; 10000 keeps 100000x8760 within memory)")
 )
 
 // bulkCase is one size of the bulk workload.
@@ -97,29 +98,38 @@ func bulkWorkload(cfg *config) ([]result, error) {
 
 func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 	path := storePath(cfg, "bulk")
+	batch := c.n
+	if *bulkBatch > 0 {
+		batch = min(*bulkBatch, c.n)
+	}
 	label := c.label()
+	if batch < c.n {
+		label += fmt.Sprintf(", batches of %d", batch)
+	}
 	r := func(metric string, v float64, unit string) result { return result{"bulk", label, metric, v, unit} }
 	raw := float64(c.n*c.length*c.elems*8) / (1 << 20)
 
-	items := make([]core.BatchItem, c.n)
-	for i := range items {
-		items[i] = core.BatchItem{Owner: gen(i), Series: bulkSeries(c, i)}
-	}
 	s, err := core.Create(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	t := time.Now()
-	if _, err := s.AddBatch(items); err != nil {
-		s.Close()
-		return nil, err
+	var add time.Duration
+	for first := 0; first < c.n; first += batch {
+		items := make([]core.BatchItem, min(batch, c.n-first))
+		for j := range items {
+			items[j] = core.BatchItem{Owner: gen(first + j), Series: bulkSeries(c, first+j)}
+		}
+		t := time.Now()
+		if _, err := s.AddBatch(items); err != nil {
+			s.Close()
+			return nil, err
+		}
+		if err := s.Flush(); err != nil {
+			s.Close()
+			return nil, err
+		}
+		add += time.Since(t)
 	}
-	if err := s.Flush(); err != nil {
-		s.Close()
-		return nil, err
-	}
-	add := time.Since(t)
-	items = nil
 	if err := s.Close(); err != nil {
 		return nil, err
 	}
@@ -145,7 +155,7 @@ func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 		return nil, err
 	}
 	defer s.Close()
-	t = time.Now()
+	t := time.Now()
 	for i, k := range keys {
 		ts, err := s.Get(k)
 		if err != nil {
@@ -178,7 +188,7 @@ func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 	)
 
 	figs, err := runBaseline(cfg, "static", storePath(cfg, "baseline_bulk"), strconv.Itoa(c.n), strconv.Itoa(c.length),
-		strconv.Itoa(c.elems), "3", "1", strconv.Itoa(steps), "1")
+		strconv.Itoa(c.elems), "3", "1", strconv.Itoa(steps), "1", strconv.Itoa(batch))
 	if err != nil {
 		return nil, err
 	}

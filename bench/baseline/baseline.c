@@ -2,10 +2,11 @@
  * the store's layouts, written and read with netcdf-c alone (no catalog, no hashing, no Go).
  * tsbench runs it next to each store workload and prints the store's ratio to it.
  *
- *   baseline static OUT.nc N T E LEVEL SHUFFLE SWEEP BAND
+ *   baseline static OUT.nc N T E LEVEL SHUFFLE SWEEP BAND [WIDTH]
  *     The packed layout: N columns of T steps of E f64 each, in datasets [T, w, E] (E = 1:
- *     [T, w]) chunked (1, w, E), where w is N capped so a chunk stays within 1 MiB and the
- *     rest spills into further datasets of the same rule (the store's batch layout). Writes
+ *     [T, w]) chunked (1, w, E), where w is N (or WIDTH, the batch size when the store was
+ *     loaded in several batches) capped so a chunk stays within 1 MiB, and the rest spills
+ *     into further datasets of the same rule (the store's batch layout). Writes
  *     row bands of about 16 MiB, syncs, closes; reopens and reads SWEEP rows of every dataset
  *     in bands of BAND rows (BAND = 1: the StaticReader's access; 24: daily windows of a
  *     DeterministicSingleTimeSeries over hourly rows), then one whole column (a single Get).
@@ -76,9 +77,10 @@ struct packed {
 };
 
 static int static_case(const char *path, size_t n, size_t t, size_t e, int level, int shuffle, size_t sweep,
-                       size_t band) {
+                       size_t band, size_t width) {
     size_t limit = MAX_CHUNK_BYTES / (e * sizeof(double));
     if (limit < 1) limit = 1;
+    if (width > 0 && width < limit) limit = width;
     size_t nds = (n + limit - 1) / limit;
     struct packed *ds = xmalloc(nds * sizeof *ds);
     int nc;
@@ -288,15 +290,15 @@ static int forecast_add_case(const char *path, size_t n, size_t h, size_t count,
 static size_t arg(const char *s) { return strtoul(s, NULL, 10); }
 
 int main(int argc, char **argv) {
-    if (argc == 10 && strcmp(argv[1], "static") == 0)
+    if ((argc == 10 || argc == 11) && strcmp(argv[1], "static") == 0)
         return static_case(argv[2], arg(argv[3]), arg(argv[4]), arg(argv[5]), atoi(argv[6]), atoi(argv[7]),
-                           arg(argv[8]), arg(argv[9]));
+                           arg(argv[8]), arg(argv[9]), argc == 11 ? arg(argv[10]) : 0);
     if (argc == 8 && strcmp(argv[1], "forecast") == 0)
         return forecast_case(argv[2], arg(argv[3]), arg(argv[4]), arg(argv[5]), atoi(argv[6]), atoi(argv[7]));
     if (argc == 9 && strcmp(argv[1], "forecast-add") == 0 && arg(argv[8]) > 0)
         return forecast_add_case(argv[2], arg(argv[3]), arg(argv[4]), arg(argv[5]), atoi(argv[6]), atoi(argv[7]),
                                  arg(argv[8]));
-    fprintf(stderr, "usage: baseline static OUT.nc N T E LEVEL SHUFFLE SWEEP BAND\n"
+    fprintf(stderr, "usage: baseline static OUT.nc N T E LEVEL SHUFFLE SWEEP BAND [WIDTH]\n"
                     "       baseline forecast OUT.nc N H COUNT LEVEL SHUFFLE\n"
                     "       baseline forecast-add OUT.nc N H COUNT LEVEL SHUFFLE REPEATS\n");
     return 2;

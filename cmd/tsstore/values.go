@@ -73,7 +73,7 @@ func mapValues[T core.Element, R any](a core.TypedArray, f func(T) R) ([]R, erro
 
 // columnBuilder collects one series' cells as parsed values of one dtype.
 type columnBuilder interface {
-	set(i int, cell string) error
+	add(cell string) error
 	array() core.TypedArray
 }
 
@@ -82,51 +82,51 @@ type typedBuilder[T core.Element] struct {
 	parse func(string) (T, error)
 }
 
-func (b *typedBuilder[T]) set(i int, cell string) error {
+func (b *typedBuilder[T]) add(cell string) error {
 	v, err := b.parse(cell)
 	if err != nil {
 		return err
 	}
-	b.vals[i] = v
+	b.vals = append(b.vals, v)
 	return nil
 }
 
 func (b *typedBuilder[T]) array() core.TypedArray { return core.ArrayOf(b.vals) }
 
-func newBuilder[T core.Element](n int, parse func(string) (T, error)) columnBuilder {
-	return &typedBuilder[T]{vals: make([]T, n), parse: parse}
+func newBuilder[T core.Element](capacity int, parse func(string) (T, error)) columnBuilder {
+	return &typedBuilder[T]{vals: make([]T, 0, capacity), parse: parse}
 }
 
-// newColumnBuilder makes a builder of n values of dtype dt.
-func newColumnBuilder(dt core.DType, n int) columnBuilder {
+// newColumnBuilder makes a builder of values of dtype dt, with room for capacity.
+func newColumnBuilder(dt core.DType, capacity int) columnBuilder {
 	switch dt {
 	case core.F32:
-		return newBuilder(n, func(s string) (float32, error) {
+		return newBuilder(capacity, func(s string) (float32, error) {
 			v, err := strconv.ParseFloat(s, 32)
 			return float32(v), numErr(err, "a number")
 		})
 	case core.I64:
-		return newBuilder(n, func(s string) (int64, error) {
+		return newBuilder(capacity, func(s string) (int64, error) {
 			v, err := strconv.ParseInt(s, 10, 64)
 			return v, numErr(err, "a 64-bit integer")
 		})
 	case core.I32:
-		return newBuilder(n, func(s string) (int32, error) {
+		return newBuilder(capacity, func(s string) (int32, error) {
 			v, err := strconv.ParseInt(s, 10, 32)
 			return int32(v), numErr(err, "a 32-bit integer")
 		})
 	case core.U64:
-		return newBuilder(n, func(s string) (uint64, error) {
+		return newBuilder(capacity, func(s string) (uint64, error) {
 			v, err := strconv.ParseUint(s, 10, 64)
 			return v, numErr(err, "an unsigned 64-bit integer")
 		})
 	case core.Bool:
-		return newBuilder(n, func(s string) (bool, error) {
+		return newBuilder(capacity, func(s string) (bool, error) {
 			v, err := strconv.ParseBool(s)
 			return v, numErr(err, "true or false")
 		})
 	}
-	return newBuilder(n, func(s string) (float64, error) {
+	return newBuilder(capacity, func(s string) (float64, error) {
 		v, err := strconv.ParseFloat(s, 64)
 		return v, numErr(err, "a number")
 	})
