@@ -67,6 +67,10 @@ pytest: pyenv
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
 test: deps vet
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
+	# The crash harness at full size: 200 writers killed with SIGKILL; prints its figures.
+	mkdir -p $(OUT)
+	$(GO) test -count=1 -v -run TestCrashHarness ./tests/crash -trials 200 > $(OUT)/crash.log 2>&1; st=$$?; \
+	  grep -E "^(crash harness|--- |ok|FAIL)|trial [0-9]+: (the unit|[0-9]+ series stored)" $(OUT)/crash.log; exit $$st
 	$(GO) test -count=1 -run='^$$' -fuzz=FuzzParsePeriod -fuzztime=15s ./core/internal/isotime
 	$(MAKE) pyenv
 	$(MAKE) ctest
