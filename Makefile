@@ -3,19 +3,24 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build demo demo-go bench test test-short vet clib ctest pyenv pytest clean
+.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv pytest clean
 
 VENV ?= .venv
 
 CMAKE_BUILD ?= build/cmake
 
-all: build
+all: build cli
 
 deps:
 	./scripts/install-deps.sh
 
 build: deps
 	$(GO) build $(GOFLAGS) ./...
+
+# The command-line tool: $(OUT)/bin/tsstore (see the README, "Command-line tool").
+cli: deps
+	mkdir -p $(OUT)/bin
+	$(GO) build $(GOFLAGS) -o $(OUT)/bin/tsstore ./cmd/tsstore
 
 # The main job: the C quickstart writes a sample power system (out/quickstart.nc), sweeps it
 # as a simulation would, checks every value and prints a summary.
@@ -35,7 +40,7 @@ bench: deps clib pyenv
 
 vet: deps
 	$(GO) vet ./...
-	@test -z "$$(gofmt -l core capi examples bench)" || { echo "gofmt needed:"; gofmt -l core capi examples bench; exit 1; }
+	@test -z "$$(gofmt -l core capi examples bench cmd tests)" || { echo "gofmt needed:"; gofmt -l core capi examples bench cmd tests; exit 1; }
 
 # The C library (libtsstore.so, libtsstore.a), its examples and tests, through CMake.
 clib: deps

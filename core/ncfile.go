@@ -80,6 +80,9 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	if err != nil {
 		return nil, wrapIO("create", err, "creating %s", path)
 	}
+	if !inMemory {
+		closeOnExec(path)
+	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
 	if err := f.initLayout(); err != nil {
@@ -129,6 +132,7 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	if err != nil {
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
+	closeOnExec(path)
 	f := newNCFile(root, false, readOnly)
 	if err := f.load(path); err != nil {
 		f.closeLocked()

@@ -151,3 +151,23 @@ func hashSlots(t *testing.T, path, ds string) []string {
 	}
 	return slots
 }
+
+// A child process started while a store is open must not inherit its files (HDF5 opens the
+// .nc without O_CLOEXEC, and the inherited descriptor carries HDF5's lock).
+func TestChildProcessesDoNotInheritTheStore(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ls", "-l", "/proc/self/fd/").CombinedOutput()
+	if err != nil {
+		t.Fatalf("ls: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), filepath.Base(path)) {
+		t.Fatalf("the child holds the store's files:\n%s", out)
+	}
+}

@@ -29,7 +29,7 @@ func (e *env) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]stri
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				e.printHelp(fs)
-				return nil, helpRequested
+				return nil, errHelpShown
 			}
 			return nil, usagef("%v (see tsstore %s --help)", err, e.cmd.name)
 		}
@@ -49,18 +49,51 @@ func (e *env) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]stri
 func (e *env) printHelp(fs *flag.FlagSet) {
 	w := e.stdout
 	fmt.Fprintf(w, "Usage: %s\n\n%s\n", e.cmd.synopsis, strings.TrimSpace(e.cmd.help))
-	var flags strings.Builder
-	fs.SetOutput(&flags)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	if flags.Len() > 0 {
-		fmt.Fprintf(w, "\nFlags:\n%s", flags.String())
-	}
+	first := true
+	// Listed with the "--" spelling the help texts use (flag.PrintDefaults writes one dash).
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nFlags:")
+			first = false
+		}
+		arg, usage := flag.UnquoteUsage(f)
+		if arg != "" {
+			arg = " " + arg
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" {
+			def = fmt.Sprintf(" (default %q)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s%s\n        %s%s\n", f.Name, arg, usage, def)
+	})
 }
 
 // filterFlags are the library's key filters (core.KeyFilter) as flags.
 type filterFlags struct {
 	ownerID, category, typ, name, glob, ownerType, resolution, interval, features string
+	exactFeatures                                                                 bool
+}
+
+// selection is a key filter plus what core's filter cannot say: features equal to, not
+// merely including, the given ones (so '{}' --exact-features selects featureless series).
+type selection struct {
+	filter core.KeyFilter
+	exact  bool
+}
+
+// list returns the catalog records the selection matches, in insertion order.
+func (sel selection) list(s *core.Store) ([]core.Metadata, error) {
+	metas, err := s.ListMetadata(sel.filter)
+	if err != nil || !sel.exact {
+		return metas, err
+	}
+	kept := metas[:0]
+	for _, m := range metas {
+		if m.Features.Equal(sel.filter.Features) {
+			kept = append(kept, m)
+		}
+	}
+	return kept, nil
 }
 
 func (f *filterFlags) register(fs *flag.FlagSet) {
@@ -73,9 +106,21 @@ func (f *filterFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.resolution, "resolution", "", "only series at this ISO-8601 `period`, e.g. PT1H")
 	fs.StringVar(&f.interval, "interval", "", "only forecasts with this ISO-8601 window `period`, e.g. P1D")
 	fs.StringVar(&f.features, "features", "", "only series whose features include this flat JSON `object`, e.g. '{\"scenario\":\"high\"}'")
+	fs.BoolVar(&f.exactFeatures, "exact-features", false, "with --features: only series whose features are exactly those ('{}': no features)")
 }
 
-// filter builds the core.KeyFilter; a malformed flag value is a usage error naming it.
+// selection builds the selection; a malformed flag value is a usage error naming it.
+func (f *filterFlags) selection() (selection, error) {
+	kf, err := f.filter()
+	if err != nil {
+		return selection{}, err
+	}
+	if f.exactFeatures && f.features == "" {
+		return selection{}, usagef("--exact-features needs --features (e.g. --features '{}' for series without features)")
+	}
+	return selection{filter: kf, exact: f.exactFeatures}, nil
+}
+
 func (f *filterFlags) filter() (core.KeyFilter, error) {
 	var kf core.KeyFilter
 	if f.ownerID != "" {

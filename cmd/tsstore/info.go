@@ -35,24 +35,24 @@ Example:
 }
 
 type infoReport struct {
-	Path          string            `json:"path"`
-	FormatVersion string            `json:"format_version"`
-	Compression   string            `json:"compression"`
-	NetCDFBytes   int64             `json:"netcdf_bytes"`
-	CatalogBytes  int64             `json:"catalog_bytes"`
-	Series        int               `json:"series"`
-	ByType        map[string]int    `json:"series_by_type"`
-	Arrays        int               `json:"distinct_arrays"`
-	Owners        []ownerSummary    `json:"owners"`
-	Resolutions   []string          `json:"resolutions"`
-	Intervals     []string          `json:"intervals"`
-	StaticGrids   []gridSummary     `json:"static_grids"`
-	Forecasts     []forecastSummary `json:"forecast_parameters"`
-	SharedArrays  int               `json:"shared_arrays"`
-	SharingSeries int               `json:"series_on_shared_arrays"`
+	Path          string              `json:"path"`
+	FormatVersion string              `json:"format_version"`
+	Compression   string              `json:"compression"`
+	NetCDFBytes   int64               `json:"netcdf_bytes"`
+	CatalogBytes  int64               `json:"catalog_bytes"`
+	Series        int                 `json:"series"`
+	ByType        map[string]int      `json:"series_by_type"`
+	Arrays        int                 `json:"distinct_arrays"`
+	Owners        []ownerSummary      `json:"owners"`
+	Resolutions   []string            `json:"resolutions"`
+	Intervals     []string            `json:"intervals"`
+	StaticGrids   []gridSummary       `json:"static_grids"`
+	Forecasts     []forecastSummary   `json:"forecast_parameters"`
+	SharedArrays  int                 `json:"shared_arrays"`
+	SharingSeries int                 `json:"series_on_shared_arrays"`
 	Supplemental  supplementalSummary `json:"supplemental_associations"`
 	ParentChild   parentChildSummary  `json:"parent_child_associations"`
-	Reclaimable   *reclaimable      `json:"reclaimable"` // null unless --reclaimable
+	Reclaimable   *reclaimable        `json:"reclaimable"` // null unless --reclaimable
 }
 
 type ownerSummary struct {

@@ -19,7 +19,8 @@ func init() {
 		summary:  "list series keys, with the library's filters",
 		help: `Lists the series the filters select (all of them without filters), in insertion
 order. The table shows the key and the main metadata; csv and json add the initial
-timestamp, horizon, window count and element shape. In csv and json an absent period
+timestamp, horizon, window count and element shape. length is the number of steps (of
+one window, for a forecast) and element_shape the shape of one step's value. In csv and json an absent period
 or timestamp is the empty string, features are a JSON object (a JSON string in csv),
 and element_shape is a JSON array ([] for a scalar series).
 
@@ -64,7 +65,7 @@ func runLs(e *env, args []string) error {
 	if err := format.check(); err != nil {
 		return err
 	}
-	filter, err := ff.filter()
+	sel, err := ff.selection()
 	if err != nil {
 		return err
 	}
@@ -73,7 +74,7 @@ func runLs(e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	metas, err := s.ListMetadata(filter)
+	metas, err := sel.list(s)
 	if err != nil {
 		return err
 	}
@@ -93,15 +94,38 @@ func runLs(e *env, args []string) error {
 func recordOf(m *core.Metadata) keyRecord {
 	r := keyRecord{OwnerID: m.OwnerID, Category: m.OwnerCategory.String(), OwnerType: m.OwnerType,
 		Type: m.Type.String(), Name: m.Name, Resolution: periodText(m.Resolution), Interval: periodText(m.Interval),
-		Features: json.RawMessage(featuresJSON(m.Features)), Length: m.Length, Horizon: periodText(m.Horizon),
-		Count: m.Count, DType: m.DType.String(), ElementShape: m.ElementShape, Units: m.Units}
+		Features: json.RawMessage(featuresJSON(m.Features)), Length: stepCount(m), Horizon: periodText(m.Horizon),
+		Count: m.Count, DType: m.DType.String(), ElementShape: elementShape(m), Units: m.Units}
 	if !m.InitialTimestamp.IsZero() {
 		r.InitialTimestamp = formatTime(m.InitialTimestamp)
 	}
-	if r.ElementShape == nil {
-		r.ElementShape = []int{}
-	}
 	return r
+}
+
+// elementShape is the shape of one step's value. core.Metadata.ElementShape is the stored
+// array's shape after its first axis, which for a dense forecast still holds the window
+// axes: [Count, *E] for a Deterministic ([H, Count, *E] stored), [H, Count, *E] for a
+// Probabilistic or Scenarios ([P|S, H, Count, *E] stored).
+func elementShape(m *core.Metadata) []int {
+	shape := m.ElementShape
+	switch m.Type {
+	case core.DeterministicType:
+		shape = shape[min(1, len(shape)):]
+	case core.ProbabilisticType, core.ScenariosType:
+		shape = shape[min(2, len(shape)):]
+	}
+	return append([]int{}, shape...)
+}
+
+// stepCount is the number of steps of a static series, or of one window of a forecast
+// (core.Metadata.Length is the stored array's first axis: H, P or S, or a view's source
+// length).
+func stepCount(m *core.Metadata) int {
+	if m.Type == core.SingleTimeSeriesType || m.Type == core.NonSequentialTimeSeriesType {
+		return m.Length
+	}
+	h, _ := m.Horizon.Ratio(m.Resolution)
+	return int(h)
 }
 
 // periodText is a period's canonical spelling, or "" for the zero period ("none").

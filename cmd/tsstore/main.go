@@ -41,8 +41,8 @@ func usagef(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// helpRequested ends a command that printed its help: exit status 0.
-var helpRequested = errors.New("help requested")
+// errHelpShown ends a command that printed its help: exit status 0.
+var errHelpShown = errors.New("help requested")
 
 var commands = map[string]*command{}
 
@@ -83,7 +83,7 @@ func runMain(args []string, stdin *os.File, stdout io.Writer, stderr *os.File) i
 
 // report prints err as one line and maps it to the exit status.
 func report(stderr io.Writer, name string, err error) int {
-	if err == nil || errors.Is(err, helpRequested) {
+	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
 	fmt.Fprintf(stderr, "tsstore %s: %s\n", name, oneLine(err))

@@ -77,7 +77,7 @@ func runShow(e *env, args []string) error {
 	if err := checkPlotPath(sf.plot); err != nil {
 		return err
 	}
-	filter, err := sf.filters.filter()
+	sel, err := sf.filters.selection()
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func runShow(e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	meta, err := selectOne(s, filter)
+	meta, err := selectOne(s, sel)
 	if err != nil {
 		return err
 	}
@@ -120,8 +120,8 @@ func checkPlotPath(p string) error {
 }
 
 // selectOne resolves the filters to exactly one series, or says how many matched.
-func selectOne(s *core.Store, f core.KeyFilter) (*core.Metadata, error) {
-	metas, err := s.ListMetadata(f)
+func selectOne(s *core.Store, sel selection) (*core.Metadata, error) {
+	metas, err := sel.list(s)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func selectOne(s *core.Store, f core.KeyFilter) (*core.Metadata, error) {
 	if len(metas) > 3 {
 		more = fmt.Sprintf("; and %d more", len(metas)-3)
 	}
-	return nil, fmt.Errorf("%d series match the filters, want exactly one (narrow with --owner-id, --type, --name, --resolution, --features): %s%s",
+	return nil, fmt.Errorf("%d series match the filters, want exactly one (narrow with --owner-id, --type, --name, --resolution, --features, --exact-features): %s%s",
 		len(metas), strings.Join(shown, "; "), more)
 }
 
@@ -274,15 +274,16 @@ func newView(m *core.Metadata, times []time.Time, data core.TypedArray, layers i
 	if err != nil {
 		return nil, err
 	}
+	eshape := elementShape(m)
 	elems := 1
-	for _, d := range m.ElementShape {
+	for _, d := range eshape {
 		elems *= d
 	}
 	steps := len(times)
 	if len(cells) != layers*steps*elems {
 		return nil, fmt.Errorf("array of %d values does not hold %d layers × %d steps × %d elements", len(cells), layers, steps, elems)
 	}
-	v := &seriesView{meta: m, times: times, labels: columnLabels(layers, layerLabels, m.ElementShape)}
+	v := &seriesView{meta: m, times: times, labels: columnLabels(layers, layerLabels, eshape)}
 	ncol := layers * elems
 	v.cells = make([][]string, steps)
 	v.columns = make([][]float64, ncol)
@@ -374,8 +375,8 @@ func writeViewTable(w io.Writer, v *seriesView) error {
 	m := v.meta
 	fmt.Fprintf(w, "%s\n", m.Key)
 	fmt.Fprintf(w, "owner type %s, dtype %s", m.OwnerType, m.DType)
-	if len(m.ElementShape) > 0 {
-		fmt.Fprintf(w, "%s", shapeJSON(m.ElementShape))
+	if eshape := elementShape(m); len(eshape) > 0 {
+		fmt.Fprintf(w, "%s", shapeJSON(eshape))
 	}
 	if m.Units != "" {
 		fmt.Fprintf(w, ", units %s", m.Units)

@@ -1,0 +1,37 @@
+package core
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// closeOnExec marks the descriptors this process holds on path close-on-exec. HDF5 opens
+// the .nc file without O_CLOEXEC, so every child a program starts while a store is open
+// (os/exec, system(), a Python subprocess) inherited the file — and, with it, HDF5's lock:
+// other opens of the store failed until the child exited. SQLite already opens its files
+// close-on-exec. Called under the netcdf lock right after the open, so no descriptor
+// netcdf-c creates for another file can be mistaken for this one.
+func closeOnExec(path string) {
+	want, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return
+	}
+	if abs, err := filepath.Abs(want); err == nil {
+		want = abs
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		target, err := os.Readlink("/proc/self/fd/" + e.Name())
+		if err != nil || target != want {
+			continue
+		}
+		if fd, err := strconv.Atoi(e.Name()); err == nil {
+			syscall.CloseOnExec(fd)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package core
+
+// closeOnExec is a no-op where /proc/self/fd does not list the process's descriptors.
+func closeOnExec(string) {}
