@@ -14,10 +14,26 @@ func (s *Store) cleanOrphans() error {
 		return wrapIO("", err, "listing the arrays the catalog references")
 	}
 	named := make(map[hashing.Digest]bool, len(hashes))
+	var missing []hashing.Digest
 	for _, h := range hashes {
-		if len(h) == 32 {
-			named[hashing.Digest(h)] = true
+		if len(h) != 32 {
+			continue
 		}
+		d := hashing.Digest(h)
+		named[d] = true
+		if _, ok := s.nc.packed[d]; !ok && s.nc.standalone[d] == nil {
+			missing = append(missing, d)
+		}
+	}
+	// The write protocol never commits a row before its array is on disk, so a row naming an
+	// array the file lacks means the pair does not belong together (a catalog copied from
+	// another store) or the file is damaged. Freeing "orphans" then would empty the hash
+	// slots of every array the wrong catalog does not name, so the writable open is refused
+	// and nothing is written; a read-only open still works for inspection.
+	if len(missing) > 0 {
+		return newErr(ErrIntegrity, "", "catalog",
+			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): the catalog may belong to another store, or the file is damaged; nothing was changed — open it read-only to inspect it, or run verify_integrity",
+			len(missing), len(named), missing[0][:])
 	}
 	var free []hashing.Digest
 	for d := range s.nc.packed {

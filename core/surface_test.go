@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -364,15 +365,74 @@ func TestVerifyIntegrityFindsDamage(t *testing.T) {
 	}
 	// A catalog hash altered from outside names no array.
 	run(t, "sqlite3", CatalogPath(path), fmt.Sprintf("UPDATE time_series_associations SET data_hash = zeroblob(32) WHERE owner_id = %d", victim.OwnerID))
-	s = openAgain(t, path)
+	// A writable open refuses the pair (it would free the array the row lost); read-only,
+	// verify names the row.
+	before := fileDigests(t, path)
+	if _, err := Open(path); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "1 of the 3 arrays") {
+		t.Fatalf("writable open of a dangling row: %v", err)
+	}
+	if fileDigests(t, path) != before {
+		t.Fatal("the refused open changed the files")
+	}
+	s, err = OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	rep, err = s.VerifyIntegrity()
 	if err != nil || len(rep.DanglingRows) != 1 || !strings.Contains(rep.DanglingRows[0], "names no packed column") {
 		t.Fatalf("altered hash: %+v %v", rep, err)
 	}
-	// The array the row lost is unreferenced now, so the writable open freed it: no
-	// mismatch is reported for it.
 	if len(rep.HashMismatches) != 0 {
 		t.Fatalf("mismatches %v", rep.HashMismatches)
+	}
+}
+
+// A catalog copied from another store names arrays this file does not hold: the writable
+// open refuses before its orphan cleanup could empty the hash slots of this file's arrays,
+// and reads through a read-only open fail per series, naming the missing array.
+func TestCatalogOfAnotherStoreIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	build := func(name string, offset float64) string {
+		p := filepath.Join(dir, name)
+		s, err := Create(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 4; i++ {
+			mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, offset+float64(i))), nil)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, b := build("a.nc", 0), build("b.nc", 1000)
+	foreign, err := os.ReadFile(CatalogPath(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(CatalogPath(a), foreign, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := fileDigests(t, a)
+	_, err = Open(a)
+	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "4 of the 4 arrays") || !strings.Contains(err.Error(), "another store") {
+		t.Fatalf("writable open with a foreign catalog: %v", err)
+	}
+	if fileDigests(t, a) != before {
+		t.Fatal("the refused open changed the files")
+	}
+	s, err := OpenReadOnly(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Get(Key{OwnerID: 2, Name: "p", Resolution: Hours(1)}); !errors.Is(err, ErrIntegrity) {
+		t.Fatalf("read through a foreign catalog: %v", err)
+	}
+	if slots := hashSlots(t, a, "sts_f64_s_24_PT1H"); slots[0] == "" {
+		t.Fatal("the file's own arrays lost their hash slots")
 	}
 }
 

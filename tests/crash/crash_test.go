@@ -440,8 +440,15 @@ func check(path string) (res result) {
 	}
 	s, err := core.Open(path) // a writable open: the recovery of the next writer
 	if err != nil {
-		res.OpenError = fmt.Sprintf("the store did not reopen: %v", err)
-		return res
+		// The writable open refuses a store whose rows name missing arrays; look at the
+		// damage read-only.
+		ro, rerr := core.OpenReadOnly(path)
+		if rerr != nil {
+			res.OpenError = fmt.Sprintf("the store did not reopen: %v", err)
+			return res
+		}
+		res.Damage = append(res.Damage, fmt.Sprintf("the writable open was refused: %v", err))
+		s = ro
 	}
 	defer s.Close()
 	res.Opened = true
