@@ -15,6 +15,7 @@ var (
 	bulkCases = flag.String("bulk-cases", "10000x24,10000x168,100000x24,100000x168",
 		"bulk: N×length cases, each run with f64 and [3] elements (a case may name one: 10000x8760:f64)")
 	bulkSweep = flag.Int("bulk-sweep-steps", 24*14, "bulk: StaticReader steps swept per case (at most the length)")
+	bulkReads = flag.Bool("bulk-full-reads", true, "bulk: time the full reads (one Get per series, GetMany); off for sweep-only runs")
 	bulkBatch = flag.Int("bulk-batch", 0, "bulk: series per AddBatch call (0: all N in one; 10000 keeps 100000x8760 within memory)")
 )
 
@@ -150,42 +151,21 @@ func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err = core.OpenReadOnly(path)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Close()
-	t := time.Now()
-	for i, k := range keys {
-		ts, err := s.Get(k)
-		if err != nil {
-			return nil, err
-		}
-		if i%997 == 0 {
-			if err := checkStatic(ts, c, i); err != nil {
-				return nil, err
-			}
-		}
-	}
-	oneByOne := time.Since(t)
-	t = time.Now()
-	all, err := s.GetMany(keys)
-	if err != nil {
-		return nil, err
-	}
-	bulk := time.Since(t)
-	if err := checkStatic(all[c.n-1], c, c.n-1); err != nil {
-		return nil, err
-	}
-	all = nil
 	sweepPer := float64(sweep.Nanoseconds()) / 1e3 / float64(c.n*steps)
-	getPer := perItem(oneByOne, c.n)
 	out = append(out,
-		r("full read, one Get per series", getPer, "µs"),
-		r("full read, GetMany, per series", perItem(bulk, c.n), "µs"),
 		r(fmt.Sprintf("StaticReader, %d steps, per (component, step)", steps), sweepPer, "µs"),
 		r("StaticReader build, per key", perItem(build, c.n), "µs"),
 	)
+	if *bulkReads {
+		reads, err := fullReads(path, keys, c)
+		if err != nil {
+			return nil, err
+		}
+		for i := range reads {
+			reads[i].Case = label
+		}
+		out = append(out, reads...)
+	}
 
 	figs, err := runBaseline(cfg, "static", storePath(cfg, "baseline_bulk"), strconv.Itoa(c.n), strconv.Itoa(c.length),
 		strconv.Itoa(c.elems), "3", "1", strconv.Itoa(steps), "1", strconv.Itoa(batch))
@@ -243,4 +223,39 @@ func sweepFresh(path string, keys []core.Key, steps int) (build, sweep time.Dura
 		}
 	}
 	return build, time.Since(t), nil
+}
+
+// fullReads reads every series back, one Get each and then through GetMany, checking values.
+func fullReads(path string, keys []core.Key, c bulkCase) ([]result, error) {
+	s, err := core.OpenReadOnly(path)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	t := time.Now()
+	for i, k := range keys {
+		ts, err := s.Get(k)
+		if err != nil {
+			return nil, err
+		}
+		if i%997 == 0 {
+			if err := checkStatic(ts, c, i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	oneByOne := time.Since(t)
+	t = time.Now()
+	all, err := s.GetMany(keys)
+	if err != nil {
+		return nil, err
+	}
+	bulk := time.Since(t)
+	if err := checkStatic(all[c.n-1], c, c.n-1); err != nil {
+		return nil, err
+	}
+	return []result{
+		{"bulk", "", "full read, one Get per series", perItem(oneByOne, c.n), "µs"},
+		{"bulk", "", "full read, GetMany, per series", perItem(bulk, c.n), "µs"},
+	}, nil
 }
