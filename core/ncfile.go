@@ -130,6 +130,14 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	}
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
 	if err != nil {
+		if lockedElsewhere(path, readOnly) {
+			what := "for writing"
+			if !readOnly {
+				what = "(for reading or writing)"
+			}
+			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
+		}
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
 	closeOnExec(path)

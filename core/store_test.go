@@ -1,7 +1,9 @@
 package core
 
 import (
+	"bufio"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -170,4 +172,95 @@ func TestChildProcessesDoNotInheritTheStore(t *testing.T) {
 	if strings.Contains(string(out), filepath.Base(path)) {
 		t.Fatalf("the child holds the store's files:\n%s", out)
 	}
+}
+
+// HDF5 locks the .nc file for as long as a process has it open: a store open for writing in
+// one process keeps every other process out, and readers keep a writer out. The refused open
+// says so (instead of netcdf-c's bare "HDF error") and changes nothing; readers share.
+func TestOpenBlockedByAnotherProcessSaysSo(t *testing.T) {
+	if p := os.Getenv("TSSTORE_HOLD_STORE"); p != "" {
+		holdStore(p, os.Getenv("TSSTORE_HOLD_MODE") == "ro")
+		return
+	}
+	if v := strings.ToUpper(os.Getenv("HDF5_USE_FILE_LOCKING")); v == "FALSE" || v == "0" {
+		t.Skip("HDF5 file locking is off in this environment")
+	}
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"rw", "ro"} {
+		release := startHolder(t, path, mode)
+		before := fileDigests(t, path)
+		_, err := Open(path)
+		if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "open (for reading or writing) in another process") {
+			t.Fatalf("writable open while another process holds it %s: %v", mode, err)
+		}
+		r, err := OpenReadOnly(path)
+		if mode == "rw" {
+			if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "open for writing in another process") {
+				t.Fatalf("read-only open beside a writer: %v", err)
+			}
+		} else {
+			if err != nil {
+				t.Fatalf("read-only open beside a reader: %v", err)
+			}
+			if _, err := r.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+		}
+		if fileDigests(t, path) != before { // compared before the holder closes (and writes)
+			t.Fatal("refused opens changed the files")
+		}
+		release()
+	}
+	// Once the other process is gone, the store opens as usual.
+	s = openAgain(t, path)
+	s.Close()
+}
+
+// startHolder runs this test binary as a process that opens path (mode "rw" or "ro") and
+// keeps it open until the returned function is called.
+func startHolder(t *testing.T, path, mode string) func() {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestOpenBlockedByAnotherProcessSaysSo$")
+	cmd.Env = append(os.Environ(), "TSSTORE_HOLD_STORE="+path, "TSSTORE_HOLD_MODE="+mode)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if !strings.HasPrefix(line, "ready") {
+		t.Fatalf("holder: %q", line)
+	}
+	return func() {
+		in.Close()
+		cmd.Wait()
+	}
+}
+
+func holdStore(path string, readOnly bool) {
+	var s *Store
+	var err error
+	if readOnly {
+		s, err = OpenReadOnly(path)
+	} else {
+		s, err = Open(path)
+	}
+	if err != nil {
+		os.Stdout.WriteString("error " + err.Error() + "\n")
+		return
+	}
+	os.Stdout.WriteString("ready\n")
+	io.ReadAll(os.Stdin)
+	s.Close()
 }
