@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -117,6 +118,9 @@ func (f *ncFile) initLayout() error {
 	return ncshim.Sync(f.root)
 }
 
+// ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
+const ncEHDFERR = -101
+
 // openNC opens an existing store file, checks its format version and rebuilds the index.
 func openNC(path string, readOnly bool) (*ncFile, error) {
 	ncshim.Lock()
@@ -137,6 +141,10 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 			}
 			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
+		}
+		var ne netcdf.Error
+		if errors.As(err, &ne) && int(ne) == ncEHDFERR {
+			return nil, wrapIO("open", err, "%s is damaged or truncated: HDF5 cannot read its metadata (verify_integrity cannot run either; a copy of the pair from before the damage is the way back)", path)
 		}
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}

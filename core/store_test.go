@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fhs/go-netcdf/netcdf"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -263,4 +266,85 @@ func holdStore(path string, readOnly bool) {
 	os.Stdout.WriteString("ready\n")
 	io.ReadAll(os.Stdin)
 	s.Close()
+}
+
+// A truncated .nc fails to open with an I/O error that says the file is damaged, and the
+// open writes nothing.
+func TestTruncatedFileSaysDamaged(t *testing.T) {
+	s, path := newStore(t)
+	for i := 0; i < 20; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []float64{0.5, 0.9} {
+		if err := os.Truncate(path, int64(float64(fi.Size())*keep)); err != nil {
+			t.Fatal(err)
+		}
+		before := fileDigests(t, path)
+		for _, open := range []func(string) (*Store, error){Open, OpenReadOnly} {
+			if _, err := open(path); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "damaged or truncated") {
+				t.Fatalf("truncated to %.0f%%: %v", keep*100, err)
+			}
+		}
+		if fileDigests(t, path) != before {
+			t.Fatal("a refused open changed the files")
+		}
+	}
+}
+
+// A hash slot that disagrees with the catalog (the file edited or damaged): the writable open
+// refuses the pair, and through a read-only open the series whose slot changed reads as an
+// integrity error while the others read back.
+func TestHashSlotDisagreeingWithCatalog(t *testing.T) {
+	s, path := newStore(t)
+	for i := 0; i < 3; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := netcdf.OpenFile(path, netcdf.WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := ncshim.Group(ds, groupTop)
+	if err == nil {
+		top, err = ncshim.Group(top, groupSingle)
+	}
+	var varid int
+	if err == nil {
+		varid, err = ncshim.VarID(top, "sts_f64_s_24_PT1H_h")
+	}
+	if err == nil {
+		err = ncshim.PutStrings(top, varid, 1, []string{strings.Repeat("ab", 32)})
+	}
+	if cerr := ds.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "1 of the 3 arrays") {
+		t.Fatalf("writable open: %v", err)
+	}
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); !errors.Is(err, ErrIntegrity) {
+		t.Fatalf("the series whose slot changed: %v", err)
+	}
+	for _, owner := range []int64{0, 2} {
+		ts, err := r.Get(Key{OwnerID: owner, Name: "p", Resolution: Hours(1)})
+		if err != nil || !equalFloats(floats(t, ts.(*SingleTimeSeries).Data), ramp(24, float64(owner))) {
+			t.Fatalf("owner %d: %v", owner, err)
+		}
+	}
 }
