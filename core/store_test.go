@@ -348,3 +348,113 @@ func TestHashSlotDisagreeingWithCatalog(t *testing.T) {
 		}
 	}
 }
+
+// Eight processes sweep one store at once, each with a StaticReader over every series and a
+// ForecastReader over every forecast, and each checks every value it reads.
+func TestEightReaderProcessesSweepOneStore(t *testing.T) {
+	const n, length, forecasts = 400, 168, 50
+	if p := os.Getenv("TSSTORE_SWEEP_STORE"); p != "" {
+		if err := sweepAndCheck(p, n, length, forecasts); err != nil {
+			os.Stdout.WriteString("error " + err.Error() + "\n")
+			return
+		}
+		os.Stdout.WriteString("ok\n")
+		return
+	}
+	s, path := newStore(t)
+	var items []BatchItem
+	for i := 0; i < n; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(length, float64(i*1000)))})
+	}
+	for i := 0; i < forecasts; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Hours(24), i)})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []*exec.Cmd
+	var outs []*strings.Builder
+	for p := 0; p < 8; p++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestEightReaderProcessesSweepOneStore$")
+		cmd.Env = append(os.Environ(), "TSSTORE_SWEEP_STORE="+path)
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, &out)
+	}
+	for p, cmd := range cmds {
+		err := cmd.Wait()
+		if err != nil || !strings.Contains(outs[p].String(), "\nok\n") && !strings.HasPrefix(outs[p].String(), "ok\n") {
+			t.Fatalf("reader process %d: %v\n%s", p, err, outs[p].String())
+		}
+	}
+}
+
+func sweepAndCheck(path string, n, length, forecasts int) error {
+	s, err := OpenReadOnly(path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	keys := make([]Key, n)
+	for i := range keys {
+		keys[i] = Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)}
+	}
+	rd, err := s.NewStaticReader(Hours(1), keys)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	for step := 0; step < length; step++ {
+		if err := rd.ReadStep(step); err != nil {
+			return err
+		}
+		v, err := Values[float64](rd.Groups()[0].Values)
+		if err != nil {
+			return err
+		}
+		for j, ki := range rd.Groups()[0].Keys {
+			if want := float64(ki*1000 + step); v[j] != want {
+				return errors.New("series " + itoa(int64(ki)) + " reads a wrong value at step " + itoa(int64(step)))
+			}
+		}
+	}
+	fkeys := make([]Key, forecasts)
+	want := make([][]float64, forecasts) // [H, count] row-major, as written
+	for i := range fkeys {
+		fkeys[i] = forecastKey(int64(i), DeterministicType, Hours(24))
+		v, err := Values[float64](sampleForecast(DeterministicType, F64, nil, 24, 7, 0, Hours(24), i).Array())
+		if err != nil {
+			return err
+		}
+		want[i] = v
+	}
+	fr, err := s.NewForecastReader(DeterministicType, Hours(1), fkeys)
+	if err != nil {
+		return err
+	}
+	defer fr.Close()
+	for w := 0; w < 7; w++ {
+		if err := fr.ReadWindow(w); err != nil {
+			return err
+		}
+		g := fr.Groups()[0]
+		v, err := Values[float64](g.Values)
+		if err != nil {
+			return err
+		}
+		for j, ki := range g.Keys {
+			for h := 0; h < 24; h++ {
+				if got, exp := v[j*24+h], want[ki][h*7+w]; math.Float64bits(got) != math.Float64bits(exp) { // NaN too
+					return errors.New("a forecast window reads a wrong value")
+				}
+			}
+		}
+	}
+	return nil
+}
