@@ -162,6 +162,9 @@ func (f *ncFile) rehashAll() (bad, unreadable []string, checked int) {
 	defer ncshim.Unlock()
 	for _, list := range f.families {
 		for _, ds := range list {
+			if ds.damaged != nil {
+				unreadable = append(unreadable, fmt.Sprintf("%s_h (its index was rebuilt from the columns' bytes; the dataset takes no more writes): %v", ds.name, ds.damaged))
+			}
 			cols := usedColumns(ds)
 			b, err := f.rehashColumns(ds, cols)
 			if err != nil {
@@ -202,9 +205,26 @@ func usedColumns(ds *packedDS) []int {
 	return cols
 }
 
-// rehashColumns rehashes some used columns of one packed dataset in row bands over their
-// span: each column is hashed incrementally as its rows arrive.
+// rehashColumns rehashes some used columns of one packed dataset and reports those whose
+// bytes no longer hash to their slot.
 func (f *ncFile) rehashColumns(ds *packedDS, cols []int) ([]string, error) {
+	sums, err := f.columnDigests(ds, cols)
+	if err != nil {
+		return nil, err
+	}
+	var bad []string
+	for _, c := range cols {
+		got := sums[c]
+		if hex.EncodeToString(got[:]) != ds.slots[c] {
+			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %s", ds.name, c, got[:], ds.slots[c]))
+		}
+	}
+	return bad, nil
+}
+
+// columnDigests hashes columns of one packed dataset in row bands over their span: each
+// column is hashed incrementally as its rows arrive.
+func (f *ncFile) columnDigests(ds *packedDS, cols []int) (map[int]hashing.Digest, error) {
 	if len(cols) == 0 {
 		return nil, nil
 	}
@@ -233,14 +253,11 @@ func (f *ncFile) rehashColumns(ds *packedDS, cols []int) ([]string, error) {
 			}
 		}
 	}
-	var bad []string
+	out := make(map[int]hashing.Digest, len(cols))
 	for _, c := range cols {
-		got := hashers[c].Sum()
-		if hex.EncodeToString(got[:]) != ds.slots[c] {
-			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %s", ds.name, c, got[:], ds.slots[c]))
-		}
+		out[c] = hashers[c].Sum()
 	}
-	return bad, nil
+	return out, nil
 }
 
 // StaticConsistency says whether every SingleTimeSeries at one resolution shares one grid.

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/tsstore/tsstore/core/internal/hashing"
+import (
+	"strings"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
 
 // cleanOrphans runs on every writable open. Arrays that no catalog row names are what a crash
 // can leave behind (see the write protocol in unit.go), possibly half-written. Packed columns
@@ -31,9 +35,13 @@ func (s *Store) cleanOrphans() error {
 	// slots of every array the wrong catalog does not name, so the writable open is refused
 	// and nothing is written; a read-only open still works for inspection.
 	if len(missing) > 0 {
+		where := "the catalog may belong to another store, or the file is damaged"
+		if sealed := s.nc.damagedDatasets(); len(sealed) > 0 {
+			where = "they may have lived in " + strings.Join(sealed, ", ") + ", whose hash companions are unreadable"
+		}
 		return newErr(ErrIntegrity, "", "catalog",
-			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): the catalog may belong to another store, or the file is damaged; nothing was changed — open it read-only to inspect it, or run verify_integrity",
-			len(missing), len(named), missing[0][:])
+			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): %s; nothing was changed — open it read-only to inspect it, or run verify_integrity",
+			len(missing), len(named), missing[0][:], where)
 	}
 	var free []hashing.Digest
 	for d := range s.nc.packed {
@@ -54,4 +62,18 @@ func (s *Store) cleanOrphans() error {
 		return wrapIO("", err, "freeing %d unreferenced packed columns", len(free))
 	}
 	return wrapIO("", s.nc.sync(), "syncing the NetCDF file")
+}
+
+// damagedDatasets names the packed datasets sealed at open because their hash companions
+// could not be read.
+func (f *ncFile) damagedDatasets() []string {
+	var out []string
+	for _, list := range f.families {
+		for _, ds := range list {
+			if ds.damaged != nil {
+				out = append(out, ds.name)
+			}
+		}
+	}
+	return out
 }

@@ -63,6 +63,10 @@ type packedDS struct {
 	hvarid int
 	slots  []string // hex hash of each column, "" when free
 	nfree  int
+	// damaged is why the hash companion could not be read (a kill or a full disk during the
+	// write that created the dataset); such a dataset is sealed: none of its columns is
+	// indexed, none is free, and verify_integrity reports it.
+	damaged error
 }
 
 type packedSlot struct {
@@ -162,7 +166,11 @@ func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
 	}
 	slots, err := ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols))
 	if err != nil {
-		return wrapIO("open", err, "reading %s_h", name)
+		// Left by a write that failed (a full disk) or was killed while it wrote hash slots:
+		// vlen strings live in HDF5's global heap, which such a write can leave half
+		// updated. See indexFromColumns.
+		return f.indexFromColumns(&packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape,
+			cols: cols, varid: varid, hvarid: hvarid, slots: make([]string, cols), damaged: err})
 	}
 	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
 		varid: varid, hvarid: hvarid, slots: slots}
@@ -373,4 +381,42 @@ func (f *ncFile) readBlock(ds *packedDS, lo, hi int) (*columnBlock, error) {
 
 func errNoArray(d hashing.Digest) error {
 	return newErr(ErrIntegrity, "", "data_hash", "catalog names array %x, which the NetCDF file does not hold", d[:])
+}
+
+// indexFromColumns rebuilds the index of a dataset whose hash companion cannot be read from
+// its columns' own bytes: each readable column is indexed under the hash of what it holds,
+// so a read through it is right by construction (content addressing), whatever the lost
+// slots said. Which columns were free is unknown, so the dataset takes no more writes
+// (nfree 0) and its slots are never written again. A column that cannot be read either is
+// left out; if a committed row lived there, the catalog check of a writable open
+// (cleanOrphans) refuses the pair and reads of that row fail as integrity errors.
+func (f *ncFile) indexFromColumns(ds *packedDS) error {
+	all := make([]int, ds.cols)
+	for c := range all {
+		all[c] = c
+	}
+	sums, err := f.columnDigests(ds, all)
+	if err != nil {
+		sums = map[int]hashing.Digest{}
+		for _, c := range all {
+			if one, err := f.columnDigests(ds, []int{c}); err == nil {
+				sums[c] = one[c]
+			}
+		}
+	}
+	for c := 0; c < ds.cols; c++ {
+		d, ok := sums[c]
+		if !ok {
+			continue
+		}
+		ds.slots[c] = hex.EncodeToString(d[:])
+		if _, dup := f.packed[d]; !dup {
+			f.packed[d] = packedSlot{ds, c}
+		}
+	}
+	if err := f.setPackedCache(ds); err != nil {
+		return wrapIO("open", err, "sizing the chunk cache of %s", ds.name)
+	}
+	f.families[ds.fam] = append(f.families[ds.fam], ds)
+	return nil
 }

@@ -322,10 +322,18 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int, zero bool) error {
 	// name arrays no row references, which the next writable open frees.
 	for _, c := range cols {
 		d, _ := parseHexDigest(ds.slots[c])
-		ds.slots[c] = ""
-		ds.nfree++
 		f.frees++
 		delete(f.packed, d)
+		if ds.damaged != nil {
+			continue // sealed: the column keeps its bytes and stays unavailable for writes
+		}
+		ds.slots[c] = ""
+		ds.nfree++
+	}
+	if ds.damaged != nil {
+		// A dataset whose hash companion is unreadable is never written again: its next
+		// open rebuilds the index from the columns' bytes, which stay right by content.
+		return nil
 	}
 	if !zero {
 		return f.emptySlots(ds, cols)

@@ -2,13 +2,17 @@ package core
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -457,4 +461,157 @@ func sweepAndCheck(path string, n, length, forecasts int) error {
 		}
 	}
 	return nil
+}
+
+// A write that would not fit (a file-size limit here; a full disk the same way) is refused
+// before anything is written, with an I/O error that says so; the writes stay pending, and a
+// flush once there is room commits them. (Without the check, the write failed half way and
+// took every committed series of the dataset it shared with them: HDF5 left that dataset's
+// metadata half flushed.)
+func TestWriteBeyondAFileSizeLimitIsRefusedBeforeWriting(t *testing.T) {
+	const before, more = 50, 2000
+	if p := os.Getenv("TSSTORE_FSIZE_STORE"); p != "" {
+		os.Stdout.WriteString(writeUnderFileSizeLimit(p, before, more) + "\n")
+		return
+	}
+	s, path := newStore(t)
+	for i := 0; i < before; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteBeyondAFileSizeLimitIsRefusedBeforeWriting$")
+	cmd.Env = append(os.Environ(), "TSSTORE_FSIZE_STORE="+path)
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "refused: ") || !strings.Contains(string(out), "not enough room") ||
+		!strings.Contains(string(out), "(i/o error)") || !strings.Contains(string(out), "unchanged: true") ||
+		!strings.Contains(string(out), "retry: ok") {
+		t.Fatalf("the write past the limit: %s", out)
+	}
+	r := openAgain(t, path)
+	defer r.Close()
+	keys, err := r.ListKeys(KeyFilter{})
+	if err != nil || len(keys) != before+more {
+		t.Fatalf("%d series after the retried flush, want %d (%v)", len(keys), before+more, err)
+	}
+	for _, i := range []int{0, before - 1, before, before + more - 1} {
+		want := ramp(168, float64(i))
+		if i >= before {
+			want = ramp(168, float64(i)*3.7)
+		}
+		if !equalFloats(floats(t, mustGetSingle(t, r, Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)}).Data), want) {
+			t.Fatalf("series %d", i)
+		}
+	}
+	if rep, err := r.VerifyIntegrity(); err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+}
+
+// writeUnderFileSizeLimit opens the store with the file-size limit at its size plus 64 KiB,
+// adds far more than that and flushes (which must be refused with the files unchanged), then
+// lifts the limit and flushes again.
+func writeUnderFileSizeLimit(path string, before, more int) string {
+	signal.Ignore(syscall.SIGXFSZ) // a write past the limit fails with EFBIG instead of killing
+	s, err := Open(path)
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err.Error()
+	}
+	var orig syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &orig); err != nil {
+		return "getrlimit: " + err.Error()
+	}
+	limit := uint64(fi.Size()) + 64<<10
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: orig.Max}); err != nil {
+		return "setrlimit: " + err.Error()
+	}
+	var items []BatchItem
+	for i := before; i < before+more; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(168, float64(i)*3.7))})
+	}
+	digest := func() string {
+		b, _ := os.ReadFile(path)
+		c, _ := os.ReadFile(CatalogPath(path))
+		return string(b) + "\x00" + string(c)
+	}
+	was := digest()
+	_, err = s.AddBatch(items)
+	if err == nil {
+		err = s.Flush()
+	}
+	if err == nil {
+		return "the write past the limit succeeded"
+	}
+	if !errors.Is(err, ErrIO) {
+		return "not an I/O error: " + err.Error()
+	}
+	report := "refused: " + err.Error() + "\nunchanged: " + fmt.Sprint(digest() == was)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &orig); err != nil {
+		return report + "\nsetrlimit back: " + err.Error()
+	}
+	if err := s.Close(); err != nil { // commits the pending unit
+		return report + "\nretry: " + err.Error()
+	}
+	return report + "\nretry: ok"
+}
+
+// A hash companion whose strings HDF5 cannot read (its global heap damaged — here by
+// overwriting the heap collection's signature) no longer costs the whole store: the open
+// rebuilds that dataset's index from its columns' bytes, every series reads back, verify
+// names the damage, and new writes go to a new dataset, never into the damaged one.
+func TestUnreadableHashCompanionIsRebuiltFromColumns(t *testing.T) {
+	s, path := newStore(t)
+	for i := 0; i < 20; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The collection holding the slot strings is the last one before the first slot's text.
+	at := bytes.Index(b, []byte(hashOf(ArrayOf(ramp(24, 0)))))
+	gcol := bytes.LastIndex(b[:max(at, 0)], []byte("GCOL"))
+	if at < 0 || gcol < 0 {
+		t.Fatal("no global heap collection holding the hash slots")
+	}
+	copy(b[gcol:], "XCOL")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("ncdump", "-v", "sts_f64_s_24_PT1H_h", path).CombinedOutput(); err == nil {
+		t.Fatalf("ncdump still reads the damaged hash companion:\n%s", out)
+	}
+	s = openAgain(t, path)
+	for i := 0; i < 20; i++ {
+		if !equalFloats(floats(t, mustGetSingle(t, s, Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)}).Data), ramp(24, float64(i))) {
+			t.Fatalf("series %d after the rebuild", i)
+		}
+	}
+	rep, err := s.VerifyIntegrity()
+	if err != nil || len(rep.Unreadable) != 1 || !strings.Contains(rep.Unreadable[0], "sts_f64_s_24_PT1H_h") || len(rep.HashMismatches) != 0 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	k := mustAdd(t, s, gen(50), hourly("p", ramp(24, 50)), nil)
+	if err := s.Remove(Key{OwnerID: 3, Name: "p", Resolution: Hours(1)}); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s, path)
+	if !equalFloats(floats(t, mustGetSingle(t, s, k).Data), ramp(24, 50)) {
+		t.Fatal("the series added after the rebuild")
+	}
+	// (ncdump cannot open the damaged file at all; the store's index says where it went.)
+	if slot, ok := s.nc.packed[ArrayOf(ramp(24, 50)).hash()]; !ok || slot.ds.name != "sts_f64_s_24_PT1H__1" || slot.ds.damaged != nil {
+		t.Fatalf("the new series did not go to a new dataset: %+v", slot)
+	}
+	if ok, err := s.Has(Key{OwnerID: 3, Name: "p", Resolution: Hours(1)}); ok || err != nil {
+		t.Fatalf("the removed series: %v %v", ok, err)
+	}
 }

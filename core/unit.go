@@ -227,6 +227,9 @@ func (s *Store) writePending() error {
 		}
 		ps = live
 	}
+	if err := s.checkRoom(ps); err != nil {
+		return err
+	}
 	written, err := s.nc.writeArrays(ps)
 	seqOf := map[arrKey]int64{}
 	for _, p := range ps {
@@ -252,6 +255,10 @@ func (s *Store) commitUnit() error {
 		return newErr(ErrInternal, "", "transaction", "commit with %d levels open", s.cat.Depth())
 	}
 	err := s.writePending()
+	var noRoom *errNoRoom
+	if errors.As(err, &noRoom) {
+		return err // nothing was written: the unit stays, to be flushed once there is room
+	}
 	if err == nil {
 		err = wrapIO("", s.nc.sync(), "syncing the NetCDF file")
 	}
