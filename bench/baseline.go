@@ -2,16 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 )
-
-// baselineFigures are what the netcdf-c baseline (baseline/baseline.c) measured.
-type baselineFigures map[string]float64
 
 // buildBaseline compiles baseline/baseline.c against netcdf-c (nc-config) into dir.
 func buildBaseline(dir string) (string, error) {
@@ -31,7 +26,7 @@ func buildBaseline(dir string) (string, error) {
 }
 
 // runBaseline runs one baseline case and parses its key=value lines.
-func runBaseline(cfg *config, args ...string) (baselineFigures, error) {
+func runBaseline(cfg *config, args ...string) (map[string]float64, error) {
 	if cfg.baseline == "" {
 		bin, err := buildBaseline(cfg.dir)
 		if err != nil {
@@ -39,23 +34,9 @@ func runBaseline(cfg *config, args ...string) (baselineFigures, error) {
 		}
 		cfg.baseline = bin
 	}
-	cmd := exec.Command(cfg.baseline, args...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	figs, err := keyValues(exec.Command(cfg.baseline, args...))
 	if err != nil {
 		return nil, fmt.Errorf("baseline %v: %w", args, err)
-	}
-	figs := baselineFigures{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("baseline printed %q", line)
-		}
-		figs[k] = f
 	}
 	return figs, nil
 }

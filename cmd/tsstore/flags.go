@@ -265,3 +265,17 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // openRead opens a store read-only: nothing this tool only reads can change the files.
 func openRead(path string) (*core.Store, error) { return core.OpenReadOnly(path) }
+
+// parseAndOpen is the start of every read-only command taking one store: parse the flags
+// and the one positional argument, check the output format, open the store read-only.
+func (e *env) parseAndOpen(fs *flag.FlagSet, args []string, format *formatFlag) (*core.Store, string, error) {
+	pos, err := e.parse(fs, args, 1, 1)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := format.check(); err != nil {
+		return nil, "", err
+	}
+	s, err := openRead(pos[0])
+	return s, pos[0], err
+}

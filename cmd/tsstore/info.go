@@ -102,24 +102,17 @@ func runInfo(e *env, args []string) error {
 	fs := e.newFlags()
 	format := addFormatFlag(fs, "text", "json")
 	withReclaimable := fs.Bool("reclaimable", false, "also report reclaimable space, by compacting a temporary copy")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := format.check(); err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	s, path, err := e.parseAndOpen(fs, args, format)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	rep, err := gatherInfo(s, pos[0])
+	rep, err := gatherInfo(s, path)
 	if err != nil {
 		return err
 	}
 	if *withReclaimable {
-		if rep.Reclaimable, err = reclaimableOfCopy(pos[0]); err != nil {
+		if rep.Reclaimable, err = reclaimableOfCopy(path); err != nil {
 			return err
 		}
 	}

@@ -55,14 +55,7 @@ Example:
 func runVerify(e *env, args []string) error {
 	fs := e.newFlags()
 	format := addFormatFlag(fs, "text", "json")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := format.check(); err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	s, path, err := e.parseAndOpen(fs, args, format)
 	if err != nil {
 		return err
 	}
@@ -80,7 +73,7 @@ func runVerify(e *env, args []string) error {
 		return err
 	}
 	if n := problemCount(rep); n > 0 {
-		return fmt.Errorf("%d problems found in %s (listed on stdout)", n, pos[0])
+		return fmt.Errorf("%d problems found in %s (listed on stdout)", n, path)
 	}
 	return nil
 }
@@ -137,14 +130,7 @@ type gridCheckOut struct {
 func runCheckGrid(e *env, args []string) error {
 	fs := e.newFlags()
 	format := addFormatFlag(fs, "text", "json")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := format.check(); err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	s, _, err := e.parseAndOpen(fs, args, format)
 	if err != nil {
 		return err
 	}
