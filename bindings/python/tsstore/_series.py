@@ -214,10 +214,12 @@ def _to_pandas(times: list[_dt.datetime], data: np.ndarray, name: str) -> Any:
     return pd.DataFrame(data.reshape(len(times), -1), index=index)
 
 
-def array_from_handle(h: int, dtype_code: int) -> np.ndarray:
-    """A series handle's array, read straight into a numpy array allocated for it."""
-    ndim = api.series_shape(h, None)
-    shape = np.zeros(max(ndim, 1), dtype=np.int64)
+def array_from_handle(h: int, dtype_code: int, ndim: int | None = None) -> np.ndarray:
+    """A series handle's array, read straight into a numpy array allocated for it. ndim, when
+    the caller has it from series_info, saves the call that asks for it."""
+    if ndim is None:
+        ndim = api.series_shape(h, None)
+    shape = np.empty(max(ndim, 1), dtype=np.int64)
     api.series_shape(h, shape)
     arr = np.empty(tuple(int(d) for d in shape[:ndim]), dtype=cv.DTYPES[dtype_code])
     api.series_data(h, arr)
@@ -233,8 +235,8 @@ def _filled(fn: Callable[..., int], h: int, dtype: Any) -> np.ndarray:
 
 def series_from_handle(h: int, name: str) -> Any:
     """The series a C series handle holds (a bare array for get_array's type -1)."""
-    typ, dtype, _ndim, initial, count = api.series_info(h)
-    arr = array_from_handle(h, dtype)
+    typ, dtype, ndim, initial, count = api.series_info(h)
+    arr = array_from_handle(h, dtype, ndim)
     if typ == -1:
         return arr
     res = api.series_resolution(h)

@@ -198,7 +198,8 @@ class Store:
     def get_array(self, data_hash: str | bytes) -> np.ndarray:
         """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
         with Handle(api.get_array(self._handle(), _hash_bytes(data_hash)), api.series_free) as sh:
-            return array_from_handle(sh, api.series_info(sh)[1])
+            info = api.series_info(sh)
+            return array_from_handle(sh, info[1], info[2])
 
     def has_time_series(self, key: Key) -> bool:
         """Whether a series with exactly this key is stored."""
