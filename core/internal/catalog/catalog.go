@@ -274,7 +274,8 @@ func (c *Catalog) Begin() error {
 			return err
 		}
 		if _, err = c.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-			return errors.Join(err, c.holdReadLock())
+			c.holdReadLock() // best effort: without it statements run in autocommit, only slower
+			return err
 		}
 	} else {
 		_, err = c.conn.ExecContext(ctx, fmt.Sprintf("SAVEPOINT sp%d", c.depth))
@@ -299,7 +300,9 @@ func (c *Catalog) Commit() error {
 	if err == nil {
 		c.depth--
 		if c.depth == 0 {
-			err = c.holdReadLock()
+			// The commit is done whatever happens here: failing to take the read lock
+			// again only leaves statements in autocommit, slower but right.
+			c.holdReadLock()
 		}
 	}
 	return err
@@ -319,7 +322,7 @@ func (c *Catalog) Rollback() error {
 	}
 	c.depth--
 	if c.depth == 0 {
-		err = errors.Join(err, c.holdReadLock())
+		c.holdReadLock() // best effort, as in Commit
 	}
 	return err
 }
