@@ -169,9 +169,13 @@ func (s *Store) clear(op string, f catalog.Filter, all bool) (int, error) {
 			s.unit.frees = append(s.unit.frees, r.DataHash)
 		}
 		if all {
-			if err := s.cat.DeleteAllFeatureSets(); err != nil {
+			sets, err := s.cat.DeleteAllFeatureSets()
+			if err != nil {
 				return wrapIO("", err, "deleting feature sets")
 			}
+			// Counted as changes so the unit is not "empty": a later refused call must not
+			// end it with ROLLBACK (unit.go), which would bring the sets back.
+			s.unit.changes += int(sets)
 		}
 		n = len(rows)
 		s.unit.changes += n

@@ -36,6 +36,7 @@ func (s *Store) Compact() (CompactReport, error) {
 	err := s.mutateLocked(func() error {
 		n, err := s.cat.DeleteUnreachableFeatureSets()
 		rep.FeatureSetsReclaimed = int(n)
+		s.unit.changes += int(n)
 		return wrapIO("", err, "deleting unreachable feature sets")
 	})
 	if err == nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"unsafe"
 
 	"github.com/fhs/go-netcdf/netcdf"
@@ -71,6 +72,7 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
+	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if inMemory {
 			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
@@ -78,11 +80,12 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 		}
 		return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
 	})
+	if err == nil && !inMemory {
+		closeOnExec(path)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, wrapIO("create", err, "creating %s", path)
-	}
-	if !inMemory {
-		closeOnExec(path)
 	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
@@ -132,7 +135,14 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	if readOnly {
 		mode = netcdf.NOWRITE
 	}
+	// ForkLock keeps a child started by another goroutine from inheriting the descriptor
+	// before closeOnExec marks it (HDF5 opens without O_CLOEXEC).
+	syscall.ForkLock.RLock()
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+	if err == nil {
+		closeOnExec(path)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		if lockedElsewhere(path, readOnly) {
 			what := "for writing"
@@ -148,7 +158,6 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		}
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
-	closeOnExec(path)
 	f := newNCFile(root, false, readOnly)
 	if err := f.load(path); err != nil {
 		f.closeLocked()

@@ -17,24 +17,51 @@ const roomSlack = 4 << 20
 type errNoRoom struct{ need, free int64 }
 
 func (e *errNoRoom) Error() string {
-	return fmt.Sprintf("not enough room to write the pending arrays: up to %.1f MiB needed, %.1f MiB free (filesystem or file-size limit); nothing was written and the writes stay pending — make room and flush again",
+	return e.what() + "; nothing was written and the writes stay pending — make room and flush again"
+}
+
+func (e *errNoRoom) what() string {
+	return fmt.Sprintf("not enough room to write the pending arrays: up to %.1f MiB needed, %.1f MiB free (filesystem or file-size limit)",
 		float64(e.need)/(1<<20), float64(e.free)/(1<<20))
 }
 
-// writeBound is the most writing ps can add to the file: their bytes uncompressed, and for
-// every dataset that may receive a column, the whole dataset again (filling a free column
-// rewrites every chunk of it, and a rewritten compressed chunk moves).
+// undone is the message when the write buffer's overflow was refused inside a call: the call
+// is rolled back, the unit's earlier writes stay pending.
+func (e *errNoRoom) undone() string {
+	return e.what() + "; nothing was written, this call was undone and the writes before it stay pending"
+}
+
+// lost is the message when Close met no room: the unit cannot stay pending past Close.
+func (e *errNoRoom) lost() string {
+	return e.what() + "; nothing was written, and the writes since the last commit are lost with the close"
+}
+
+// writeBound is the most writing ps can add to the file: their bytes uncompressed, every
+// existing dataset that may receive a column written again whole (filling a free column
+// rewrites every chunk of it, and a rewritten compressed chunk moves), and every new dataset
+// whole at its full width (a one-at-a-time add creates one 1,000 columns wide, and writing
+// one column writes every (1, 1000) chunk).
 func (f *ncFile) writeBound(ps []*prepared) int64 {
 	need := int64(roomSlack)
+	type group struct {
+		fam   familyKey
+		batch int64
+	}
 	columns := map[familyKey]int{}
+	groups := map[group]int{}
+	shapes := map[familyKey][]int{}
 	for _, p := range ps {
 		need += int64(len(p.arr.Data)) + 64<<10*boolInt(!p.packed)
 		if p.packed {
-			columns[p.family()]++
+			fam := p.family()
+			columns[fam]++
+			groups[group{fam, p.batchID}]++
+			shapes[fam] = p.arr.ElementShape()
 		}
 	}
 	// Free columns are filled in dataset name order (placeColumns): only the datasets the
-	// family's new columns reach are rewritten.
+	// family's new columns reach are rewritten; what does not fit spills into new ones.
+	spill := map[familyKey]int{}
 	for fam, n := range columns {
 		for _, ds := range f.families[fam] {
 			if n <= 0 {
@@ -45,6 +72,22 @@ func (f *ncFile) writeBound(ps []*prepared) int64 {
 				n -= ds.nfree
 			}
 		}
+		spill[fam] = max(n, 0)
+	}
+	for g, n := range groups {
+		n = min(n, spill[g.fam])
+		spill[g.fam] -= n
+		if n == 0 {
+			continue
+		}
+		requested := DefaultColsPerDataset
+		if g.batch != 0 {
+			requested = n
+		}
+		width := packedWidth(requested, shapes[g.fam], g.fam.dtype)
+		datasets := (n + width - 1) / width
+		eb := int64(elementCount(shapes[g.fam]) * g.fam.dtype.Width())
+		need += int64(datasets) * int64(width) * eb * int64(max(g.fam.length, 1))
 	}
 	return need
 }

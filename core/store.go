@@ -236,7 +236,16 @@ func (s *Store) Close() error {
 				unitErr = err
 			}
 		}
-		if err := s.commitUnit(); err != nil && unitErr == nil {
+		err := s.commitUnit()
+		var noRoom *errNoRoom
+		if errors.As(err, &noRoom) {
+			// Close cannot leave the writes pending: they go, and the error says so.
+			err = &Error{Kind: ErrIO, Field: "disk", Err: noRoom, Msg: noRoom.lost()}
+			if rerr := s.rollbackLevel(); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
+		}
+		if err != nil && unitErr == nil {
 			unitErr = err
 		}
 	}

@@ -98,6 +98,10 @@ func (s *Store) mutateLocked(fn func() error) error {
 	if err == nil && s.unit.pendingBytes > s.writeBuffer {
 		// Written while the call's savepoint is open, so a failure undoes this call only.
 		err = s.writePending()
+		var noRoom *errNoRoom
+		if errors.As(err, &noRoom) {
+			err = &Error{Kind: ErrIO, Field: "disk", Err: noRoom, Msg: noRoom.undone()}
+		}
 	}
 	if err == nil {
 		err = s.releaseLevel()

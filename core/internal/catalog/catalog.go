@@ -599,10 +599,14 @@ func (c *Catalog) VacuumInto(path string) error {
 	return errors.Join(err, c.holdReadLock())
 }
 
-// DeleteAllFeatureSets empties feature_sets (used when a store is cleared).
-func (c *Catalog) DeleteAllFeatureSets() error {
-	_, err := c.exec(`DELETE FROM feature_sets`)
-	return err
+// DeleteAllFeatureSets empties feature_sets (used when a store is cleared) and returns how
+// many rows it deleted.
+func (c *Catalog) DeleteAllFeatureSets() (int64, error) {
+	res, err := c.exec(`DELETE FROM feature_sets`)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // ParamRow is one distinct combination of forecast parameters and how many rows carry it.
