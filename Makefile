@@ -76,12 +76,13 @@ test: deps vet
 	mkdir -p $(OUT)
 	$(GO) test -count=1 -v -run TestCrashHarness ./tests/crash -trials 200 > $(OUT)/crash.log 2>&1; st=$$?; \
 	  grep -E "^(crash harness|--- |ok|FAIL)|trial [0-9]+: (the unit|[0-9]+ series stored)" $(OUT)/crash.log; exit $$st
-	# Fuzz targets, bounded (their seed corpora are in testdata/fuzz and also run above).
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParsePeriod$$' -fuzztime=10s ./core/internal/isotime
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseTimestamp$$' -fuzztime=10s ./core/internal/isotime
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseFeaturesJSON$$' -fuzztime=10s ./core
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzAddArrayShapes$$' -fuzztime=10s ./core
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedCatalog$$' -fuzztime=10s ./core
+	# Fuzz targets, bounded by input counts (a time bound can end a run with "context deadline
+	# exceeded" on a loaded machine); their seed corpora are in testdata/fuzz and also run above.
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParsePeriod$$' -fuzztime=300000x ./core/internal/isotime
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseTimestamp$$' -fuzztime=300000x ./core/internal/isotime
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseFeaturesJSON$$' -fuzztime=200000x ./core
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzAddArrayShapes$$' -fuzztime=200000x ./core
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedCatalog$$' -fuzztime=2000x ./core
 	$(MAKE) pyenv
 	$(MAKE) ctest
 
