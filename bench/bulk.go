@@ -157,12 +157,9 @@ func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 		r("StaticReader build, per key", perItem(build, c.n), "µs"),
 	)
 	if *bulkReads {
-		reads, err := fullReads(path, keys, c)
+		reads, err := fullReads(path, keys, c, label)
 		if err != nil {
 			return nil, err
-		}
-		for i := range reads {
-			reads[i].Case = label
 		}
 		out = append(out, reads...)
 	}
@@ -226,7 +223,7 @@ func sweepFresh(path string, keys []core.Key, steps int) (build, sweep time.Dura
 }
 
 // fullReads reads every series back, one Get each and then through GetMany, checking values.
-func fullReads(path string, keys []core.Key, c bulkCase) ([]result, error) {
+func fullReads(path string, keys []core.Key, c bulkCase, label string) ([]result, error) {
 	s, err := core.OpenReadOnly(path)
 	if err != nil {
 		return nil, err
@@ -255,7 +252,7 @@ func fullReads(path string, keys []core.Key, c bulkCase) ([]result, error) {
 		return nil, err
 	}
 	return []result{
-		{"bulk", "", "full read, one Get per series", perItem(oneByOne, c.n), "µs"},
-		{"bulk", "", "full read, GetMany, per series", perItem(bulk, c.n), "µs"},
+		{"bulk", label, "full read, one Get per series", perItem(oneByOne, c.n), "µs"},
+		{"bulk", label, "full read, GetMany, per series", perItem(bulk, c.n), "µs"},
 	}, nil
 }

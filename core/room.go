@@ -51,13 +51,15 @@ func (f *ncFile) writeBound(ps []*prepared) int64 {
 	groups := map[group]int{}
 	shapes := map[familyKey][]int{}
 	for _, p := range ps {
-		need += int64(len(p.arr.Data)) + 64<<10*boolInt(!p.packed)
-		if p.packed {
-			fam := p.family()
-			columns[fam]++
-			groups[group{fam, p.batchID}]++
-			shapes[fam] = p.arr.ElementShape()
+		need += int64(len(p.arr.Data))
+		if !p.packed {
+			need += 64 << 10 // a standalone variable's headers and dimensions
+			continue
 		}
+		fam := p.family()
+		columns[fam]++
+		groups[group{fam, p.batchID}]++
+		shapes[fam] = p.arr.ElementShape()
 	}
 	// Free columns are filled in dataset name order (placeColumns): only the datasets the
 	// family's new columns reach are rewritten; what does not fit spills into new ones.
@@ -90,13 +92,6 @@ func (f *ncFile) writeBound(ps []*prepared) int64 {
 		need += int64(datasets) * int64(width) * eb * int64(max(g.fam.length, 1))
 	}
 	return need
-}
-
-func boolInt(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // checkRoom refuses a write of ps when the file cannot grow by writeBound(ps).
