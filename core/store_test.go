@@ -9,10 +9,8 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -513,22 +511,13 @@ func TestWriteBeyondAFileSizeLimitIsRefusedBeforeWriting(t *testing.T) {
 // adds far more than that and flushes (which must be refused with the files unchanged), then
 // lifts the limit and flushes again.
 func writeUnderFileSizeLimit(path string, before, more int) string {
-	signal.Ignore(syscall.SIGXFSZ) // a write past the limit fails with EFBIG instead of killing
 	s, err := Open(path)
 	if err != nil {
 		return "open: " + err.Error()
 	}
-	fi, err := os.Stat(path)
+	lift, err := underFileSizeLimit(path, 64<<10)
 	if err != nil {
-		return err.Error()
-	}
-	var orig syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &orig); err != nil {
-		return "getrlimit: " + err.Error()
-	}
-	limit := uint64(fi.Size()) + 64<<10
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: orig.Max}); err != nil {
-		return "setrlimit: " + err.Error()
+		return "rlimit: " + err.Error()
 	}
 	var items []BatchItem
 	for i := before; i < before+more; i++ {
@@ -551,9 +540,7 @@ func writeUnderFileSizeLimit(path string, before, more int) string {
 		return "not an I/O error: " + err.Error()
 	}
 	report := "refused: " + err.Error() + "\nunchanged: " + fmt.Sprint(digest() == was)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &orig); err != nil {
-		return report + "\nsetrlimit back: " + err.Error()
-	}
+	lift()
 	if err := s.Close(); err != nil { // commits the pending unit
 		return report + "\nretry: " + err.Error()
 	}
