@@ -34,6 +34,12 @@ type ncFile struct {
 	readOnly bool
 	open     bool
 	comp     Compression
+	// journal guards the committed bytes of a writable file while a unit rewrites them
+	// (ncshim/journal.c); nil for read-only and in-memory files, or where the driver cannot
+	// be installed (ncshim.JournalActive).
+	journal *ncshim.Journal
+	// recovered says what the open rolled back from a hot journal, if anything.
+	recovered string
 
 	// defining is set by every define call and cleared by endDefine; definePhases counts
 	// the define phases left, each of which makes netcdf-c write and flush HDF5 metadata.
@@ -73,12 +79,17 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
+	var journal *ncshim.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if inMemory {
 			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
 			return m.Dataset, err
 		}
-		return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
+		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) {
+			return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
+		})
+		journal = j
+		return ds, err
 	})
 	if err == nil && !inMemory {
 		closeOnExec(path)
@@ -89,6 +100,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
+	f.journal = journal
 	if err := f.initLayout(); err != nil {
 		f.closeLocked()
 		if !inMemory {
@@ -118,7 +130,7 @@ func (f *ncFile) initLayout() error {
 	if err := ncshim.EndDef(f.root); err != nil {
 		return err
 	}
-	return ncshim.Sync(f.root)
+	return f.syncLocked()
 }
 
 // ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
@@ -131,6 +143,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, wrapIO("open", err, "the NetCDF file of the store")
 	}
+	// A writer that died in the middle of a unit left a hot journal: roll the file back to
+	// its last commit before HDF5 reads it. A live writer elsewhere holds the file, and the
+	// open below reports that.
+	recovered, err := ncshim.Recover(path, !readOnly)
+	if err != nil && !errors.Is(err, ncshim.ErrJournalBusy) {
+		return nil, wrapIO("open", err, "recovering %s", path)
+	}
 	mode := netcdf.WRITE
 	if readOnly {
 		mode = netcdf.NOWRITE
@@ -138,7 +157,15 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// ForkLock keeps a child started by another goroutine from inheriting the descriptor
 	// before closeOnExec marks it (HDF5 opens without O_CLOEXEC).
 	syscall.ForkLock.RLock()
-	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+	var journal *ncshim.Journal
+	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
+		if readOnly {
+			return netcdf.OpenFile(path, mode)
+		}
+		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+		journal = j
+		return ds, err
+	})
 	if err == nil {
 		closeOnExec(path)
 	}
@@ -159,6 +186,7 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
 	f := newNCFile(root, false, readOnly)
+	f.journal, f.recovered = journal, recovered
 	if err := f.load(path); err != nil {
 		f.closeLocked()
 		return nil, err
@@ -244,7 +272,21 @@ func (f *ncFile) sync() error {
 	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	return ncshim.Sync(f.root)
+	return f.syncLocked()
+}
+
+// syncLocked hands HDF5's buffers to the file and, for a journalled file, makes them durable
+// and ends the unit: from here a rollback returns to this state, so it must be one the
+// catalog can commit to (every array it names is whole; removed columns are freed only after
+// the catalog commits — unit.go).
+func (f *ncFile) syncLocked() error {
+	if err := ncshim.Sync(f.root); err != nil {
+		return err
+	}
+	if f.journal != nil {
+		return f.journal.EndUnit()
+	}
+	return nil
 }
 
 // copyTo writes every array of f into a new store file at path, dataset by dataset with
@@ -260,7 +302,7 @@ func (f *ncFile) copyTo(path string) error {
 	ncshim.Lock()
 	err = f.copyArraysLocked(dst)
 	if err == nil {
-		err = ncshim.Sync(dst.root)
+		err = dst.syncLocked()
 	}
 	cerr := dst.closeLocked()
 	ncshim.Unlock()

@@ -160,6 +160,16 @@ func (s *Store) Path() string { return s.path }
 // ReadOnly reports whether the store was opened read-only.
 func (s *Store) ReadOnly() bool { return s.readOnly }
 
+// Recovered says what opening the store rolled back, or "" when nothing: a writer that died
+// in the middle of a write leaves a hot journal beside the NetCDF file, and the next writable
+// open restores the file's bytes to its last commit from it (core/internal/ncshim/journal.c).
+func (s *Store) Recovered() string { return s.nc.recovered }
+
+// Journalled reports whether the store's NetCDF file is written through the rollback
+// journal. It is false for read-only and in-memory stores, and where libnetcdf is linked so
+// that its HDF5 opens cannot be routed to the journalling driver.
+func (s *Store) Journalled() bool { return s.nc.journal != nil }
+
 // InMemoryStore reports whether the store lives in memory.
 func (s *Store) InMemoryStore() bool { return s.inMemory }
 

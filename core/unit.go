@@ -296,8 +296,8 @@ func (s *Store) commitUnit() error {
 // fsyncNC makes the NetCDF file's bytes durable before the catalog commits: nc_sync hands
 // HDF5's buffers to the operating system, which may still lose them in a machine crash.
 func (s *Store) fsyncNC() error {
-	if s.inMemory || s.readOnly {
-		return nil
+	if s.inMemory || s.readOnly || s.nc.journal != nil {
+		return nil // a journalled file was made durable by its sync (ncFile.syncLocked)
 	}
 	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
 	if err != nil {

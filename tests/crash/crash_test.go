@@ -43,6 +43,8 @@ const (
 	checkEnv = "TSSTORE_CRASH_CHECKER" // store path: run the check, print its result as JSON
 	seedEnv  = "TSSTORE_CRASH_SEED"
 	opsEnv   = "TSSTORE_CRASH_OPS"
+	// spillEnv is read by the store itself (ncshim): the overlay budget of the journal.
+	spillEnv = "TSSTORE_JOURNAL_SPILL"
 )
 
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -290,6 +292,21 @@ func readJournal(path string) (expected, []change, error) {
 	return e, pending, sc.Err()
 }
 
+// neverWrote reports whether the writer journal at path has no unit at all: its writer was
+// killed before it began one (inside Create).
+func neverWrote(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "B ") {
+			return false
+		}
+	}
+	return true
+}
+
 // ---- the harness ------------------------------------------------------------------------
 
 type report struct {
@@ -298,6 +315,9 @@ type report struct {
 	dangling, lost, checked           int // rows failing verify_integrity; committed series lost, of checked
 	torn, ghosts                      int // trials whose cut unit was half applied; with rows nobody journalled
 	writerFailed                      int // writers that stopped on an error before their kill
+	uncreated                         int // writers killed inside Create (no store yet)
+	rolledBack                        int // reopens that rolled the NetCDF file back from its journal
+	smallSpill                        int // writers run with a 64 KiB journal overlay
 }
 
 // TestCrashHarness kills writers at random moments. The catalog half of the protocol must
@@ -309,6 +329,9 @@ func TestCrashHarness(t *testing.T) {
 		t.Skip("the crash harness runs writers for seconds")
 	}
 	dir := t.TempDir()
+	if d := os.Getenv("CRASH_DIR"); d != "" {
+		dir = d
+	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	rep := report{chains: 1}
 	path := filepath.Join(dir, "chain0.nc")
@@ -321,7 +344,14 @@ func TestCrashHarness(t *testing.T) {
 	}
 	for trial := 0; trial < *trials; trial++ {
 		rep.trials++
-		if err := runWriter(path, rng.Int63(), time.Duration(rng.Int63n(int64(*maxWait)))+10*time.Millisecond); err != nil {
+		// Half the writers journal with a 64 KiB overlay, so that most of their units spill,
+		// and write committed pages, in the middle of the unit rather than at its flush.
+		spill := 0
+		if rng.Intn(2) == 0 {
+			spill = 64 << 10
+			rep.smallSpill++
+		}
+		if err := runWriter(path, rng.Int63(), time.Duration(rng.Int63n(int64(*maxWait)))+10*time.Millisecond, spill); err != nil {
 			// The writer could not go on with the store (damage the check did not see):
 			// counted with the damage, and the chain starts again.
 			rep.writerFailed++
@@ -336,10 +366,21 @@ func TestCrashHarness(t *testing.T) {
 		case err != nil:
 			rep.crashed++
 			damage(fmt.Sprintf("trial %d: opening the store after the kill crashed the process: %v", trial, err))
+		case res.Uncreated:
+			// Killed inside Create, before it returned: there is no store to recover (the
+			// pair is not created atomically), and the next writer creates it afresh.
+			rep.uncreated++
+			rep.reopened++
 		case !res.Opened:
 			damage(fmt.Sprintf("trial %d: %s", trial, res.OpenError))
+			if os.Getenv("CRASH_DIR") != "" {
+				t.Fatalf("stopping at %s", path)
+			}
 		default:
 			rep.reopened++
+			if res.RolledBack {
+				rep.rolledBack++
+			}
 			rep.dangling += res.Dangling
 			rep.lost += res.Lost
 			rep.checked += res.Checked
@@ -355,6 +396,9 @@ func TestCrashHarness(t *testing.T) {
 			if len(res.Damage) > 0 {
 				rep.damaged++
 				damage(fmt.Sprintf("trial %d: %d committed arrays damaged, e.g. %s", trial, len(res.Damage), res.Damage[0]))
+				if os.Getenv("CRASH_DIR") != "" {
+					t.Fatalf("stopping at %s", path)
+				}
 			}
 		}
 		if !healthy {
@@ -364,10 +408,10 @@ func TestCrashHarness(t *testing.T) {
 			path = filepath.Join(dir, fmt.Sprintf("chain%d.nc", rep.chains-1))
 		}
 	}
-	t.Logf("crash harness: %d trials; %d stores reopened, %d did not, %d crashed the opening process, %d writers stopped on a damaged store; %d trials left committed arrays damaged (%d series lost of %d checked, %d rows failing verify_integrity); %d units torn; %d trials with unjournalled rows",
-		rep.trials, rep.reopened, rep.trials-rep.reopened-rep.crashed-rep.writerFailed, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
-	fmt.Printf("crash harness: trials=%d reopened=%d crashed=%d writer_failed=%d damaged=%d lost=%d checked=%d dangling=%d torn=%d ghosts=%d\n",
-		rep.trials, rep.reopened, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
+	t.Logf("crash harness: %d trials (%d with a 64 KiB journal overlay); %d stores reopened (%d rolled back from the journal, %d killed inside Create), %d did not, %d crashed the opening process, %d writers stopped on a damaged store; %d trials left committed arrays damaged (%d series lost of %d checked, %d rows failing verify_integrity); %d units torn; %d trials with unjournalled rows",
+		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.trials-rep.reopened-rep.crashed-rep.writerFailed, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
+	fmt.Printf("crash harness: trials=%d small_spill=%d reopened=%d rolled_back=%d uncreated=%d crashed=%d writer_failed=%d damaged=%d lost=%d checked=%d dangling=%d torn=%d ghosts=%d\n",
+		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
 }
 
 // runChecker runs check on path in a child process; an error is a checker that died.
@@ -392,9 +436,10 @@ func runChecker(path string) (result, error) {
 }
 
 // runWriter starts the writer on path and kills it after wait.
-func runWriter(path string, seed int64, wait time.Duration) error {
+func runWriter(path string, seed int64, wait time.Duration, spill int) error {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+path, seedEnv+"="+strconv.FormatInt(seed, 10), opsEnv+"="+*ops)
+	cmd.Env = append(os.Environ(), childEnv+"="+path, seedEnv+"="+strconv.FormatInt(seed, 10), opsEnv+"="+*ops,
+		spillEnv+"="+strconv.Itoa(spill))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -423,6 +468,8 @@ type result struct {
 	Dangling, Lost   int
 	Checked          int
 	Torn, Ghosts     bool
+	Uncreated        bool // killed inside Create: one file of the pair, nothing committed
+	RolledBack       bool // the open restored the NetCDF file from a hot journal
 }
 
 // check opens the store after a kill, compares it with the journal, and resolves the unit the
@@ -438,7 +485,20 @@ func check(path string) (res result) {
 		res.Opened = true // killed before the store was created
 		return res
 	}
+	if os.Getenv("CRASH_DIR") != "" {
+		exec.Command("cp", path, path+".pre").Run()
+		exec.Command("cp", path+"-journal", path+".pre-journal").Run()
+	}
 	s, err := core.Open(path) // a writable open: the recovery of the next writer
+	if err != nil && len(want.live) == 0 && len(pending) == 0 && errors.Is(err, core.ErrIntegrity) &&
+		strings.Contains(err.Error(), "catalog") && strings.Contains(err.Error(), "is missing") {
+		if neverWrote(path + ".journal") {
+			os.Remove(path)
+			os.Remove(path + "-journal")
+			res.Opened, res.Uncreated = true, true
+			return res
+		}
+	}
 	if err != nil {
 		// The writable open refuses a store whose rows name missing arrays; look at the
 		// damage read-only.
@@ -452,6 +512,7 @@ func check(path string) (res result) {
 	}
 	defer s.Close()
 	res.Opened = true
+	res.RolledBack = s.Recovered() != ""
 	ir, err := s.VerifyIntegrity()
 	if err != nil {
 		res.Damage = append(res.Damage, fmt.Sprintf("verify_integrity: %v", err))
@@ -461,13 +522,6 @@ func check(path string) (res result) {
 		for _, p := range list {
 			res.Dangling++
 			res.Damage = append(res.Damage, "integrity: "+p)
-		}
-	}
-	res.Checked = len(want.live)
-	for _, c := range want.live {
-		if msg := readsBack(s, c); msg != "" {
-			res.Lost++
-			res.Damage = append(res.Damage, msg)
 		}
 	}
 	// The unit cut by the kill is there whole or not at all.
@@ -484,13 +538,32 @@ func check(path string) (res result) {
 			absent++
 		}
 	}
+	// Every committed series reads back — but a series the cut unit removed is gone when
+	// that unit was applied.
+	cutApplied := applied > 0 && absent == 0
+	removedByCut := map[int64]bool{}
+	for _, c := range pending {
+		if !c.add && cutApplied {
+			removedByCut[c.owner] = true
+		}
+	}
+	for _, c := range want.live {
+		if removedByCut[c.owner] {
+			continue
+		}
+		res.Checked++
+		if msg := readsBack(s, c); msg != "" {
+			res.Lost++
+			res.Damage = append(res.Damage, msg)
+		}
+	}
 	res.Torn = applied > 0 && absent > 0
 	if res.Torn {
 		res.Protocol = append(res.Protocol, fmt.Sprintf("the unit cut by the kill is torn: %d of its %d changes applied", applied, len(pending)))
 	}
 	wantStored := len(want.live)
 	mark := "X"
-	if applied > 0 && absent == 0 {
+	if cutApplied {
 		mark = "C resolved"
 		for _, c := range pending {
 			if c.add {

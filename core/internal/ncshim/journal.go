@@ -1,0 +1,118 @@
+package ncshim
+
+// #include <stdlib.h>
+// #include "journal.h"
+import "C"
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"github.com/fhs/go-netcdf/netcdf"
+)
+
+// Journal is the rollback journal of one writable NetCDF file (journal.c has the design):
+// overwrites of the bytes a unit began with reach the file only after their old bytes are in
+// path+"-journal", and EndUnit makes the unit's bytes the new state to roll back to.
+type Journal struct{ f *C.tsj_file }
+
+// JournalActive reports whether writable files can be journalled in this process (netcdf-c
+// must be a separate shared library whose opens can be routed to the driver).
+func JournalActive() bool { return C.tsj_active() == 1 }
+
+// JournalPath is the journal kept beside the NetCDF file at path.
+func JournalPath(path string) string { return path + "-journal" }
+
+// spillBytes is the overlay budget the next journalled open gets (0: the driver's default,
+// 64 MiB). Tests lower it so that units spill, and journal, in the middle of a write; the
+// environment variable TSSTORE_JOURNAL_SPILL (bytes) does the same for child processes such
+// as the crash harness's writers.
+var spillBytes, _ = strconv.Atoi(os.Getenv("TSSTORE_JOURNAL_SPILL"))
+
+// SetJournalSpill sets the overlay budget for files opened from now on; 0 restores the
+// default. It is a testing knob: with a small budget every unit journals in mid-write.
+func SetJournalSpill(bytes int) { spillBytes = bytes }
+
+// OpenJournalled runs open (netcdf.OpenFile or CreateFile for path) with the journalling
+// driver armed and returns the dataset with its journal; the journal is nil when the driver
+// is unavailable (JournalActive) and the file was opened the ordinary way.
+func OpenJournalled(path string, open func() (netcdf.Dataset, error)) (netcdf.Dataset, *Journal, error) {
+	C.tsj_arm(C.size_t(spillBytes))
+	ds, err := open()
+	C.tsj_disarm()
+	if err != nil {
+		return ds, nil, err
+	}
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	f := C.tsj_lookup(cp)
+	if f == nil {
+		return ds, nil, nil
+	}
+	return ds, &Journal{f: f}, nil
+}
+
+// EndUnit makes every byte written so far durable and empties the journal. Call it after
+// Sync and before the catalog commits.
+func (j *Journal) EndUnit() error {
+	var msg [512]C.char
+	if rc := C.tsj_end_unit(j.f, &msg[0], C.size_t(len(msg))); rc != 0 {
+		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+	}
+	return nil
+}
+
+// JournalStats are what a journal has done since its file opened.
+type JournalStats struct {
+	JournalBytes uint64 // pre-image bytes (with record headers) written to the journal
+	Spills       uint64 // times the overlay was journalled and written into the file
+}
+
+// Stats reports the journal's counters.
+func (j *Journal) Stats() JournalStats {
+	var b, s C.uint64_t
+	C.tsj_stats(j.f, &b, &s)
+	return JournalStats{JournalBytes: uint64(b), Spills: uint64(s)}
+}
+
+// JournalError is a failure of the journal or of the file writes it guards.
+type JournalError struct {
+	Msg   string
+	Errno syscall.Errno
+}
+
+func (e *JournalError) Error() string { return e.Msg }
+
+// Unwrap exposes the errno (for errors.Is against syscall.ENOSPC and the like).
+func (e *JournalError) Unwrap() error { return e.Errno }
+
+// ErrJournalBusy is returned by Recover when another process holds the file.
+var ErrJournalBusy = errors.New("the file is open in another process")
+
+// Recover rolls the file at path back to its last ended unit when a writer died in the
+// middle of one (its journal is hot). It reports what it did; mayWrite false (a read-only
+// open) refuses to touch a hot journal and says how to recover.
+func Recover(path string, mayWrite bool) (report string, err error) {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	var msg [1024]C.char
+	var busy C.int
+	w := C.int(0)
+	if mayWrite {
+		w = 1
+	}
+	switch C.tsj_recover(cp, w, &busy, &msg[0], C.size_t(len(msg))) {
+	case 1:
+		return C.GoString(&msg[0]), nil
+	case 0:
+		if busy != 0 {
+			return "", ErrJournalBusy
+		}
+		return "", nil
+	default:
+		return "", &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.EIO}
+	}
+}

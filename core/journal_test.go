@@ -1,0 +1,170 @@
+package core
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+func TestJournalDriverIsActive(t *testing.T) {
+	if !ncshim.JournalActive() {
+		t.Fatal("the journalling driver could not be installed: libnetcdf's opens are not routed")
+	}
+	s, path := newStore(t)
+	if !s.Journalled() {
+		t.Fatal("a writable store's file is not journalled")
+	}
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Between units the store is its two files: the journal goes when its unit ends.
+	if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("journal after a flush: %v", err)
+	}
+	s.Close()
+	if r, err := OpenReadOnly(path); err != nil || r.Journalled() {
+		t.Fatalf("a read-only store is journalled (%v)", err)
+	} else {
+		r.Close()
+	}
+}
+
+func sha(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%x", sha256.Sum256(b))
+}
+
+// killMidUnit runs a child that opens path with a 4 KiB journal overlay and, in one
+// transaction, writes every array as it is added (write buffer 0), so that single adds rewrite the committed chunks of the
+// store's dataset and spill them into the file, and SIGKILLs itself before the unit commits.
+func killMidUnit(t *testing.T, path string, first int64, spill int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHotJournalRollsTheFileBackExactly$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TSSTORE_KILL_MID_UNIT="+path, fmt.Sprintf("TSSTORE_JOURNAL_SPILL=%d", spill),
+		fmt.Sprintf("TSSTORE_KILL_FIRST=%d", first))
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+		t.Fatalf("the child was not killed (%v): %s", err, out)
+	}
+}
+
+func midUnitChild(path string) {
+	var first int64
+	fmt.Sscan(os.Getenv("TSSTORE_KILL_FIRST"), &first)
+	s, err := Open(path)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(2)
+	}
+	// One unit (a transaction) whose arrays are written as they come (write buffer 0).
+	if err := s.SetWriteBuffer(0); err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	if err := s.Begin(); err != nil {
+		fmt.Println(err)
+		os.Exit(2)
+	}
+	// Single adds fill free columns of the committed dataset (rewriting its chunks); every
+	// tenth add also starts a dataset of a new family, whose define phase makes netcdf-c
+	// flush HDF5, so the unit rewrites its metadata pages again and again.
+	for i := first; i < first+40; i++ {
+		if _, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil); err != nil {
+			fmt.Println("add:", err)
+			os.Exit(2)
+		}
+		if i%10 == 9 {
+			if _, err := s.Add(gen(i), hourly(fmt.Sprintf("q%d", i), ramp(24+int(i%7), 0)), nil); err != nil {
+				fmt.Println("add:", err)
+				os.Exit(2)
+			}
+		}
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {}
+}
+
+// A writer killed after its unit wrote committed pages into the file leaves a hot journal; a
+// read-only open refuses it without touching anything, and the rollback restores the file
+// byte for byte to its last commit, after which every committed series reads back.
+func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
+	if p := os.Getenv("TSSTORE_KILL_MID_UNIT"); p != "" {
+		midUnitChild(p)
+		return
+	}
+	s, path := newStore(t)
+	for i := int64(0); i < 30; i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	journal := ncshim.JournalPath(path)
+	// With a 4 KiB overlay the unit spills at almost every write; with the default one it
+	// spills where netcdf-c flushes HDF5 in the middle of a write (nc_enddef does).
+	for i, spill := range []int{4096, 0} {
+		committed := sha(t, path)
+		killMidUnit(t, path, int64(100*(i+1)), spill)
+		if sha(t, path) == committed {
+			t.Fatal("the killed unit wrote nothing into the file: the test does not exercise the journal")
+		}
+		if fi, err := os.Stat(journal); err != nil || fi.Size() <= 40 {
+			t.Fatalf("no hot journal after the kill: %v", err)
+		}
+		before := fileDigests(t, path) + sha(t, journal)
+		_, err := OpenReadOnly(path)
+		if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "hot journal") || !strings.Contains(err.Error(), journal) {
+			t.Fatalf("read-only open over a hot journal: %v", err)
+		}
+		if fileDigests(t, path)+sha(t, journal) != before {
+			t.Fatal("the refused read-only open changed the files")
+		}
+		report, err := ncshim.Recover(path, true)
+		if err != nil || !strings.Contains(report, "rolled") {
+			t.Fatalf("recover: %q, %v", report, err)
+		}
+		if got := sha(t, path); got != committed {
+			t.Fatalf("spill %d: the rolled-back file differs from the file of the last commit", spill)
+		}
+		if _, err := os.Stat(journal); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the journal outlived the rollback: %v", err)
+		}
+		run(t, "h5dump", "-H", path)
+	}
+
+	// Again, with the writable open doing the rollback itself.
+	killMidUnit(t, path, 300, 4096)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(s.Recovered(), "rolled") {
+		t.Fatalf("the open did not say it rolled back: %q", s.Recovered())
+	}
+	for i := int64(0); i < 30; i++ {
+		got := floats(t, mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)}).Data)
+		if want := ramp(168, float64(i)); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("series %d reads %v…", i, got[:3])
+		}
+	}
+	if has, _ := s.Has(Key{OwnerID: 300, Name: "p", Resolution: Hours(1)}); has {
+		t.Fatal("a series of the killed unit is stored")
+	}
+	if rep, err := s.VerifyIntegrity(); err != nil || !rep.OK() {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	s.Close()
+}
