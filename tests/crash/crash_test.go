@@ -329,9 +329,6 @@ func TestCrashHarness(t *testing.T) {
 		t.Skip("the crash harness runs writers for seconds")
 	}
 	dir := t.TempDir()
-	if d := os.Getenv("CRASH_DIR"); d != "" {
-		dir = d
-	}
 	rng := rand.New(rand.NewSource(time.Now().UnixNano()))
 	rep := report{chains: 1}
 	path := filepath.Join(dir, "chain0.nc")
@@ -373,9 +370,6 @@ func TestCrashHarness(t *testing.T) {
 			rep.reopened++
 		case !res.Opened:
 			damage(fmt.Sprintf("trial %d: %s", trial, res.OpenError))
-			if os.Getenv("CRASH_DIR") != "" {
-				t.Fatalf("stopping at %s", path)
-			}
 		default:
 			rep.reopened++
 			if res.RolledBack {
@@ -396,9 +390,6 @@ func TestCrashHarness(t *testing.T) {
 			if len(res.Damage) > 0 {
 				rep.damaged++
 				damage(fmt.Sprintf("trial %d: %d committed arrays damaged, e.g. %s", trial, len(res.Damage), res.Damage[0]))
-				if os.Getenv("CRASH_DIR") != "" {
-					t.Fatalf("stopping at %s", path)
-				}
 			}
 		}
 		if !healthy {
@@ -484,10 +475,6 @@ func check(path string) (res result) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		res.Opened = true // killed before the store was created
 		return res
-	}
-	if os.Getenv("CRASH_DIR") != "" {
-		exec.Command("cp", path, path+".pre").Run()
-		exec.Command("cp", path+"-journal", path+".pre-journal").Run()
 	}
 	s, err := core.Open(path) // a writable open: the recovery of the next writer
 	if err != nil && len(want.live) == 0 && len(pending) == 0 && errors.Is(err, core.ErrIntegrity) &&
