@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -35,6 +36,16 @@ func TestJournalDriverIsActive(t *testing.T) {
 	} else {
 		r.Close()
 	}
+}
+
+// openedSHA is the SHA-256 of the .nc as a writable open leaves it: the open commits HDF5's
+// "open for writing" superblock flag (byte 11 and the superblock checksum), so this, not the
+// closed file, is the state a writer's unit begins from and a rollback returns to.
+func openedSHA(t *testing.T, path string) string {
+	t.Helper()
+	s := openAgain(t, path)
+	defer s.Close()
+	return sha(t, path)
 }
 
 func sha(t *testing.T, path string) string {
@@ -116,7 +127,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 	// With a 4 KiB overlay the unit spills at almost every write; with the default one it
 	// spills where netcdf-c flushes HDF5 in the middle of a write (nc_enddef does).
 	for i, spill := range []int{4096, 0} {
-		committed := sha(t, path)
+		committed := openedSHA(t, path)
 		killMidUnit(t, path, int64(100*(i+1)), spill)
 		if sha(t, path) == committed {
 			t.Fatal("the killed unit wrote nothing into the file: the test does not exercise the journal")
@@ -167,4 +178,59 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 		t.Fatalf("verify: %+v %v", rep, err)
 	}
 	s.Close()
+}
+
+// When the journal cannot be written (here a directory stands where it must go) the unit
+// fails before any committed byte is overwritten: the commit reports it and says to reopen,
+// every later call on the handle refuses with the same reason, and after reopening the store
+// holds exactly its last commit.
+func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
+	s, path := newStore(t)
+	for i := int64(0); i < 30; i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openAgain(t, path)
+	ncBefore, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catBefore := sha(t, CatalogPath(path))
+	if err := os.Mkdir(ncshim.JournalPath(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, gen(100), hourly("p", ramp(168, 100)), nil) // pending until the flush
+	err = s.Flush()
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "journal") || !strings.Contains(err.Error(), "open it again") {
+		t.Fatalf("flush without a journal: %v", err)
+	}
+	if _, err := s.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "open it again") {
+		t.Fatalf("a read after the failure: %v", err)
+	}
+	s.Close()
+	if err := os.Remove(ncshim.JournalPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	// The unit's new chunks went past the committed end of the file (bytes HDF5 does not
+	// count and trims at the next close); not one committed byte changed.
+	ncAfter, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ncAfter) < len(ncBefore) || !bytes.Equal(ncAfter[:len(ncBefore)], ncBefore) || sha(t, CatalogPath(path)) != catBefore {
+		t.Fatal("the failed unit changed the committed files")
+	}
+	s = openAgain(t, path)
+	defer s.Close()
+	if has, _ := s.Has(Key{OwnerID: 100, Name: "p", Resolution: Hours(1)}); has {
+		t.Fatal("the failed unit's series is stored")
+	}
+	for i := int64(0); i < 30; i++ {
+		got := floats(t, mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)}).Data)
+		if fmt.Sprint(got) != fmt.Sprint(ramp(168, float64(i))) {
+			t.Fatalf("series %d changed", i)
+		}
+	}
 }

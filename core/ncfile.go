@@ -191,6 +191,14 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		f.closeLocked()
 		return nil, err
 	}
+	if journal != nil {
+		// HDF5 writes (and flushes) its superblock as it opens a file for writing; end that
+		// unit, so that the open store is its two files until its first write.
+		if err := journal.EndUnit(); err != nil {
+			f.closeLocked()
+			return nil, wrapIO("open", err, "opening %s", path)
+		}
+	}
 	return f, nil
 }
 
@@ -273,6 +281,15 @@ func (f *ncFile) sync() error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	return f.syncLocked()
+}
+
+// journalFailure is nil unless a write into the journalled file failed, after which the
+// file refuses all I/O until the store is reopened (and rolled back).
+func (f *ncFile) journalFailure() error {
+	if f.journal == nil {
+		return nil
+	}
+	return f.journal.Failure()
 }
 
 // syncLocked hands HDF5's buffers to the file and, for a journalled file, makes them durable

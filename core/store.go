@@ -201,6 +201,10 @@ func (s *Store) lock(op string, write bool) error {
 		s.mu.Unlock()
 		return newErr(ErrReadOnly, op, "", "the store was opened read-only")
 	}
+	if err := s.nc.journalFailure(); err != nil {
+		s.mu.Unlock()
+		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: err}
+	}
 	return nil
 }
 

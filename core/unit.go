@@ -276,7 +276,11 @@ func (s *Store) commitUnit() error {
 		if rerr := s.rollbackLevel(); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		e := &Error{Kind: ErrIO, Msg: "the commit failed, so every write since the previous commit was rolled back", Err: err}
+		msg := "the commit failed, so every write since the previous commit was rolled back"
+		if jerr := s.nc.journalFailure(); jerr != nil {
+			msg = "the commit failed and the catalog was rolled back; " + jerr.Error()
+		}
+		e := &Error{Kind: ErrIO, Msg: msg, Err: err}
 		var se *Error
 		if errors.As(err, &se) {
 			e.Kind = se.Kind

@@ -43,6 +43,8 @@ const (
 	checkEnv = "TSSTORE_CRASH_CHECKER" // store path: run the check, print its result as JSON
 	seedEnv  = "TSSTORE_CRASH_SEED"
 	opsEnv   = "TSSTORE_CRASH_OPS"
+	// chainTrials is the most trials one store goes through.
+	chainTrials = 50
 	// spillEnv is read by the store itself (ncshim): the overlay budget of the journal.
 	spillEnv = "TSSTORE_JOURNAL_SPILL"
 )
@@ -392,9 +394,10 @@ func TestCrashHarness(t *testing.T) {
 				damage(fmt.Sprintf("trial %d: %d committed arrays damaged, e.g. %s", trial, len(res.Damage), res.Damage[0]))
 			}
 		}
-		if !healthy {
+		if !healthy || (trial+1)%chainTrials == 0 {
 			// A damaged store ends its chain: the next trial starts on a new one, so every
-			// trial measures its own kill.
+			// trial measures its own kill. Healthy chains end after chainTrials, so that the
+			// stores (and the time each check takes to read them back) stay bounded.
 			rep.chains++
 			path = filepath.Join(dir, fmt.Sprintf("chain%d.nc", rep.chains-1))
 		}

@@ -236,7 +236,7 @@ struct tsj_file {
     int jfd;
     uint64_t jlen;  /* bytes of the journal written in this unit; 0 = journal empty */
     uint64_t nonce; /* distinguishes this unit's records from any stale bytes */
-    int failed;     /* a write into the file failed: every later call fails (journal kept) */
+    int failed;     /* errno of a failed write or journal step: every later call fails (journal kept) */
     uint64_t stat_journal_bytes, stat_spills;
     struct tsj_file *next;
 };
@@ -248,7 +248,10 @@ static struct {
 static tsj_file *open_files;
 static hid_t driver_id = -1;
 
-static void fail(tsj_file *f) { f->failed = 1; }
+/* Marks f failed with the errno of the call that failed (the first failure is kept). */
+static void fail(tsj_file *f) {
+    if (!f->failed) f->failed = errno ? errno : EIO;
+}
 
 static uint64_t new_nonce(void) {
     struct timespec ts;
@@ -372,6 +375,15 @@ out:
     return rc;
 }
 
+/* A failed file. Once a write into the file or its journal fails, the call that failed
+   reports it and the file is marked failed: from then on writes and flushes are discarded
+   and reported done. The store refuses every call on a failed file (tsj_failure), so what
+   still reaches the driver is the close — and netcdf-c closes a file only when its final
+   sync succeeds; a close that failed would leave the file open inside HDF5, and the next
+   open in the process would be handed the same broken file. The bytes on disk stay what the
+   rollback needs: committed bytes untouched below E0, or a hot journal that restores them.
+   Reads still see the file with its overlay, as HDF5 left it. */
+
 static H5FD_t *drv_open(const char *name, unsigned flags, hid_t fapl, haddr_t maxaddr) {
     (void)fapl, (void)maxaddr;
     int o = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
@@ -482,7 +494,7 @@ static herr_t drv_get_handle(H5FD_t *file, hid_t fapl, void **handle) {
 static herr_t drv_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, void *buf) {
     (void)type, (void)dxpl;
     tsj_file *f = (tsj_file *)file;
-    if (f->failed || addr == HADDR_UNDEF) return -1;
+    if (addr == HADDR_UNDEF) return -1;
     if (pread_full(f->fd, buf, size, addr) < 0) return -1;
     if (f->overlay.n == 0 || addr >= f->e0) return 0;
     /* Pages of the overlay replace what the file still holds. */
@@ -500,7 +512,8 @@ static herr_t drv_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, 
 static herr_t drv_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size, const void *buf) {
     (void)type, (void)dxpl;
     tsj_file *f = (tsj_file *)file;
-    if (f->failed || addr == HADDR_UNDEF || !f->writable) return -1;
+    if (addr == HADDR_UNDEF || !f->writable) return -1;
+    if (f->failed) return 0; /* discarded: see "A failed file" above */
     const unsigned char *src = buf;
     uint64_t end = addr + size;
     uint64_t below = end < f->e0 ? end : f->e0; /* [addr, below) holds committed bytes */
@@ -542,16 +555,14 @@ static herr_t drv_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr,
 static herr_t drv_flush(H5FD_t *file, hid_t dxpl, hbool_t closing) {
     (void)dxpl, (void)closing;
     tsj_file *f = (tsj_file *)file;
-    if (!f->writable) return 0;
-    if (f->failed) return -1;
+    if (!f->writable || f->failed) return 0;
     return spill(f) < 0 ? -1 : 0;
 }
 
 static herr_t drv_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing) {
     (void)dxpl;
     tsj_file *f = (tsj_file *)file;
-    if (!f->writable) return 0;
-    if (f->failed) return -1;
+    if (!f->writable || f->failed) return 0;
     /* Never below E0 inside a unit: a rollback needs those bytes. A closing file has been
        flushed whole, so its unit ends first and the file then drops the space HDF5 freed at
        its end, as sec2 does. */
@@ -733,16 +744,17 @@ tsj_file *tsj_lookup(const char *path) {
 }
 
 int tsj_end_unit(tsj_file *f, char *msg, size_t msglen) {
-    if (f->failed) {
-        snprintf(msg, msglen, "an earlier write to the file failed; close and reopen the store to roll it back to its last commit");
-        return EIO;
-    }
-    if (end_unit(f) < 0) {
-        int e = errno ? errno : EIO;
-        snprintf(msg, msglen, "making the NetCDF file durable (journal %s): %s", f->jpath, strerror(e));
-        return e;
-    }
+    if (f->failed || end_unit(f) < 0) return tsj_failure(f, msg, msglen);
     return 0;
+}
+
+int tsj_failure(tsj_file *f, char *msg, size_t msglen) {
+    if (!f->failed) return 0;
+    snprintf(msg, msglen,
+             "writing the NetCDF file or its journal %s failed (%s), so the file refuses further I/O; close the store "
+             "and open it again, which rolls the file back to its last commit",
+             f->jpath, strerror(f->failed));
+    return f->failed;
 }
 
 void tsj_stats(tsj_file *f, uint64_t *journal_bytes, uint64_t *spills) {

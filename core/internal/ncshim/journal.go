@@ -65,6 +65,17 @@ func (j *Journal) EndUnit() error {
 	return nil
 }
 
+// Failure is nil while the file works. Once a write into it or its journal failed, the
+// driver refuses all further I/O (so HDF5 cannot write half a state over the committed one)
+// and Failure says why and that reopening the store rolls the file back.
+func (j *Journal) Failure() error {
+	var msg [512]C.char
+	if rc := C.tsj_failure(j.f, &msg[0], C.size_t(len(msg))); rc != 0 {
+		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+	}
+	return nil
+}
+
 // JournalStats are what a journal has done since its file opened.
 type JournalStats struct {
 	JournalBytes uint64 // pre-image bytes (with record headers) written to the journal

@@ -22,6 +22,9 @@ tsj_file *tsj_lookup(const char *path);
    rollback returns to this state. Returns 0 or an errno; msg receives the reason. */
 int tsj_end_unit(tsj_file *f, char *msg, size_t msglen);
 
+/* 0 while f works; once a write or journal step failed, its errno (msg says what to do). */
+int tsj_failure(tsj_file *f, char *msg, size_t msglen);
+
 /* Bytes of pre-images written to the journal and pages spilled since the file opened. */
 void tsj_stats(tsj_file *f, uint64_t *journal_bytes, uint64_t *spills);
 
