@@ -748,6 +748,8 @@ int tsj_end_unit(tsj_file *f, char *msg, size_t msglen) {
     return 0;
 }
 
+int tsj_failed(const tsj_file *f) { return f->failed; }
+
 int tsj_failure(tsj_file *f, char *msg, size_t msglen) {
     if (!f->failed) return 0;
     snprintf(msg, msglen,

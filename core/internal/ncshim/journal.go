@@ -69,6 +69,9 @@ func (j *Journal) EndUnit() error {
 // driver refuses all further I/O (so HDF5 cannot write half a state over the committed one)
 // and Failure says why and that reopening the store rolls the file back.
 func (j *Journal) Failure() error {
+	if C.tsj_failed(j.f) == 0 { // no buffer handed to C: this runs on every call of the store
+		return nil
+	}
 	var msg [512]C.char
 	if rc := C.tsj_failure(j.f, &msg[0], C.size_t(len(msg))); rc != 0 {
 		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}

@@ -22,6 +22,9 @@ tsj_file *tsj_lookup(const char *path);
    rollback returns to this state. Returns 0 or an errno; msg receives the reason. */
 int tsj_end_unit(tsj_file *f, char *msg, size_t msglen);
 
+/* Nonzero once a write or journal step of f failed. */
+int tsj_failed(const tsj_file *f);
+
 /* 0 while f works; once a write or journal step failed, its errno (msg says what to do). */
 int tsj_failure(tsj_file *f, char *msg, size_t msglen);
 
