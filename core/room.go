@@ -13,6 +13,10 @@ import "fmt"
 // roomSlack covers what HDF5 writes besides the arrays: object headers, B-tree nodes, heaps.
 const roomSlack = 4 << 20
 
+// room is what a file may still grow by: the filesystem's space available to this user and
+// what the process's file-size limit leaves it, with the file's size.
+type room struct{ filesystem, limit, fileSize int64 }
+
 // errNoRoom marks a refusal of the room check: nothing was written.
 type errNoRoom struct{ need, free int64 }
 
@@ -36,11 +40,54 @@ func (e *errNoRoom) lost() string {
 	return e.what() + "; nothing was written, and the writes since the last commit are lost with the close"
 }
 
+// journalBound is the most the rollback journal can take beside the file while ps are
+// written: the old bytes of every committed page the unit rewrites (the existing datasets
+// that receive columns, as writeBound counts them, and HDF5's metadata), and never more than
+// the file itself, whose committed pages are each journalled at most once.
+func (f *ncFile) journalBound(ps []*prepared, fileSize int64) int64 {
+	if f.journal == nil {
+		return 0
+	}
+	return min(f.rewriteBound(ps)+roomSlack, fileSize)
+}
+
+// rewriteBound is the part of writeBound that rewrites existing datasets.
+func (f *ncFile) rewriteBound(ps []*prepared) int64 {
+	columns := map[familyKey]int{}
+	for _, p := range ps {
+		if p.packed {
+			columns[p.family()]++
+		}
+	}
+	rewrite, _ := f.fillExisting(columns)
+	return rewrite
+}
+
+// fillExisting places columns (new columns per family) into the free columns of existing
+// datasets, in dataset name order as placeColumns does: it returns the bytes of the datasets
+// so reached, each rewritten whole (filling a free column rewrites every chunk of it, and a
+// rewritten compressed chunk moves), and the columns per family left for new datasets.
+func (f *ncFile) fillExisting(columns map[familyKey]int) (rewrite int64, spill map[familyKey]int) {
+	spill = map[familyKey]int{}
+	for fam, n := range columns {
+		for _, ds := range f.families[fam] {
+			if n <= 0 {
+				break
+			}
+			if ds.nfree > 0 {
+				rewrite += int64(ds.chunkBytes()) * int64(max(ds.fam.length, 1))
+				n -= ds.nfree
+			}
+		}
+		spill[fam] = max(n, 0)
+	}
+	return rewrite, spill
+}
+
 // writeBound is the most writing ps can add to the file: their bytes uncompressed, every
-// existing dataset that may receive a column written again whole (filling a free column
-// rewrites every chunk of it, and a rewritten compressed chunk moves), and every new dataset
-// whole at its full width (a one-at-a-time add creates one 1,000 columns wide, and writing
-// one column writes every (1, 1000) chunk).
+// existing dataset that may receive a column written again whole (fillExisting), and every
+// new dataset whole at its full width (a one-at-a-time add creates one 1,000 columns wide,
+// and writing one column writes every (1, 1000) chunk).
 func (f *ncFile) writeBound(ps []*prepared) int64 {
 	need := int64(roomSlack)
 	type group struct {
@@ -61,21 +108,10 @@ func (f *ncFile) writeBound(ps []*prepared) int64 {
 		groups[group{fam, p.batchID}]++
 		shapes[fam] = p.arr.ElementShape()
 	}
-	// Free columns are filled in dataset name order (placeColumns): only the datasets the
-	// family's new columns reach are rewritten; what does not fit spills into new ones.
-	spill := map[familyKey]int{}
-	for fam, n := range columns {
-		for _, ds := range f.families[fam] {
-			if n <= 0 {
-				break
-			}
-			if ds.nfree > 0 {
-				need += int64(ds.chunkBytes()) * int64(max(ds.fam.length, 1))
-				n -= ds.nfree
-			}
-		}
-		spill[fam] = max(n, 0)
-	}
+	// Only the datasets the family's new columns reach are rewritten; what does not fit
+	// spills into new ones.
+	rewrite, spill := f.fillExisting(columns)
+	need += rewrite
 	for g, n := range groups {
 		n = min(n, spill[g.fam])
 		spill[g.fam] -= n
@@ -99,11 +135,15 @@ func (s *Store) checkRoom(ps []*prepared) error {
 	if s.inMemory || len(ps) == 0 {
 		return nil
 	}
-	free, ok := roomFor(s.path)
+	r, ok := roomFor(s.path)
 	if !ok {
 		return nil
 	}
-	if need := s.nc.writeBound(ps); need > free {
+	need := s.nc.writeBound(ps)
+	journal := s.nc.journalBound(ps, r.fileSize)
+	// The file grows under both limits; the journal, beside it, takes filesystem space too.
+	free := min(r.limit, r.filesystem-journal)
+	if need > free {
 		return &Error{Kind: ErrIO, Field: "disk", Msg: (&errNoRoom{need, free}).Error(), Err: &errNoRoom{need, free}}
 	}
 	return nil
