@@ -220,6 +220,19 @@ func tsstore_persist(p C.uintptr_t, path *C.char) (status C.int32_t) {
 	})
 }
 
+//export tsstore_store_recovered
+func tsstore_store_recovered(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+	defer guard(&status)
+	h, err := getStore(p)
+	if err != nil {
+		return fail(nil, err)
+	}
+	if err := putString(h.s.Recovered(), buf, capacity, needed); err != nil {
+		return statusOf(err)
+	}
+	return statusOK
+}
+
 //export tsstore_store_last_error
 func tsstore_store_last_error(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)

@@ -191,6 +191,11 @@ TSSTORE_API int32_t tsstore_persist(tsstore_store *store, const char *path);
 /* Copies the message of this store's last failure ("" if none) into buf. */
 TSSTORE_API int32_t tsstore_store_last_error(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
 
+/* Copies what opening this store rolled back into buf ("" if nothing): a writer that died in
+ * the middle of a write leaves a hot journal beside the NetCDF file, and the next writable open
+ * restores the file from it to its last commit. */
+TSSTORE_API int32_t tsstore_store_recovered(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
+
 /* ---- Keys ------------------------------------------------------------------------------ */
 
 /* Makes a key. resolution and interval may be NULL or "" (none: a NonSequential series has

@@ -257,6 +257,8 @@ int main(int argc, char **argv) {
     size_t needed = 0;
     CHECK(tsstore_store_last_error(s, msg, sizeof msg, &needed));
     ASSERT(strstr(msg, "read-only") != NULL);
+    CHECK(tsstore_store_recovered(s, msg, sizeof msg, &needed)); /* nothing to roll back */
+    ASSERT(msg[0] == '\0' && needed == 1);
     EXPECT(tsstore_remove(s, k), TSSTORE_E_READ_ONLY);
     tsstore_key_free(k);
     CHECK(tsstore_close(s));

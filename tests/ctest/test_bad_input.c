@@ -73,6 +73,7 @@ int main(int argc, char **argv) {
     tsstore_key_free(NULL);
     tsstore_key_free((tsstore_key *)(void *)v); /* a foreign pointer: ignored */
     REFUSE(tsstore_store_last_error(NULL, NULL, 0, NULL), TSSTORE_E_INVALID_HANDLE, "store");
+    REFUSE(tsstore_store_recovered(NULL, NULL, 0, NULL), TSSTORE_E_INVALID_HANDLE, "store");
 
     /* Output pointers. */
     REFUSE(tsstore_has(s, k, NULL), TSSTORE_E_INVALID_PARAMETER, "found");

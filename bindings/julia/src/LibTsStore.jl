@@ -40,6 +40,7 @@ const FUNCTIONS = (
     :tsstore_flush,
     :tsstore_persist,
     :tsstore_store_last_error,
+    :tsstore_store_recovered,
     :tsstore_key_new,
     :tsstore_key_free,
     :tsstore_key_owner,
@@ -215,6 +216,8 @@ tsstore_persist(store, path) =
     ccall(sym(:tsstore_persist), Int32, (Ptr{tsstore_store}, Ptr{UInt8}), store, path)
 tsstore_store_last_error(store, buf, capacity, needed) =
     ccall(sym(:tsstore_store_last_error), Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Csize_t, Ptr{Csize_t}), store, buf, capacity, needed)
+tsstore_store_recovered(store, buf, capacity, needed) =
+    ccall(sym(:tsstore_store_recovered), Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Csize_t, Ptr{Csize_t}), store, buf, capacity, needed)
 tsstore_key_new(owner_id, owner_category, series_type, name, resolution, interval, features_json, out) =
     ccall(sym(:tsstore_key_new), Int32, (Int64, Int32, Int32, Ptr{UInt8}, Ptr{UInt8}, Ptr{UInt8}, Ptr{UInt8}, Ptr{Ptr{tsstore_key}}), owner_id, owner_category, series_type, name, resolution, interval, features_json, out)
 tsstore_key_free(key) =

@@ -41,7 +41,7 @@ export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTime
        get_metadata, get_counts_by_type, get_num_arrays, get_counts_by_hash, list_keys_by_hash, get_array,
        list_names, list_owner_types, list_resolutions, list_intervals, get_forecast_parameters, get_static_summary,
        copy_time_series!, rename_time_series!, replace_owner_id!,
-       compact!, verify_integrity, check_static_consistency, flush!, persist, set_write_buffer!, set_read_cache!,
+       compact!, verify_integrity, check_static_consistency, flush!, store_recovered, persist, set_write_buffer!, set_read_cache!,
        TsStoreError, InvalidParameterError, NotFoundError, DuplicateTimeSeriesError, DuplicateAssociationError,
        IntegrityError, ReadOnlyError, TsStoreIOError, IncompatibleFormatError, InternalError, BufferTooSmallError,
        InvalidHandleError, UnknownStatusError

@@ -100,6 +100,13 @@ set_read_cache!(s::Store, nbytes::Integer) = check(L.tsstore_set_read_cache(hand
 """The message of the last failed call on this store."""
 store_last_error(s::Store) = read_text(L.tsstore_store_last_error, handle(s))
 
+"""
+What opening the store rolled back (`""` if nothing): a writer that died in the middle of a
+write leaves a hot journal beside the NetCDF file, and the next writable open restores the
+file from it to its last commit.
+"""
+store_recovered(s::Store) = read_text(L.tsstore_store_recovered, handle(s))
+
 # ---- adding -------------------------------------------------------------------------------
 
 # The arguments every add function shares after its series-specific ones.

@@ -244,6 +244,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         end
         TsStore.open(path; read_only = true) do s
             @test_throws ReadOnlyError remove_time_series!(s, first(list_keys(s)))
+            @test store_recovered(s) == ""  # nothing to roll back: no writer died
         end
         @test_throws InvalidParameterError TsStore.create(path)
         @test_throws TsStoreIOError TsStore.open(path * ".missing")

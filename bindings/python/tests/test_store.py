@@ -254,3 +254,49 @@ def test_to_pandas_and_calendar_steps(path):
         assert isinstance(series, pd.Series) and series.index[1] == pd.Timestamp("2024-02-29", tz="UTC")
         frame = s.get_time_series(c).to_pandas()
         assert frame.shape == (4, 3) and frame.iloc[3, 2] == 11
+
+
+KILLED_WRITER = """
+import os, signal, sys
+import datetime as dt
+import numpy as np
+import tsstore
+T0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+s = tsstore.Store.open(sys.argv[1])
+s.set_write_buffer(0)  # every array goes into the file as it is added
+with s.transaction():
+    for i in range(100, 140):
+        s.add_time_series(tsstore.SingleTimeSeries("p", T0, dt.timedelta(hours=1), np.arange(168.0) + i),
+                          owner_id=i, owner_type="PowerLoad")
+        if i % 10 == 9:  # a new dataset: its define phase makes netcdf-c flush HDF5 mid-unit
+            s.add_time_series(tsstore.SingleTimeSeries(f"q{i}", T0, dt.timedelta(hours=1), np.zeros(24 + i % 7)),
+                              owner_id=i, owner_type="PowerLoad")
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_writer_killed_mid_write_is_rolled_back_on_open(path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    with tsstore.Store.create(path) as s:
+        for i in range(20):
+            s.add_time_series(hourly("p", np.arange(168.0) + i), owner_id=i, owner_type="PowerLoad")
+    # A 4 KiB journal overlay: the killed unit writes committed pages into the file.
+    env = dict(os.environ, TSSTORE_JOURNAL_SPILL="4096")
+    proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, path], env=env, capture_output=True, text=True)
+    assert proc.returncode == -signal.SIGKILL, proc.stderr
+    assert os.path.exists(path + "-journal")
+    with pytest.raises(tsstore.TsStoreIOError, match="hot journal"):
+        tsstore.Store.open(path, read_only=True)
+    with tsstore.Store.open(path) as s:
+        assert "rolled" in s.recovered
+        for i in range(20):
+            key = tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
+            np.testing.assert_array_equal(s.get_time_series(key).data, np.arange(168.0) + i)
+        assert not s.list_keys(owner_id=100)
+        assert s.verify_integrity()["problems"] == []
+    with tsstore.Store.open(path) as s:
+        assert s.recovered == ""
+    assert not os.path.exists(path + "-journal")

@@ -61,6 +61,7 @@ DECLARATIONS: list[tuple[str, str, str]] = [
     ("tsstore_flush", "status", "h"),
     ("tsstore_persist", "status", "h s"),
     ("tsstore_store_last_error", "status", "h >T"),
+    ("tsstore_store_recovered", "status", "h >T"),
     ("tsstore_key_new", "status", "l i i s s s s >h"),
     ("tsstore_key_free", "void", "h"),
     ("tsstore_key_owner", "status", "h >l >i"),

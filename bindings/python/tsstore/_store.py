@@ -99,6 +99,13 @@ class Store:
         """The message of the last failed call on this store, from any thread."""
         return api.store_last_error(self._handle())
 
+    @property
+    def recovered(self) -> str:
+        """What opening the store rolled back ("" if nothing): a writer that died in the middle
+        of a write leaves a hot journal beside the NetCDF file, and the next writable open
+        restores the file from it to its last commit."""
+        return api.store_recovered(self._handle())
+
     def flush(self) -> None:
         """Makes every write so far durable (outside a transaction)."""
         api.flush(self._handle())
