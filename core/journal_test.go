@@ -234,3 +234,38 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 		}
 	}
 }
+
+// A hot journal beside a file shorter than the journal's start length belongs to another file
+// (the .nc was replaced after its writer died): the open refuses to write its pages into it.
+func TestHotJournalOfAReplacedFileIsRefused(t *testing.T) {
+	if os.Getenv("TSSTORE_KILL_MID_UNIT") != "" {
+		return
+	}
+	s, path := newStore(t)
+	for i := int64(0); i < 30; i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	other, otherPath := newStore(t) // an empty store: a much shorter file
+	other.Close()
+	killMidUnit(t, path, 100, 4096)
+	b, err := os.ReadFile(otherPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sha(t, path) + sha(t, ncshim.JournalPath(path))
+	if _, err := Open(path); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "not the file the journal belongs to") {
+		t.Fatalf("writable open of a replaced file beside a hot journal: %v", err)
+	}
+	if _, err := OpenReadOnly(path); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "hot journal") {
+		t.Fatalf("read-only open of a replaced file beside a hot journal: %v", err)
+	}
+	if sha(t, path)+sha(t, ncshim.JournalPath(path)) != before {
+		t.Fatal("a refused open changed the files")
+	}
+}

@@ -192,9 +192,9 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		return nil, err
 	}
 	if journal != nil {
-		// HDF5 writes (and flushes) its superblock as it opens a file for writing; end that
-		// unit, so that the open store is its two files until its first write.
-		if err := journal.EndUnit(); err != nil {
+		// HDF5 writes its superblock as it opens a file for writing; end that unit, so that
+		// the open store is its two files until its first write.
+		if err := f.syncLocked(); err != nil {
 			f.closeLocked()
 			return nil, wrapIO("open", err, "opening %s", path)
 		}

@@ -813,6 +813,18 @@ int tsj_recover(const char *path, int may_write, int *busy, char *msg, size_t ms
         rc = -1;
         goto out;
     }
+    /* Inside a unit the file never shrinks below E0 (drv_truncate), so a shorter file is not
+       the one this journal was written for — it was replaced after the writer died. Writing
+       the journal's pages into it would damage it. */
+    struct stat ns;
+    if (fstat(fd, &ns) < 0 || (uint64_t)ns.st_size < e0) {
+        snprintf(msg, msglen,
+                 "%s has a hot journal %s written for a file of at least %llu bytes, but the file has %lld: it is not "
+                 "the file the journal belongs to (was it replaced?); move the journal away to open the file as it is",
+                 path, jpath, (unsigned long long)e0, (long long)ns.st_size);
+        rc = -1;
+        goto out;
+    }
     uint64_t at = TSJ_HDR_LEN, restored = 0;
     while (at + TSJ_REC_LEN <= (uint64_t)js.st_size) {
         if (pread_full(jfd, buf, TSJ_REC_LEN, at) < 0) break;
