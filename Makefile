@@ -48,7 +48,7 @@ clib: deps
 	cmake --build $(CMAKE_BUILD) -j2
 
 # The ctest suite: unit, abi (exported symbols = header; install + find_package), examples,
-# memcheck (valgrind).
+# memcheck (valgrind), race (Go's race detector on the C library path).
 ctest: clib
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
