@@ -83,6 +83,12 @@ test: deps vet
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseFeaturesJSON$$' -fuzztime=200000x ./core
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzAddArrayShapes$$' -fuzztime=200000x ./core
 	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedCatalog$$' -fuzztime=2000x ./core
+	# Mutated .nc files, each opened in a child process (HDF5 can crash or loop on them): 160
+	# fixed mutations with a summary line, then the fuzz target. Not under -race (above, the
+	# test skips itself there): children under the race detector take twice as long.
+	$(GO) test -count=1 -v -run='^TestMutatedNCFiles$$' ./core > $(OUT)/ncmutate.log 2>&1; st=$$?; \
+	  grep -E "^(mutated nc:|--- |ok|FAIL)|ncmutate_test.go:[0-9]+: (HANG|WRONG|CRASH \()" $(OUT)/ncmutate.log; exit $$st
+	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedNC$$' -fuzztime=200x ./core
 	$(MAKE) pyenv
 	$(MAKE) ctest
 

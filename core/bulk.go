@@ -100,6 +100,11 @@ func (s *Store) getManyLocked(op string, keys []Key, start, end *time.Time) ([]T
 			return nil, wrapIO(op, err, "reading %s", ds.name)
 		}
 		for _, c := range cols {
+			if c.first == 0 && c.n == c.m.Length {
+				if err := verifyWhole(c.m, c.data); err != nil {
+					return nil, withOp(op, err)
+				}
+			}
 			out[c.out] = singleOf(c.m, c.first, c.n, c.data)
 		}
 	}

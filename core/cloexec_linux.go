@@ -14,24 +14,33 @@ import (
 // close-on-exec. Called under the netcdf lock right after the open, so no descriptor
 // netcdf-c creates for another file can be mistaken for this one.
 func closeOnExec(path string) {
+	for _, fd := range descriptorsOf(path) {
+		syscall.CloseOnExec(fd)
+	}
+}
+
+// descriptorsOf lists the descriptors this process has open on the file at path.
+func descriptorsOf(path string) []int {
 	want, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return
+		return nil
 	}
 	if abs, err := filepath.Abs(want); err == nil {
 		want = abs
 	}
 	entries, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		return
+		return nil
 	}
+	var fds []int
 	for _, e := range entries {
 		target, err := os.Readlink("/proc/self/fd/" + e.Name())
 		if err != nil || target != want {
 			continue
 		}
 		if fd, err := strconv.Atoi(e.Name()); err == nil {
-			syscall.CloseOnExec(fd)
+			fds = append(fds, fd)
 		}
 	}
+	return fds
 }

@@ -171,6 +171,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
+		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
+			// No live Store of this process holds the file (claim refuses those), so the
+			// lock is left from an earlier open that failed inside netcdf-c: it could not
+			// close the damaged file, and keeps its descriptor and HDF5's lock.
+			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+				"%s is still held by this process: an earlier open of it failed inside netcdf-c/HDF5 (the file is damaged) and netcdf-c could not release it; this process cannot open it again until it exits", path)}
+		}
 		if lockedElsewhere(path, readOnly) {
 			what := "for writing"
 			if !readOnly {
