@@ -26,11 +26,14 @@ func TestJournalDriverIsActive(t *testing.T) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	// Between units the store is its two files: the journal goes when its unit ends.
-	if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("journal after a flush: %v", err)
+	// Between units the journal is empty; it goes when the store closes.
+	if fi, err := os.Stat(ncshim.JournalPath(path)); err == nil && fi.Size() != 0 {
+		t.Fatalf("journal after a flush: %d bytes", fi.Size())
 	}
 	s.Close()
+	if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("journal after the close: %v", err)
+	}
 	if r, err := OpenReadOnly(path); err != nil || r.Journalled() {
 		t.Fatalf("a read-only store is journalled (%v)", err)
 	} else {
@@ -180,11 +183,10 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 	s.Close()
 }
 
-// When the journal cannot be written (here a directory stands where it must go) the unit
-// fails before any committed byte is overwritten: the commit reports it and says to reopen,
-// every later call on the handle refuses with the same reason, and after reopening the store
-// holds exactly its last commit.
-func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
+// When the journal cannot be created (here a directory stands where it must go) the open,
+// whose first unit writes HDF5's superblock, fails before any committed byte is overwritten,
+// says so, and releases the file: once the path is free the store opens in the same process.
+func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
 	s, path := newStore(t)
 	for i := int64(0); i < 30; i++ {
 		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
@@ -192,29 +194,56 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	before := fileDigests(t, path)
+	if err := os.Mkdir(ncshim.JournalPath(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "journal") || !strings.Contains(err.Error(), "Is a directory") {
+		t.Fatalf("open without a journal: %v", err)
+	}
+	if err := os.Remove(ncshim.JournalPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	if fileDigests(t, path) != before {
+		t.Fatal("the failed open changed the files")
+	}
 	s = openAgain(t, path)
+	defer s.Close()
+	if got := floats(t, mustGetSingle(t, s, Key{OwnerID: 7, Name: "p", Resolution: Hours(1)}).Data); fmt.Sprint(got) != fmt.Sprint(ramp(168, 7)) {
+		t.Fatal("series 7 changed")
+	}
+}
+
+// After a write into the file or its journal fails, the commit reports it and says to
+// reopen, every later call on the handle refuses with the same reason, Close still closes
+// the file (netcdf-c closes only after a successful sync), and the reopened store holds
+// exactly its last commit.
+func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
+	s, path := newStore(t)
+	for i := int64(0); i < 30; i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	ncBefore, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	catBefore := sha(t, CatalogPath(path))
-	if err := os.Mkdir(ncshim.JournalPath(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	mustAdd(t, s, gen(100), hourly("p", ramp(168, 100)), nil) // pending until the flush
+	s.nc.journal.FailForTesting(syscall.ENOSPC)
 	err = s.Flush()
-	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "journal") || !strings.Contains(err.Error(), "open it again") {
-		t.Fatalf("flush without a journal: %v", err)
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), "open it again") {
+		t.Fatalf("flush after a failed write: %v", err)
 	}
 	if _, err := s.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "open it again") {
 		t.Fatalf("a read after the failure: %v", err)
 	}
 	s.Close()
-	if err := os.Remove(ncshim.JournalPath(path)); err != nil {
-		t.Fatal(err)
-	}
-	// The unit's new chunks went past the committed end of the file (bytes HDF5 does not
-	// count and trims at the next close); not one committed byte changed.
+	// Whatever the failed unit wrote went past the committed end of the file (bytes HDF5
+	// does not count and trims at the next close); not one committed byte changed.
 	ncAfter, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +251,7 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	if len(ncAfter) < len(ncBefore) || !bytes.Equal(ncAfter[:len(ncBefore)], ncBefore) || sha(t, CatalogPath(path)) != catBefore {
 		t.Fatal("the failed unit changed the committed files")
 	}
-	s = openAgain(t, path)
+	s = openAgain(t, path) // in the same process: Close released the file
 	defer s.Close()
 	if has, _ := s.Has(Key{OwnerID: 100, Name: "p", Resolution: Hours(1)}); has {
 		t.Fatal("the failed unit's series is stored")

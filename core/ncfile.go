@@ -171,6 +171,9 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
+		if jerr := ncshim.TakeOpenFailure(path); jerr != nil {
+			return nil, wrapIO("open", jerr, "opening %s", path)
+		}
 		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
 			// No live Store of this process holds the file (claim refuses those), so the
 			// lock is left from an earlier open that failed inside netcdf-c: it could not

@@ -728,8 +728,16 @@ func TestFlushLeavesOnlyThePair(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// While the store is open its NetCDF file's journal stays beside it, empty between units
+	// (ncshim/journal.c); it holds nothing the pair needs, and goes at Close.
 	var names []string
 	for _, e := range entries {
+		if e.Name() == "system.nc-journal" {
+			if fi, err := e.Info(); err != nil || fi.Size() != 0 {
+				t.Fatalf("the journal is not empty after a flush (%v)", err)
+			}
+			continue
+		}
 		names = append(names, e.Name())
 	}
 	if fmt.Sprint(names) != "[system.nc system.nc.sqlite]" {

@@ -217,7 +217,9 @@ func (s *Store) lock(op string, write bool) error {
 	}
 	if err := s.nc.journalFailure(); err != nil {
 		s.mu.Unlock()
-		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: err}
+		var je *ncshim.JournalError
+		errors.As(err, &je)
+		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: je.Errno}
 	}
 	return nil
 }

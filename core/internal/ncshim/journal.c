@@ -23,7 +23,8 @@
  *     the journal, and only then writes the pages into the file. A page journalled once is
  *     written directly for the rest of the unit.
  *   - tsj_end_unit syncs the file and empties the journal: the unit's bytes are the new
- *     committed state. The store calls it after nc_sync and before the catalog commits.
+ *     committed state. The store calls it after nc_sync and before the catalog commits. The
+ *     empty journal stays beside the file while it is open and goes when it closes.
  *   - A journal with a valid header at open (a "hot" journal) means a writer died in the
  *     middle of a spill: tsj_recover writes the pre-images back and truncates the file to E0,
  *     which is byte for byte the file of the last ended unit.
@@ -245,6 +246,14 @@ static struct {
     int armed;
     size_t spill;
 } arm;
+/* Why the last failed file failed, kept when it closes: an open whose own writes fail (HDF5
+   writes its superblock as it opens) is closed before the store can ask the file. */
+static struct {
+    dev_t dev;
+    ino_t ino;
+    int err;
+    char msg[600];
+} last_failure;
 static tsj_file *open_files;
 static hid_t driver_id = -1;
 
@@ -416,16 +425,14 @@ static int end_unit(tsj_file *f) {
     if (f->failed) return -1;
     if (spill(f) < 0) return -1;
     if (fdatasync(f->fd) < 0) return fail(f), -1;
-    if (f->jfd >= 0) {
+    if (f->jlen) {
         /* Emptying the journal is the file's commit point: it must be durable before the
            catalog commits, or a machine crash could roll the file back under a committed
-           catalog. Then it goes, as SQLite's does, so that between units the store is its
-           two files; should the unlink be lost, an empty journal is not hot. */
+           catalog. The empty journal stays until the file closes (SQLite's TRUNCATE journal
+           mode): removing and creating it again each unit cost a directory sync and 3.5 ms
+           of a 14.8 ms durable single add. An empty journal is never hot. */
         if (ftruncate(f->jfd, 0) < 0 || fdatasync(f->jfd) < 0) return fail(f), -1;
-        close(f->jfd);
-        f->jfd = -1;
         f->jlen = 0;
-        unlink(f->jpath);
     }
     pm_clear(&f->journaled, 0);
     f->e0 = f->eof;
@@ -435,10 +442,15 @@ static int end_unit(tsj_file *f) {
 static herr_t drv_close(H5FD_t *file) {
     tsj_file *f = (tsj_file *)file;
     herr_t rc = 0;
+    if (f->failed) {
+        tsj_failure(f, last_failure.msg, sizeof last_failure.msg);
+        last_failure.dev = f->dev, last_failure.ino = f->ino, last_failure.err = f->failed;
+    }
     /* HDF5 flushed everything it had before closing (or the open failed and it wrote
        nothing): end the unit. A failed file keeps its journal: the next open rolls the file
        back with it. */
     if (f->writable && !f->failed && end_unit(f) < 0) rc = -1;
+    if (f->jfd >= 0 && f->writable && !f->failed && rc == 0) unlink(f->jpath); /* empty: not needed */
     if (f->jfd >= 0) close(f->jfd);
     if (close(f->fd) < 0) rc = -1;
     for (tsj_file **p = &open_files; *p; p = &(*p)->next)
@@ -750,6 +762,11 @@ int tsj_end_unit(tsj_file *f, char *msg, size_t msglen) {
 
 int tsj_failed(const tsj_file *f) { return f->failed; }
 
+void tsj_fail_for_testing(tsj_file *f, int err) {
+    errno = err;
+    fail(f);
+}
+
 int tsj_failure(tsj_file *f, char *msg, size_t msglen) {
     if (!f->failed) return 0;
     snprintf(msg, msglen,
@@ -757,6 +774,15 @@ int tsj_failure(tsj_file *f, char *msg, size_t msglen) {
              "and open it again, which rolls the file back to its last commit",
              f->jpath, strerror(f->failed));
     return f->failed;
+}
+
+int tsj_take_failure(const char *path, char *msg, size_t msglen) {
+    struct stat st;
+    int err = last_failure.err;
+    if (!err || stat(path, &st) < 0 || st.st_dev != last_failure.dev || st.st_ino != last_failure.ino) return 0;
+    snprintf(msg, msglen, "%s", last_failure.msg);
+    last_failure.err = 0;
+    return err;
 }
 
 void tsj_stats(tsj_file *f, uint64_t *journal_bytes, uint64_t *spills) {

@@ -79,6 +79,24 @@ func (j *Journal) Failure() error {
 	return nil
 }
 
+// FailForTesting marks the file failed as a write failing with errno would. The driver's
+// own failure path is tested where it can be provoked (a journal that cannot be created);
+// this lets tests reach the store's handling of a failure in the middle of a session.
+func (j *Journal) FailForTesting(errno syscall.Errno) { C.tsj_fail_for_testing(j.f, C.int(errno)) }
+
+// TakeOpenFailure returns why the journalled file at path failed, when the open that just
+// failed did so because its own writes (HDF5's superblock) could not go through the journal;
+// nil otherwise.
+func TakeOpenFailure(path string) error {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	var msg [600]C.char
+	if rc := C.tsj_take_failure(cp, &msg[0], C.size_t(len(msg))); rc != 0 {
+		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+	}
+	return nil
+}
+
 // JournalStats are what a journal has done since its file opened.
 type JournalStats struct {
 	JournalBytes uint64 // pre-image bytes (with record headers) written to the journal

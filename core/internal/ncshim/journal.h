@@ -25,8 +25,15 @@ int tsj_end_unit(tsj_file *f, char *msg, size_t msglen);
 /* Nonzero once a write or journal step of f failed. */
 int tsj_failed(const tsj_file *f);
 
+/* Marks f failed as a write failing with err would (tests of what the store does then). */
+void tsj_fail_for_testing(tsj_file *f, int err);
+
 /* 0 while f works; once a write or journal step failed, its errno (msg says what to do). */
 int tsj_failure(tsj_file *f, char *msg, size_t msglen);
+
+/* When the last file that failed and closed is path's, its errno (0 otherwise), with the
+   reason in msg; the record is cleared. */
+int tsj_take_failure(const char *path, char *msg, size_t msglen);
 
 /* Bytes of pre-images written to the journal and pages spilled since the file opened. */
 void tsj_stats(tsj_file *f, uint64_t *journal_bytes, uint64_t *spills);
