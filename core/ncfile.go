@@ -3,7 +3,9 @@ package core
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 	"unsafe"
 
@@ -38,6 +40,8 @@ type ncFile struct {
 	// (ncshim/journal.c); nil for read-only and in-memory files, or where the driver cannot
 	// be installed (ncshim.JournalActive).
 	journal *ncshim.Journal
+	// journalFinal is the journal's counters as the file closed.
+	journalFinal ncshim.JournalStats
 	// recovered says what the open rolled back from a hot journal, if anything.
 	recovered string
 
@@ -76,6 +80,11 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
 
 // createNC makes a new store file (or in-memory image) with the root attributes and groups.
 func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
+	if !inMemory {
+		if err := removeStaleJournal(path); err != nil {
+			return nil, err
+		}
+	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
@@ -109,6 +118,49 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 		return nil, wrapIO("create", err, "writing the layout of %s", path)
 	}
 	return f, nil
+}
+
+// removeStaleJournal removes a journal left at path's journal name by a store whose .nc is
+// gone (a new store is created only where no .nc exists): played against the new file it
+// would be refused as another file's, or worse. Anything there that is not a regular file is
+// refused rather than removed.
+func removeStaleJournal(path string) error {
+	jp := ncshim.JournalPath(path)
+	fi, err := os.Lstat(jp)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return wrapIO("create", err, "checking %s", jp)
+	}
+	if !fi.Mode().IsRegular() || !journalShaped(jp, fi.Size()) {
+		// Perhaps another store whose name is this one's journal name: never removed.
+		return invalid("create", "path", "%s exists and is not a journal of this library; move it away first", jp)
+	}
+	if err := os.Remove(jp); err != nil {
+		return wrapIO("create", err, "removing the stale journal %s", jp)
+	}
+	if d, err := os.Open(filepath.Dir(jp)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// journalShaped says whether the regular file at path (of size bytes) is empty or starts with
+// the journal's magic, as journal.c requires of a file it takes as a journal.
+func journalShaped(path string, size int64) bool {
+	if size == 0 {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [8]byte
+	_, err = io.ReadFull(f, m[:])
+	return err == nil && string(m[:]) == ncshim.JournalMagic
 }
 
 func (f *ncFile) initLayout() error {
@@ -147,7 +199,12 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// its last commit before HDF5 reads it. A live writer elsewhere holds the file, and the
 	// open below reports that.
 	recovered, err := ncshim.Recover(path, !readOnly)
-	if err != nil && !errors.Is(err, ncshim.ErrJournalBusy) {
+	switch {
+	case errors.Is(err, ncshim.ErrJournalBusyHot) && readOnly:
+		// Without HDF5's locking a reader would be let in, to a file half way through a unit.
+		return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			"%s is being written by another process, in the middle of a unit (its journal is hot); open it once that writer has flushed or closed", path)}
+	case err != nil && !errors.Is(err, ncshim.ErrJournalBusy) && !errors.Is(err, ncshim.ErrJournalBusyHot):
 		return nil, wrapIO("open", err, "recovering %s", path)
 	}
 	mode := netcdf.WRITE
@@ -271,6 +328,10 @@ func (f *ncFile) closeLocked() error {
 		return nil
 	}
 	f.open = false
+	if f.journal != nil {
+		f.journalFinal = f.journal.Stats()
+		f.journal = nil // the driver frees it as the file closes
+	}
 	if f.inMemory {
 		return ncmem.Dataset{Dataset: f.root}.Close()
 	}

@@ -169,18 +169,22 @@ func (s *Store) Recovered() string { return s.nc.recovered }
 // Journalled reports whether the store's NetCDF file is written through the rollback
 // journal. It is false for read-only and in-memory stores, and where libnetcdf is linked so
 // that its HDF5 opens cannot be routed to the journalling driver.
-func (s *Store) Journalled() bool { return s.nc.journal != nil }
+func (s *Store) Journalled() bool {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return s.nc.journal != nil
+}
 
 // JournalStats reports what the NetCDF file's rollback journal has done since the store
 // opened: bytes written to it (committed pages' old bytes and record headers) and spills
 // (times the overlay of a unit's overwrites was journalled and written into the file).
 func (s *Store) JournalStats() (journalBytes, spills uint64) {
-	if s.nc.journal == nil {
-		return 0, 0
-	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	st := s.nc.journal.Stats()
+	st := s.nc.journalFinal // a closed store's counters as it closed
+	if s.nc.journal != nil {
+		st = s.nc.journal.Stats()
+	}
 	return st.JournalBytes, st.Spills
 }
 

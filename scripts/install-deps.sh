@@ -2,7 +2,8 @@
 # Installs what building and testing tsstore needs and is missing: netcdf-c and HDF5 (headers,
 # libraries and the ncdump / h5dump / ncatted tools the tests check files with), SQLite's
 # command-line shell, pkg-config, a C compiler (cgo), CMake and valgrind (the C library's
-# build and ctest suite), Python with venv (the binding's tests), then the Go modules.
+# build and ctest suite), strace (the journal tests kill writers at each system call), Python
+# with venv (the binding's tests), then the Go modules.
 # Safe to run repeatedly: it installs nothing that is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v cmake >/dev/null || need+=(cmake)
 command -v make >/dev/null || need+=(make)
 command -v valgrind >/dev/null || need+=(valgrind)
+command -v strace >/dev/null || need+=(strace)
 command -v python3 >/dev/null || need+=(python3)
 python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv python3-pip)
 

@@ -68,7 +68,7 @@
 
 #define TSJ_PAGE ((uint64_t)4096)
 #define TSJ_DEFAULT_SPILL ((size_t)64 << 20)
-#define TSJ_HDR_LEN 40
+#define TSJ_HDR_LEN 48
 #define TSJ_REC_LEN 16
 static const char tsj_magic[8] = {'T', 'S', 'J', 'R', 'N', 'L', '0', '1'};
 
@@ -270,24 +270,62 @@ static uint64_t new_nonce(void) {
            (++counter * 0x9E3779B97F4A7C15ull);
 }
 
-static int journal_open(tsj_file *f) {
-    if (f->jfd >= 0) return 0;
-    int created = access(f->jpath, F_OK) != 0;
-    f->jfd = open(f->jpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (f->jfd < 0) return -1;
-    /* The journal's directory entry must be durable before a page relies on it. */
-    if (created && fsync_dir_of(f->jpath) < 0) return -1;
-    return 0;
-}
-
-static void encode_header(unsigned char *h, uint64_t e0, uint64_t nonce) {
+/* The header: magic, version 2, page size, E0, the unit's nonce, the inode of the file the
+   journal was written for, and a CRC of the rest. */
+static void encode_header(unsigned char *h, uint64_t e0, uint64_t nonce, uint64_t ino) {
     memset(h, 0, TSJ_HDR_LEN);
     memcpy(h, tsj_magic, 8);
-    put32(h + 8, 1);
+    put32(h + 8, 2);
     put32(h + 12, (uint32_t)TSJ_PAGE);
     put64(h + 16, e0);
     put64(h + 24, nonce);
-    put32(h + 32, crc_update(0, h, 32));
+    put64(h + 32, ino);
+    put32(h + 40, crc_update(0, h, 40));
+}
+
+/* Whether h is a valid header: a journal with one is hot (its unit did not end). */
+static int header_valid(const unsigned char *h) {
+    return memcmp(h, tsj_magic, 8) == 0 && get32(h + 40) == crc_update(0, h, 40) && get32(h + 8) == 2 &&
+           get32(h + 12) == TSJ_PAGE;
+}
+
+/* Whether the file at fd may be taken as a journal: a regular file, empty or starting with
+   the journal's magic — never another file that happens to have the journal's name. */
+static int journal_shaped(int fd, struct stat *st) {
+    if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) return 0;
+    if (st->st_size == 0) return 1;
+    unsigned char m[8];
+    return st->st_size >= 8 && pread_full(fd, m, 8, 0) == 0 && memcmp(m, tsj_magic, 8) == 0;
+}
+
+static int journal_open(tsj_file *f) {
+    if (f->jfd >= 0) return 0;
+    int created = access(f->jpath, F_OK) != 0;
+    /* Not a FIFO (an open would block), not through a symlink, not another file. */
+    int fd = open(f->jpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    struct stat st;
+    unsigned char h[TSJ_HDR_LEN];
+    if (!journal_shaped(fd, &st)) {
+        close(fd);
+        errno = EEXIST;
+        return -1;
+    }
+    /* A journal that is still hot belongs to a unit that was never rolled back: reusing it
+       would destroy the only copy of that file's committed pages. */
+    if (st.st_size >= TSJ_HDR_LEN && pread_full(fd, h, TSJ_HDR_LEN, 0) == 0 && header_valid(h)) {
+        close(fd);
+        errno = EEXIST;
+        return -1;
+    }
+    if (st.st_size > 0 && ftruncate(fd, 0) < 0) {
+        close(fd);
+        return -1;
+    }
+    f->jfd = fd;
+    /* The journal's directory entry must be durable before a page relies on it. */
+    if (created && fsync_dir_of(f->jpath) < 0) return -1;
+    return 0;
 }
 
 static uint32_t record_crc(uint64_t nonce, const unsigned char *rec, const unsigned char *data, uint32_t len) {
@@ -320,7 +358,7 @@ static int spill(tsj_file *f) {
     if (!buf || journal_open(f) < 0) goto out;
     if (f->jlen == 0) {
         f->nonce = new_nonce();
-        encode_header(buf, f->e0, f->nonce);
+        encode_header(buf, f->e0, f->nonce, (uint64_t)f->ino);
         if (pwrite_full(f->jfd, buf, TSJ_HDR_LEN, 0) < 0) goto out;
         f->jlen = TSJ_HDR_LEN;
     }
@@ -414,6 +452,17 @@ static H5FD_t *drv_open(const char *name, unsigned flags, hid_t fapl, haddr_t ma
     f->fd = fd, f->jfd = -1;
     f->dev = st.st_dev, f->ino = st.st_ino;
     f->writable = (flags & H5F_ACC_RDWR) != 0;
+    /* A writer holds the file's exclusive lock for as long as it is open, whatever HDF5's
+       own locking is set to (HDF5_USE_FILE_LOCKING=FALSE is common on HPC filesystems):
+       recovery in another process takes that lock before it touches a journal, and must
+       never roll back the file of a live writer. A filesystem without flock (ENOSYS,
+       ENOLCK, EOPNOTSUPP) cannot give that protection; the open goes on. */
+    if (f->writable && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno != ENOSYS && errno != ENOLCK && errno != EOPNOTSUPP) {
+        close(fd);
+        free(f->jpath);
+        free(f);
+        return NULL;
+    }
     f->eof = (haddr_t)st.st_size, f->eoa = 0;
     f->e0 = (uint64_t)st.st_size;
     f->spill_at = arm.spill ? arm.spill : TSJ_DEFAULT_SPILL;
@@ -802,25 +851,52 @@ int tsj_recover(const char *path, int may_write, int *busy, char *msg, size_t ms
     memcpy(jpath + nl, "-journal", sizeof "-journal");
     int rc = 0, jfd = -1, fd = -1;
     unsigned char *buf = NULL;
-    jfd = open(jpath, O_RDONLY | O_CLOEXEC);
-    if (jfd < 0) goto out; /* no journal */
+    struct stat js, ns;
+    /* O_NONBLOCK: a FIFO at the journal's path must not block the open (and with it every
+       store of the process, under the netcdf lock); O_NOFOLLOW: no symlinks. */
+    jfd = open(jpath, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (jfd < 0 && errno == ENOENT) goto out; /* no journal */
+    if (jfd < 0 || !journal_shaped(jfd, &js)) {
+        snprintf(msg, msglen,
+                 "%s is not a journal of this library (not a regular file that is empty or starts with its magic); "
+                 "move it away to open %s",
+                 jpath, path);
+        rc = -1;
+        goto out;
+    }
     unsigned char h[TSJ_HDR_LEN];
-    struct stat js;
-    int hot = fstat(jfd, &js) == 0 && js.st_size >= TSJ_HDR_LEN && pread_full(jfd, h, TSJ_HDR_LEN, 0) == 0 &&
-              memcmp(h, tsj_magic, 8) == 0 && get32(h + 32) == crc_update(0, h, 32) && get32(h + 8) == 1;
+    int hot = js.st_size >= TSJ_HDR_LEN && pread_full(jfd, h, TSJ_HDR_LEN, 0) == 0 && header_valid(h);
+    if (!hot && js.st_size >= 8 && js.st_size >= TSJ_HDR_LEN &&
+        (get32(h + 8) != 2 || get32(h + 12) != TSJ_PAGE) && get32(h + 40) == crc_update(0, h, 40)) {
+        /* A whole, checksummed header this build cannot play (another page size or version). */
+        snprintf(msg, msglen, "%s is a hot journal this build cannot play back (version %u, page size %u); it is kept",
+                 jpath, get32(h + 8), get32(h + 12));
+        rc = -1;
+        goto out;
+    }
     /* Whoever touches the pair must first own the .nc the way a writer does: a live writer
-       in another process holds HDF5's exclusive lock, and its journal is none of our
-       business. */
+       in another process holds its exclusive lock (the driver takes it whatever HDF5's own
+       locking is set to), and its journal is none of our business. */
     fd = open(path, (may_write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
     if (fd < 0 && may_write && errno == EACCES) fd = open(path, O_RDONLY | O_CLOEXEC), may_write = 0;
     if (fd < 0) goto out; /* the open that follows reports the missing file */
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        if (errno == EWOULDBLOCK) *busy = 1;
-        goto out;
+        if (errno == EWOULDBLOCK) {
+            /* A live writer: 2 tells a reader that the file is in the middle of a unit. */
+            *busy = hot ? 2 : 1;
+            goto out;
+        }
+        /* No locks on this filesystem: nobody can tell a live writer from a dead one, and a
+           hot journal left unplayed would be lost at the next write; go on. */
+        if (errno != ENOSYS && errno != ENOLCK && errno != EOPNOTSUPP) {
+            snprintf(msg, msglen, "locking %s to check its journal: %s", path, strerror(errno));
+            rc = -1;
+            goto out;
+        }
     }
     if (!hot) {
         /* An empty journal (a writer's between units, or left by a kill right after one
-           ended): nothing to undo. */
+           ended), or one whose header never became whole: nothing to undo. */
         if (may_write) unlink(jpath);
         goto out;
     }
@@ -832,41 +908,57 @@ int tsj_recover(const char *path, int may_write, int *busy, char *msg, size_t ms
         rc = -1;
         goto out;
     }
-    uint64_t e0 = get64(h + 16), nonce = get64(h + 24);
-    uint32_t page = get32(h + 12);
-    if (!(buf = malloc(TSJ_REC_LEN + page))) {
+    uint64_t e0 = get64(h + 16), nonce = get64(h + 24), ino = get64(h + 32);
+    /* The journal names the file it was written for; inside a unit that file never shrinks
+       below E0 (drv_truncate). Another file — the .nc replaced or restored after the writer
+       died, or a copy — must not get its pages. */
+    if (fstat(fd, &ns) < 0 || (uint64_t)ns.st_ino != ino || (uint64_t)ns.st_size < e0) {
+        snprintf(msg, msglen,
+                 "%s has a hot journal %s written for another file (inode %llu, at least %llu bytes; this one is inode "
+                 "%llu, %lld bytes): it is not the file the journal belongs to (was it replaced, restored or copied?); "
+                 "open the original, or move the journal away to open this file as it is",
+                 path, jpath, (unsigned long long)ino, (unsigned long long)e0, (unsigned long long)ns.st_ino,
+                 (long long)ns.st_size);
+        rc = -1;
+        goto out;
+    }
+    if (!(buf = malloc(TSJ_REC_LEN + TSJ_PAGE))) {
         snprintf(msg, msglen, "out of memory");
         rc = -1;
         goto out;
     }
-    /* Inside a unit the file never shrinks below E0 (drv_truncate), so a shorter file is not
-       the one this journal was written for — it was replaced after the writer died. Writing
-       the journal's pages into it would damage it. */
-    struct stat ns;
-    if (fstat(fd, &ns) < 0 || (uint64_t)ns.st_size < e0) {
-        snprintf(msg, msglen,
-                 "%s has a hot journal %s written for a file of at least %llu bytes, but the file has %lld: it is not "
-                 "the file the journal belongs to (was it replaced?); move the journal away to open the file as it is",
-                 path, jpath, (unsigned long long)e0, (long long)ns.st_size);
-        rc = -1;
-        goto out;
-    }
-    uint64_t at = TSJ_HDR_LEN, restored = 0;
-    while (at + TSJ_REC_LEN <= (uint64_t)js.st_size) {
+    uint64_t at = TSJ_HDR_LEN, restored = 0, size = (uint64_t)js.st_size;
+    while (at + TSJ_REC_LEN <= size) {
         if (pread_full(jfd, buf, TSJ_REC_LEN, at) < 0) break;
         uint64_t off = get64(buf);
-        uint32_t len = get32(buf + 8);
-        if (len == 0 || len > page || at + TSJ_REC_LEN + len > (uint64_t)js.st_size || off + len > e0) break;
+        uint64_t len = get32(buf + 8);
+        /* A record cut short, or one whose check fails, was being written when the writer
+           died, so its page had not been overwritten yet: the records before it are the
+           whole undo (as SQLite reads its journal). */
+        if (len == 0 || len > TSJ_PAGE || at + TSJ_REC_LEN + len > size) break;
         if (pread_full(jfd, buf + TSJ_REC_LEN, len, at + TSJ_REC_LEN) < 0) break;
-        /* A record that fails its check was being written when the writer died, so its page
-           had not been overwritten yet: the records before it are the whole undo. */
-        if (record_crc(nonce, buf, buf + TSJ_REC_LEN, len) != get32(buf + 12)) break;
-        if (pwrite_full(fd, buf + TSJ_REC_LEN, len, off) < 0) {
-            snprintf(msg, msglen, "rolling %s back from %s: %s", path, jpath, strerror(errno));
+        if (record_crc(nonce, buf, buf + TSJ_REC_LEN, (uint32_t)len) != get32(buf + 12)) break;
+        /* A whole record, checksummed by this unit, that cannot be a page of the file: the
+           journal is not what this code wrote. Nothing is written; it is kept. */
+        if (off % TSJ_PAGE != 0 || off + len > e0 || (len < TSJ_PAGE && off + len != e0)) {
+            snprintf(msg, msglen, "%s: record %llu (offset %llu, %llu bytes) is not a page of %s below %llu; the journal is kept and the file not touched",
+                     jpath, (unsigned long long)restored, (unsigned long long)off, (unsigned long long)len, path,
+                     (unsigned long long)e0);
             rc = -1;
             goto out;
         }
         at += TSJ_REC_LEN + len, restored++;
+    }
+    /* Every record checked: now play them back. */
+    for (uint64_t p = TSJ_HDR_LEN, i = 0; i < restored; i++) {
+        uint64_t len;
+        if (pread_full(jfd, buf, TSJ_REC_LEN, p) < 0 || (len = get32(buf + 8), pread_full(jfd, buf + TSJ_REC_LEN, len, p + TSJ_REC_LEN) < 0) ||
+            pwrite_full(fd, buf + TSJ_REC_LEN, len, get64(buf)) < 0) {
+            snprintf(msg, msglen, "rolling %s back from %s: %s", path, jpath, strerror(errno));
+            rc = -1;
+            goto out;
+        }
+        p += TSJ_REC_LEN + len;
     }
     if (ftruncate(fd, (off_t)e0) < 0 || fsync(fd) < 0) {
         snprintf(msg, msglen, "rolling %s back from %s: %s", path, jpath, strerror(errno));

@@ -23,6 +23,9 @@ type Journal struct{ f *C.tsj_file }
 // must be a separate shared library whose opens can be routed to the driver).
 func JournalActive() bool { return C.tsj_active() == 1 }
 
+// JournalMagic is how every journal file begins (journal.c's tsj_magic).
+const JournalMagic = "TSJRNL01"
+
 // JournalPath is the journal kept beside the NetCDF file at path.
 func JournalPath(path string) string { return path + "-journal" }
 
@@ -121,8 +124,13 @@ func (e *JournalError) Error() string { return e.Msg }
 // Unwrap exposes the errno (for errors.Is against syscall.ENOSPC and the like).
 func (e *JournalError) Unwrap() error { return e.Errno }
 
-// ErrJournalBusy is returned by Recover when another process holds the file.
-var ErrJournalBusy = errors.New("the file is open in another process")
+// ErrJournalBusy is returned by Recover when another process holds the file;
+// ErrJournalBusyHot when that process is a writer in the middle of a unit (its journal is
+// hot), which a reader must not read.
+var (
+	ErrJournalBusy    = errors.New("the file is open in another process")
+	ErrJournalBusyHot = errors.New("a writer in another process is in the middle of a write")
+)
 
 // Recover rolls the file at path back to its last ended unit when a writer died in the
 // middle of one (its journal is hot). It reports what it did; mayWrite false (a read-only
@@ -140,8 +148,11 @@ func Recover(path string, mayWrite bool) (report string, err error) {
 	case 1:
 		return C.GoString(&msg[0]), nil
 	case 0:
-		if busy != 0 {
+		switch busy {
+		case 1:
 			return "", ErrJournalBusy
+		case 2:
+			return "", ErrJournalBusyHot
 		}
 		return "", nil
 	default:

@@ -1,0 +1,1417 @@
+package core
+
+// Second reading of the .nc rollback journal (core/internal/ncshim/journal.c): tests that try
+// to prove bugs. Child processes are this test binary run with -test.run=^TestJournalReviewChild$
+// and TSSTORE_REVIEW_CHILD set to a mode.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/fhs/go-netcdf/netcdf"
+
+	"github.com/tsstore/tsstore/core/internal/ncshim"
+)
+
+// ---- journal format (journal.c) ---------------------------------------------------------
+
+type rvRec struct {
+	off  uint64
+	data []byte
+}
+
+type rvJournal struct {
+	version, page uint32
+	e0, nonce     uint64
+	ino           uint64 // the inode of the file the journal was written for (header v2)
+	recs          []rvRec
+}
+
+func rvParseJournal(t *testing.T, path string) rvJournal {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 48 || string(b[:8]) != "TSJRNL01" {
+		t.Fatalf("%s is not a hot journal (%d bytes)", path, len(b))
+	}
+	j := rvJournal{version: binary.LittleEndian.Uint32(b[8:]), page: binary.LittleEndian.Uint32(b[12:]),
+		e0: binary.LittleEndian.Uint64(b[16:]), nonce: binary.LittleEndian.Uint64(b[24:]),
+		ino: binary.LittleEndian.Uint64(b[32:])}
+	for at := 48; at+16 <= len(b); {
+		off := binary.LittleEndian.Uint64(b[at:])
+		n := int(binary.LittleEndian.Uint32(b[at+8:]))
+		if n == 0 || at+16+n > len(b) {
+			break
+		}
+		j.recs = append(j.recs, rvRec{off, append([]byte(nil), b[at+16:at+16+n]...)})
+		at += 16 + n
+	}
+	return j
+}
+
+// rvEncode writes a journal with valid header and record checksums.
+func rvEncode(j rvJournal) []byte {
+	h := make([]byte, 48)
+	copy(h, "TSJRNL01")
+	binary.LittleEndian.PutUint32(h[8:], j.version)
+	binary.LittleEndian.PutUint32(h[12:], j.page)
+	binary.LittleEndian.PutUint64(h[16:], j.e0)
+	binary.LittleEndian.PutUint64(h[24:], j.nonce)
+	binary.LittleEndian.PutUint64(h[32:], j.ino)
+	binary.LittleEndian.PutUint32(h[40:], crc32.ChecksumIEEE(h[:40]))
+	out := h
+	for _, r := range j.recs {
+		rec := make([]byte, 16)
+		binary.LittleEndian.PutUint64(rec, r.off)
+		binary.LittleEndian.PutUint32(rec[8:], uint32(len(r.data)))
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], j.nonce)
+		c := crc32.Update(0, crc32.IEEETable, n[:])
+		c = crc32.Update(c, crc32.IEEETable, rec[:12])
+		c = crc32.Update(c, crc32.IEEETable, r.data)
+		binary.LittleEndian.PutUint32(rec[12:], c)
+		out = append(out, rec...)
+		out = append(out, r.data...)
+	}
+	return out
+}
+
+// ---- stores and their expected content ---------------------------------------------------
+
+// rvBase makes a closed store of n series "p" (owners 0..n-1, 168 hourly steps) in dir.
+func rvBase(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "system.nc")
+	s, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < int64(n); i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// rvContent describes the store: every key and whether its bytes are what the writers of
+// these tests put there (p: ramp(168, owner); q<i>: ramp(24+i%7, 0); w: ramp(48, owner)).
+func rvContent(s *Store) (keys []string, problems []string) {
+	ks, err := s.ListKeys(KeyFilter{})
+	if err != nil {
+		return nil, []string{"list: " + err.Error()}
+	}
+	for _, k := range ks {
+		keys = append(keys, fmt.Sprintf("%s/%d", k.Name, k.OwnerID))
+		ts, err := s.Get(k)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("get %s/%d: %v", k.Name, k.OwnerID, err))
+			continue
+		}
+		v, err := Values[float64](ts.(*SingleTimeSeries).Data)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		var want []float64
+		switch {
+		case k.Name == "p":
+			want = ramp(168, float64(k.OwnerID))
+		case k.Name == "w":
+			want = ramp(48, float64(k.OwnerID))
+		case strings.HasPrefix(k.Name, "q"):
+			var i int64
+			fmt.Sscan(k.Name[1:], &i)
+			want = ramp(24+int(i%7), 0)
+		}
+		if !equalFloats(v, want) {
+			problems = append(problems, fmt.Sprintf("%s/%d reads wrong values", k.Name, k.OwnerID))
+		}
+	}
+	sort.Strings(keys)
+	rep, err := s.VerifyIntegrity()
+	if err != nil {
+		problems = append(problems, "verify: "+err.Error())
+	} else if !rep.OK() {
+		problems = append(problems, fmt.Sprintf("verify: %+v", rep))
+	}
+	return keys, problems
+}
+
+func rvKeys(names ...string) []string { sort.Strings(names); return names }
+
+func rvPKeys(from, to int64) []string {
+	var out []string
+	for i := from; i < to; i++ {
+		out = append(out, fmt.Sprintf("p/%d", i))
+	}
+	return out
+}
+
+// ---- children ----------------------------------------------------------------------------
+
+func rvChild(t *testing.T, mode, path string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalReviewChild$", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), "TSSTORE_REVIEW_CHILD="+mode, "TSSTORE_REVIEW_PATH="+path), env...)
+	return cmd
+}
+
+func TestJournalReviewChild(t *testing.T) {
+	mode, path := os.Getenv("TSSTORE_REVIEW_CHILD"), os.Getenv("TSSTORE_REVIEW_PATH")
+	if mode == "" {
+		return
+	}
+	say := func(format string, a ...any) { fmt.Printf(format+"\n", a...); os.Stdout.Sync() }
+	switch mode {
+	case "open": // open writable, report, check, close
+		s, err := Open(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(0)
+		}
+		keys, problems := rvContent(s)
+		say("OPEN-OK recovered=%q keys=%d problems=%q", s.Recovered(), len(keys), problems)
+		say("KEYS %s", strings.Join(keys, ","))
+		if err := s.Close(); err != nil {
+			say("CLOSE-ERR %v", err)
+		}
+		os.Exit(0)
+	case "openro": // open read-only, report
+		s, err := OpenReadOnly(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(0)
+		}
+		keys, problems := rvContent(s)
+		say("OPEN-OK keys=%d problems=%q", len(keys), problems)
+		s.Close()
+		os.Exit(0)
+	case "pause-mid-unit": // a writer stopped in the middle of a unit that has spilled
+		s, err := Open(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(2)
+		}
+		s.SetWriteBuffer(0)
+		if err := s.Begin(); err != nil {
+			say("ERR %v", err)
+			os.Exit(2)
+		}
+		rvMidUnitAdds(s, say)
+		_, spills := s.JournalStats()
+		say("MID spills=%d", spills)
+		bufio.NewReader(os.Stdin).ReadString('\n') // the parent says when to go on
+		if err := s.Commit(); err != nil {
+			say("COMMIT-ERR %v", err)
+			os.Exit(2)
+		}
+		if err := s.Close(); err != nil {
+			say("CLOSE-ERR %v", err)
+			os.Exit(2)
+		}
+		say("DONE")
+		os.Exit(0)
+	case "pause-between-units": // a writer between units, then a unit that spills, then killed
+		s, err := Open(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(2)
+		}
+		s.SetWriteBuffer(0)
+		say("IDLE")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		s.Begin()
+		rvMidUnitAdds(s, say)
+		_, spills := s.JournalStats()
+		say("KILLING spills=%d", spills)
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	case "create-kill": // create a store, add a series (pending), die
+		s, err := Create(path, nil)
+		if err != nil {
+			say("CREATE-ERR %v", err)
+			os.Exit(0)
+		}
+		s.Add(gen(1), hourly("p", ramp(168, 1)), nil)
+		say("CREATED")
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	case "units": // the strace sweeps' writer: two units, then a close
+		s, err := Open(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(0)
+		}
+		check := func(err error) {
+			if err != nil {
+				say("ERR %v", err)
+				say("CLOSE %v", s.Close())
+				os.Exit(0)
+			}
+		}
+		s.SetWriteBuffer(0)
+		check(s.Begin())
+		for i := int64(100); i < 130; i++ {
+			_, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil)
+			check(err)
+			if i%10 == 9 {
+				_, err := s.Add(gen(i), hourly(fmt.Sprintf("q%d", i), ramp(24+int(i%7), 0)), nil)
+				check(err)
+			}
+		}
+		for i := int64(0); i < 5; i++ {
+			check(s.Remove(Key{OwnerID: i, Name: "p", Resolution: Hours(1)}))
+		}
+		check(s.Commit())
+		say("C1")
+		for i := int64(200); i < 210; i++ {
+			_, err := s.Add(gen(i), hourly("w", ramp(48, float64(i))), nil)
+			check(err)
+		}
+		check(s.Flush())
+		say("C2")
+		check(s.Close())
+		say("DONE")
+		os.Exit(0)
+	case "compact": // remove most series, then compact, then close
+		s, err := Open(path)
+		if err != nil {
+			say("OPEN-ERR %v", err)
+			os.Exit(0)
+		}
+		for i := int64(0); i < 25; i++ {
+			if err := s.Remove(Key{OwnerID: i, Name: "p", Resolution: Hours(1)}); err != nil {
+				say("ERR %v", err)
+				os.Exit(0)
+			}
+		}
+		if err := s.Flush(); err != nil {
+			say("ERR %v", err)
+			os.Exit(0)
+		}
+		say("C1")
+		rep, err := s.Compact()
+		if err != nil {
+			say("ERR %v", err)
+			os.Exit(0)
+		}
+		say("C2 %+v", rep)
+		if err := s.Close(); err != nil {
+			say("ERR %v", err)
+			os.Exit(0)
+		}
+		say("DONE")
+		os.Exit(0)
+	}
+	say("unknown mode %s", mode)
+	os.Exit(2)
+}
+
+// rvMidUnitAdds adds p/100..139 (filling free columns of the committed dataset) and, every
+// tenth, a series of a new family, whose define phase makes netcdf-c flush HDF5 — so the unit
+// spills (the chunk cache otherwise keeps the rewritten chunks until the commit).
+func rvMidUnitAdds(s *Store, say func(string, ...any)) {
+	for i := int64(100); i < 140; i++ {
+		if _, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil); err != nil {
+			say("ERR %v", err)
+			os.Exit(2)
+		}
+		if i%10 == 9 {
+			if _, err := s.Add(gen(i), hourly(fmt.Sprintf("q%d", i), ramp(24+int(i%7), 0)), nil); err != nil {
+				say("ERR %v", err)
+				os.Exit(2)
+			}
+		}
+	}
+}
+
+func rvMidUnitKeys() string {
+	k := append(rvPKeys(0, 30), rvPKeys(100, 140)...)
+	k = append(k, "q109/109", "q119/119", "q129/129", "q139/139")
+	return strings.Join(rvKeys(k...), ",")
+}
+
+// rvHot reports whether path's journal is hot (a header and at least one record).
+func rvHot(path string) bool {
+	fi, err := os.Stat(ncshim.JournalPath(path))
+	return err == nil && fi.Size() > 48
+}
+
+// ---- 3. hostile or damaged journals -------------------------------------------------------
+
+// A FIFO where the journal goes: the open must end (error or success), not wait forever for
+// a writer on the pipe while it holds the process-wide netcdf lock.
+func TestReviewJournalFIFODoesNotHangOpen(t *testing.T) {
+	path := rvBase(t, 5)
+	other := rvBase(t, 3)
+	o, err := Open(other) // another store of the process, to see whether it is blocked too
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	jp := ncshim.JournalPath(path)
+	if err := syscall.Mkfifo(jp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ro := range []bool{true, false} {
+		done := make(chan error, 1)
+		go func() {
+			var s *Store
+			var err error
+			if ro {
+				s, err = OpenReadOnly(path)
+			} else {
+				s, err = Open(path)
+			}
+			if err == nil {
+				s.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Logf("read-only=%v: open returned %v", ro, err)
+			continue
+		case <-time.After(5 * time.Second):
+		}
+		// Is the other store blocked as well (the hang holds ncshim's lock)?
+		other := make(chan error, 1)
+		go func() { _, err := o.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); other <- err }()
+		otherBlocked := false
+		select {
+		case <-other:
+		case <-time.After(2 * time.Second):
+			otherBlocked = true
+		}
+		// Unblock it: open the pipe's write end and close it.
+		w, werr := os.OpenFile(jp, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if werr == nil {
+			w.Close()
+		}
+		<-done
+		if otherBlocked {
+			<-other
+		}
+		t.Errorf("read-only=%v: Open blocked for 5 s on a FIFO named %s (another store's Get blocked meanwhile: %v)", ro, filepath.Base(jp), otherBlocked)
+	}
+}
+
+// runOpenChild opens path writable in a child process (wrapped in wrap, e.g. strace, when
+// given) and returns its output and whether it crashed or hung.
+func runOpenChild(t *testing.T, path string, wrap []string, env ...string) (string, bool) {
+	t.Helper()
+	cmd := rvChild(t, "open", path, env...)
+	if len(wrap) > 0 {
+		cmd = exec.Command(wrap[0], append(wrap[1:], cmd.Args...)...)
+		cmd.Env = append(append(os.Environ(), "TSSTORE_REVIEW_CHILD=open", "TSSTORE_REVIEW_PATH="+path), env...)
+	}
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	err := cmd.Wait()
+	if !timer.Stop() {
+		return buf.String() + "\nHUNG: killed after 60 s", true
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		// The open child exits 0 whatever Open says; anything else is a crash (a signal, or
+		// Go's "fatal error: unexpected signal" for a fault inside C).
+		return buf.String(), true
+	}
+	return buf.String(), false
+}
+
+// A journal header with a valid checksum that claims a page size of 0xFFFFFFFF: tsj_recover
+// allocates TSJ_REC_LEN + page bytes in 32-bit arithmetic (16 + 0xFFFFFFFF = 15) and then reads
+// records of any length into that buffer.
+func TestReviewJournalHugePageSizeIsRefused(t *testing.T) {
+	path := rvBase(t, 30)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e0 := uint64(fi.Size())
+	data := bytes.Repeat([]byte{0x5a}, int(e0))
+	j := rvJournal{version: 2, page: 0xFFFFFFFF, e0: e0, nonce: 7, ino: fi.Sys().(*syscall.Stat_t).Ino, recs: []rvRec{{0, data}}}
+	if err := os.WriteFile(ncshim.JournalPath(path), rvEncode(j), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, crashed := runOpenChild(t, path, nil)
+	if crashed || !strings.Contains(out, "OPEN-ERR") {
+		t.Errorf("a journal claiming page size 0xFFFFFFFF (crashed=%v): %s", crashed, rvTail(out))
+	}
+}
+
+func rvTail(s string) string {
+	// A crash inside C: the C library's message (the line before Go's signal dump) and the
+	// C function the signal arrived in.
+	if i := strings.Index(s, "\nSIG"); i >= 0 {
+		head := strings.TrimSpace(s[:i])
+		if k := strings.LastIndex(head, "\n"); k >= 0 {
+			head = head[k+1:]
+		}
+		sig := strings.Fields(s[i+1:])[0]
+		where := ""
+		if k := strings.Index(s, "_Cfunc_"); k >= 0 {
+			where = " in " + strings.SplitN(s[k:], "(", 2)[0]
+		}
+		return fmt.Sprintf("%q then %s%s", head, sig, where)
+	}
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > 12 {
+		lines = lines[len(lines)-12:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hotJournal makes a store of 30 series, kills a writer in the middle of a unit (4 KiB
+// overlay: many spills) and returns the store, the SHA-256 its last commit left, and the
+// parsed journal.
+func hotJournal(t *testing.T) (path, committed string, j rvJournal) {
+	t.Helper()
+	path = rvBase(t, 30)
+	committed = openedSHA(t, path)
+	killMidUnit(t, path, 100, 4096)
+	if sha(t, path) == committed {
+		t.Fatal("the killed unit changed nothing")
+	}
+	return path, committed, rvParseJournal(t, ncshim.JournalPath(path))
+}
+
+// A journal whose header is valid but whose records cannot be played (a page size of 0, or a
+// first record, checksum valid, that lies past E0) is not a journal this driver wrote. The
+// recovery treats the first such record as the end of the journal, reports a rollback,
+// deletes the journal and leaves the file as the killed writer left it.
+func TestReviewUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
+	path, committed, j := hotJournal(t)
+	if len(j.recs) < 2 {
+		t.Fatalf("only %d records", len(j.recs))
+	}
+	orig, err := os.ReadFile(ncshim.JournalPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ncAfterKill, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]rvJournal{}
+	zero := j
+	zero.page = 0
+	cases["page size 0"] = zero
+	beyond := j
+	beyond.recs = append([]rvRec{{j.e0 + 4096, make([]byte, 4096)}}, j.recs...)
+	cases["first record past E0"] = beyond
+	big := j
+	big.page = 1 << 31 // a bigger page than the driver writes: the genuine records still fit
+	cases["page size 2^31"] = big
+	for name, bad := range cases {
+		if err := os.WriteFile(path, ncAfterKill, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(ncshim.JournalPath(path), rvEncode(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		report, err := ncshim.Recover(path, true)
+		_, jerr := os.Stat(ncshim.JournalPath(path))
+		if err == nil && sha(t, path) != committed {
+			t.Errorf("%s: Recover said %q, removed the journal: %v, and the file is not its last commit", name, report, errors.Is(jerr, os.ErrNotExist))
+		}
+	}
+	// The real journal still restores the file exactly.
+	os.WriteFile(path, ncAfterKill, 0o644)
+	os.WriteFile(ncshim.JournalPath(path), orig, 0o644)
+	if _, err := ncshim.Recover(path, true); err != nil || sha(t, path) != committed {
+		t.Fatalf("the genuine journal: %v", err)
+	}
+}
+
+// The README's "the .nc was replaced" case when the replacement is the longer file: a hot
+// journal of store A is left beside store B's (longer) pair — B restored from a backup into
+// A's place, say. Recovery only checks that the file is at least E0 long, so it writes A's
+// pages into B's file and deletes the journal before anything looks at the result.
+func TestReviewHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
+	pathA, _, _ := hotJournal(t)
+	pathB := rvBase(t, 200) // a bigger store, cleanly closed
+	// Restored the way rsync or mv restores, a new file renamed into place. (A copy written
+	// into A's own inode is not told apart: the journal names its file by inode and length —
+	// a limit the README states.)
+	tmp := pathA + ".restoring"
+	if err := os.WriteFile(tmp, mustRead(t, pathB), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, pathA); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(CatalogPath(pathA), mustRead(t, CatalogPath(pathB)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := sha(t, pathA)
+	s, err := Open(pathA)
+	if err == nil {
+		s.Close()
+	}
+	_, jerr := os.Stat(ncshim.JournalPath(pathA))
+	if after := sha(t, pathA); after != before {
+		ro, rerr := OpenReadOnly(pathA)
+		state := fmt.Sprint(rerr)
+		if rerr == nil {
+			keys, problems := rvContent(ro)
+			state = fmt.Sprintf("%d of 200 series listed, %d problems (%s)", len(keys), len(problems), first(problems))
+			ro.Close()
+		}
+		t.Errorf("the open of B's pair beside A's hot journal wrote A's pages into B's file (open: %v; journal removed: %v); B read-only now: %s",
+			err, errors.Is(jerr, os.ErrNotExist), state)
+	}
+}
+
+// rvSummary shortens an "open" child's report: the open's outcome, the keys and the number
+// of problems with the first one.
+func rvSummary(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "OPEN-ERR") {
+			return l
+		}
+		if strings.HasPrefix(l, "OPEN-OK") {
+			if i := strings.Index(l, " problems="); i >= 0 {
+				probs := l[i+len(" problems="):]
+				n := strings.Count(probs, "\" \"") + 1
+				if probs == "[]" {
+					n = 0
+				}
+				if len(probs) > 160 {
+					probs = probs[:160] + "…"
+				}
+				return fmt.Sprintf("%s, %d problems %s", l[:i], n, probs)
+			}
+			return l
+		}
+	}
+	return rvTail(out)
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// A journal left beside a path where a new store is then created (the crashed store's two
+// files were removed, its journal forgotten — or a crashed store moved away without it):
+// Create does not look at it, and the new store's driver reuses the file as its journal
+// without truncating it. Killed before its first spill, the new store is then refused
+// (or, were it the longer file, rolled "back" with the old store's pages).
+func TestReviewCreateBesideAStaleJournal(t *testing.T) {
+	pathA, _, _ := hotJournal(t)
+	pathB := filepath.Join(t.TempDir(), "system.nc")
+	if err := os.WriteFile(ncshim.JournalPath(pathB), mustRead(t, ncshim.JournalPath(pathA)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := rvChild(t, "create-kill", pathB).CombinedOutput()
+	if !strings.Contains(string(out), "CREATED") {
+		t.Fatalf("child: %s", out)
+	}
+	s, err := Open(pathB)
+	if err != nil {
+		t.Errorf("the store created beside a stale journal, killed before its first commit, does not open: %v", err)
+		return
+	}
+	defer s.Close()
+	if s.Recovered() != "" {
+		t.Errorf("its open rolled it back with another store's journal: %s", s.Recovered())
+	}
+}
+
+// The journal's name is path+"-journal", and the driver opens whatever is there (O_RDWR,
+// following symlinks, no O_EXCL), writes its header at offset 0 and truncates it at the end
+// of the unit; tsj_recover unlinks any file there that is not a hot journal. A store whose
+// path is another store's journal name ("a.nc-journal" beside "a.nc") is destroyed by the
+// first commit of "a.nc".
+func TestReviewJournalNameOfAnotherFile(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "a.nc-journal")
+	o, err := Create(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, o, gen(1), hourly("p", ramp(168, 1)), nil)
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before := sha(t, other)
+	s, err := Create(filepath.Join(dir, "a.nc"), nil)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "is not a journal of this library"):
+		// Refused, naming the file in the way: the other store is left alone.
+	case err != nil:
+		t.Fatal(err)
+	default:
+		mustAdd(t, s, gen(2), hourly("p", ramp(168, 2)), nil)
+		s.Close()
+	}
+	fi, err := os.Stat(other)
+	if err != nil || sha(t, other) != before {
+		size := int64(-1)
+		if err == nil {
+			size = fi.Size()
+		}
+		t.Errorf("creating and using a.nc destroyed the store a.nc-journal beside it (its .nc now: %v, %d bytes)", err, size)
+	}
+}
+
+// ---- 4/5. locks ----------------------------------------------------------------------------
+
+// On a filesystem without flock (it fails with ENOSYS — Lustre without -o flock, for one;
+// simulated here with strace's syscall injection), drv_lock lets the writer open the file
+// (it ignores ENOSYS), but tsj_recover's probe lock fails and it returns "nothing to do": the
+// writable open then runs on the half-written file, and its first spill overwrites the hot
+// journal with a new header. The rollback is lost.
+func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
+	strace := requireTool(t, "strace")
+	noFlock := []string{strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=flock", "-e", "inject=flock:error=ENOSYS"}
+	path, committed, _ := hotJournal(t)
+	// A read-only open must refuse the hot journal; with the probe lock failing it does not
+	// look at it.
+	ro := rvChild(t, "openro", path)
+	ro = exec.Command(noFlock[0], append(noFlock[1:], ro.Args...)...)
+	ro.Env = append(os.Environ(), "TSSTORE_REVIEW_CHILD=openro", "TSSTORE_REVIEW_PATH="+path)
+	if out, _ := ro.CombinedOutput(); !strings.Contains(string(out), "hot journal") {
+		t.Errorf("a read-only open beside a hot journal, flock failing ENOSYS, did not refuse it: %s", rvSummary(string(out)))
+	}
+	out, crashed := runOpenChild(t, path, noFlock)
+	if crashed {
+		t.Fatalf("the child crashed: %s", rvTail(out))
+	}
+	_, jerr := os.Stat(ncshim.JournalPath(path))
+	if !strings.Contains(out, "recovered=\"rolled") {
+		t.Errorf("with flock failing ENOSYS the writable open did not roll back the hot journal (it said %s; journal left: %v); the file equals its last commit: %v",
+			strings.Fields(out)[1], jerr == nil, sha(t, path) == committed)
+	}
+	// The same after kills at other points of a unit (the strace sweep's writer, killed at
+	// its k-th pwritev): how often is what the un-rolled-back open leaves damaged?
+	template := rvBase(t, 30)
+	damaged, tried := 0, 0
+	for k := 2; k <= 40; k += 6 {
+		p := rvCopyStore(t, template)
+		if _, finished := straceKill(t, strace, "units", p, "pwritev", "signal=SIGKILL", k); finished || !rvHot(p) {
+			continue
+		}
+		tried++
+		out, crashed := runOpenChild(t, p, noFlock)
+		after, crashed2 := runOpenChild(t, p, nil)
+		if crashed || crashed2 || !strings.Contains(out+after, "problems=[]") || !strings.Contains(after, "OPEN-OK") {
+			damaged++
+			t.Logf("pwritev #%d: then an open without flock, then a normal open: %s", k, rvSummary(after))
+		}
+	}
+	if damaged > 0 {
+		t.Errorf("%d of %d kills followed by an open without flock left the store damaged", damaged, tried)
+	}
+}
+
+// With HDF5_USE_FILE_LOCKING=FALSE (what HPC sites set where flock is unsupported) HDF5
+// never calls the driver's lock, so a live writer holds no flock, and a writable open in
+// another process rolls the live writer's file back in the middle of its unit.
+func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
+	path := rvBase(t, 30)
+	w := rvChild(t, "pause-mid-unit", path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
+	stdin, _ := w.StdinPipe()
+	stdout, _ := w.StdoutPipe()
+	w.Stderr = os.Stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Process.Kill()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
+		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
+	}
+	jp := ncshim.JournalPath(path)
+	var jst syscall.Stat_t
+	if err := syscall.Stat(jp, &jst); err != nil {
+		t.Fatal(err)
+	}
+	duringUnit := sha(t, path)
+	// Another process opens the store for writing (HDF5 locking off there too).
+	out, _ := runOpenChild(t, path, nil, "HDF5_USE_FILE_LOCKING=FALSE")
+	var now syscall.Stat_t
+	journalGone := syscall.Stat(jp, &now) != nil || now.Ino != jst.Ino
+	touched := sha(t, path) != duringUnit
+	t.Logf("second open: %s", rvTail(out))
+	io.WriteString(stdin, "go\n")
+	rest, _ := io.ReadAll(stdout)
+	w.Wait()
+	// What the writer committed: p/0..29 and p/100..139.
+	s, err := Open(path)
+	state := fmt.Sprint(err)
+	if err == nil {
+		keys, problems := rvContent(s)
+		state = fmt.Sprintf("%d series (the writer committed 74: same set %v), %d problems (%s)", len(keys), strings.Join(keys, ",") == rvMidUnitKeys(), len(problems), first(problems))
+		s.Close()
+	}
+	if journalGone || touched {
+		t.Errorf("a writable open in another process, while the writer was in the middle of its unit, removed the writer's journal: %v, changed its file: %v; the writer then said %q; the store now: %s",
+			journalGone, touched, strings.TrimSpace(string(rest)), state)
+	}
+}
+
+// ---- 2/6. a kill at every ordering point ---------------------------------------------------
+
+func rvCopyStore(t *testing.T, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "system.nc")
+	for _, suf := range []string{"", CatalogSuffix} {
+		if err := os.WriteFile(to+suf, mustRead(t, from+suf), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+// The states the "units" writer can leave after printing stage (0: nothing yet, 1: "C1", 2:
+// "C2"): its first unit is a transaction; in its second each add commits by itself (write
+// buffer 0), so any prefix of the w series may be there.
+func rvUnitStates(stage int) map[string]bool {
+	s0 := rvPKeys(0, 30)
+	s1 := append(rvPKeys(5, 30), rvPKeys(100, 130)...)
+	s1 = append(s1, "q109/109", "q119/119", "q129/129")
+	out := map[string]bool{}
+	add := func(k []string) { out[strings.Join(rvKeys(append([]string(nil), k...)...), ",")] = true }
+	if stage == 0 {
+		add(s0)
+	}
+	for k := 0; k <= 10; k++ {
+		if stage == 2 && k < 10 {
+			continue
+		}
+		w := append([]string(nil), s1...)
+		for i := 200; i < 200+k; i++ {
+			w = append(w, fmt.Sprintf("w/%d", i))
+		}
+		add(w)
+		if stage == 0 {
+			break // a kill before "C1" printed: the first unit may just have committed
+		}
+	}
+	return out
+}
+
+// straceKill runs the "units" writer on path under strace, SIGKILLed at the n-th call of
+// syscall sc; it returns the writer's output and whether it ran to the end.
+func straceKill(t *testing.T, strace, mode, path, sc, action string, n int) (string, bool) {
+	t.Helper()
+	child := rvChild(t, mode, path, "TSSTORE_JOURNAL_SPILL=4096")
+	cmd := exec.Command(strace, append([]string{"-f", "-qq", "-o", "/dev/null", "-e", "trace=" + sc,
+		"-e", fmt.Sprintf("inject=%s:%s:when=%d", sc, action, n)}, child.Args...)...)
+	cmd.Env = child.Env
+	out, _ := cmd.CombinedOutput()
+	return string(out), strings.Contains(string(out), "DONE")
+}
+
+// Kill the writer at the n-th fdatasync / fsync / ftruncate / pwritev / unlink / flock for
+// every n its two units and its close make: the next writable open must find exactly the
+// state of the last commit, or that of the unit the kill cut (its COMMIT was durable).
+func TestReviewKillAtEverySyncPoint(t *testing.T) {
+	rvSweep(t, "units", "signal=SIGKILL", func(stage int) map[string]bool { return rvUnitStates(stage) })
+}
+
+// The same points with the call failing (EIO) instead: the writer sees errors, closes, and
+// the next open must again find a committed state.
+func TestReviewIOErrorAtEverySyncPoint(t *testing.T) {
+	rvSweep(t, "units", "error=EIO", func(stage int) map[string]bool { return rvUnitStates(stage) })
+}
+
+// A compaction (the unit that frees and moves the most, and lets HDF5 shrink the file)
+// killed at every point.
+func TestReviewKillCompactionAtEverySyncPoint(t *testing.T) {
+	rvSweep(t, "compact", "signal=SIGKILL", func(stage int) map[string]bool {
+		out := map[string]bool{strings.Join(rvPKeys(25, 30), ","): true}
+		if stage == 0 {
+			out[strings.Join(rvKeys(rvPKeys(0, 30)...), ",")] = true
+		}
+		return out
+	})
+}
+
+func rvSweep(t *testing.T, mode, action string, states func(stage int) map[string]bool) {
+	if testing.Short() {
+		t.Skip("a sweep of a few hundred child processes")
+	}
+	if raceEnabled && mode == "units" {
+		t.Skip("runs without the race detector (make test runs the sweeps on their own): a few hundred children under -race take minutes")
+	}
+	strace := requireTool(t, "strace")
+	template := rvBase(t, 30)
+	syscalls := []string{"fdatasync", "fsync", "ftruncate", "pwritev", "unlink"}
+	if v := os.Getenv("TSSTORE_REVIEW_SYSCALLS"); v != "" {
+		syscalls = strings.Split(v, ",")
+	}
+	for _, sc := range syscalls {
+		runs, rolled := 0, 0
+		step := 1
+		if v := os.Getenv("TSSTORE_REVIEW_STEP"); v != "" {
+			fmt.Sscan(v, &step)
+		}
+		for n := 1; n < 5000; n += step {
+			path := rvCopyStore(t, template)
+			out, finished := straceKill(t, strace, mode, path, sc, action, n)
+			if finished {
+				if n == 1 {
+					t.Logf("%s: the writer: %s", mode, strings.Join(strings.Fields(out), " "))
+				}
+				break
+			}
+			runs++
+			stage := 0
+			if strings.Contains(out, "C2") {
+				stage = 2
+			} else if strings.Contains(out, "C1") {
+				stage = 1
+			}
+			check, crashed := runOpenChild(t, path, nil)
+			if strings.Contains(check, "rolled") {
+				rolled++
+			}
+			if crashed || !strings.Contains(check, "OPEN-OK") {
+				t.Errorf("%s #%d (after stage %d): the open failed: %s", sc, n, stage, rvTail(check))
+				continue
+			}
+			if !strings.Contains(check, "problems=[]") {
+				t.Errorf("%s #%d (after stage %d): %s", sc, n, stage, rvTail(check))
+			}
+			var keys string
+			for _, l := range strings.Split(check, "\n") {
+				if strings.HasPrefix(l, "KEYS ") {
+					keys = strings.TrimPrefix(l, "KEYS ")
+				}
+			}
+			if !states(stage)[keys] {
+				t.Errorf("%s #%d (after stage %d): the store holds %d keys, neither the last commit's nor the cut unit's (writer: %s)", sc, n, stage, strings.Count(keys, ",")+1, rvTail(out))
+			}
+		}
+		t.Logf("%s: %d kill points, %d opens rolled back", sc, runs, rolled)
+	}
+}
+
+// With HDF5's locking on, opens beside a live writer in the middle of a unit (its journal
+// hot) are refused and change nothing; the writer then commits.
+func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
+	path := rvBase(t, 30)
+	w := rvChild(t, "pause-mid-unit", path, "TSSTORE_JOURNAL_SPILL=4096")
+	stdin, _ := w.StdinPipe()
+	stdout, _ := w.StdoutPipe()
+	w.Stderr = os.Stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Process.Kill()
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
+		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
+	}
+	jp := ncshim.JournalPath(path)
+	before := sha(t, path) + sha(t, jp) + sha(t, CatalogPath(path))
+	if s, err := OpenReadOnly(path); err == nil {
+		s.Close()
+		t.Error("a read-only open beside a live writer succeeded")
+	} else {
+		t.Logf("read-only: %v", err)
+	}
+	if s, err := Open(path); err == nil {
+		s.Close()
+		t.Error("a writable open beside a live writer succeeded")
+	} else {
+		t.Logf("writable: %v", err)
+	}
+	out, _ := runOpenChild(t, path, nil)
+	if !strings.Contains(out, "OPEN-ERR") {
+		t.Errorf("a writable open in a third process: %s", rvTail(out))
+	}
+	if sha(t, path)+sha(t, jp)+sha(t, CatalogPath(path)) != before {
+		t.Error("the refused opens changed the live writer's files")
+	}
+	io.WriteString(stdin, "go\n")
+	rest, _ := io.ReadAll(stdout)
+	w.Wait()
+	if !strings.Contains(string(rest), "DONE") {
+		t.Fatalf("writer: %s", rest)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	keys, problems := rvContent(s)
+	if strings.Join(keys, ",") != rvMidUnitKeys() || len(problems) > 0 {
+		t.Errorf("after the writer committed: %d keys, problems %q", len(keys), problems)
+	}
+}
+
+// A failure (FailForTesting) in the middle of a unit that has already spilled committed
+// pages into the file: the commit fails, Close closes, the journal stays hot, and a reopen in
+// the same process rolls the file back to exactly its last commit.
+func TestReviewFailureAfterSpillsThenReopenInProcess(t *testing.T) {
+	path := rvBase(t, 30)
+	committed := openedSHA(t, path)
+	ncshim.SetJournalSpill(4096)
+	s, err := Open(path)
+	ncshim.SetJournalSpill(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetWriteBuffer(0)
+	if err := s.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	rvMidUnitAdds(s, func(f string, a ...any) { t.Fatalf(f, a...) })
+	_, spills := s.JournalStats()
+	if fi, err := os.Stat(ncshim.JournalPath(path)); spills < 2 || err != nil || fi.Size() <= 48 {
+		t.Fatalf("the unit did not spill (%d spills, %v)", spills, err)
+	}
+	s.nc.journal.FailForTesting(syscall.EIO)
+	if err := s.Commit(); err == nil || !strings.Contains(err.Error(), "open it again") {
+		t.Errorf("commit after the failure: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	if fi, err := os.Stat(ncshim.JournalPath(path)); err != nil || fi.Size() <= 48 {
+		t.Fatalf("the failed unit's journal is not hot after Close: %v", err)
+	}
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatalf("reopen in the same process: %v", err)
+	}
+	defer s2.Close()
+	if !strings.Contains(s2.Recovered(), "rolled") {
+		t.Errorf("the reopen did not roll back: %q", s2.Recovered())
+	}
+	if got := sha(t, path); got != committed {
+		t.Errorf("the reopened file is not the file of the last commit")
+	}
+	keys, problems := rvContent(s2)
+	if strings.Join(keys, ",") != strings.Join(rvKeys(rvPKeys(0, 30)...), ",") || len(problems) > 0 {
+		t.Errorf("after the reopen: %d keys, problems %q", len(keys), problems)
+	}
+}
+
+// Stores opened, written and closed from many goroutines at once, with in-memory stores
+// persisted and read-only opens among them: every writable file is journalled, every open
+// arms and disarms under the netcdf lock, nothing is left armed for the read-only or
+// in-memory files, and every store reads back.
+func TestReviewManyStoresFromManyGoroutines(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 6; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			fail := func(format string, a ...any) { errs <- fmt.Errorf("goroutine %d: "+format, append([]any{g}, a...)...) }
+			path := filepath.Join(dir, fmt.Sprintf("s%d.nc", g))
+			var s *Store
+			var err error
+			if g%3 == 2 { // an in-memory store, persisted
+				m, err := InMemory(nil)
+				if err != nil {
+					fail("%v", err)
+					return
+				}
+				for i := int64(0); i < 20; i++ {
+					m.Add(gen(i), hourly("p", ramp(168, float64(i))), nil)
+				}
+				if m.Journalled() {
+					fail("an in-memory store is journalled")
+				}
+				if err := m.Persist(path); err != nil {
+					fail("persist: %v", err)
+				}
+				m.Close()
+				if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+					fail("a journal outlived Persist: %v", err)
+				}
+			} else {
+				if s, err = Create(path, nil); err != nil {
+					fail("%v", err)
+					return
+				}
+				for i := int64(0); i < 20; i++ {
+					if _, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil); err != nil {
+						fail("%v", err)
+					}
+				}
+				if err := s.Close(); err != nil {
+					fail("%v", err)
+				}
+			}
+			for round := 0; round < 3; round++ {
+				if s, err = Open(path); err != nil {
+					fail("open: %v", err)
+					return
+				}
+				if !s.Journalled() {
+					fail("a writable store is not journalled")
+				}
+				for i := int64(20 + 10*round); i < int64(30+10*round); i++ {
+					if _, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil); err != nil {
+						fail("%v", err)
+					}
+				}
+				if err := s.Flush(); err != nil {
+					fail("%v", err)
+				}
+				if err := s.Close(); err != nil {
+					fail("%v", err)
+				}
+				r, err := OpenReadOnly(path)
+				if err != nil {
+					fail("read-only: %v", err)
+					return
+				}
+				keys, problems := rvContent(r)
+				if len(keys) != 30+10*round || len(problems) > 0 || r.Journalled() {
+					fail("round %d: %d keys, %q, journalled read-only: %v", round, len(keys), problems, r.Journalled())
+				}
+				r.Close()
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// A kill in the middle of the rollback itself (at its k-th page write, its truncation, its
+// fsyncs, the journal's removal): the next recovery must still produce the last commit.
+func TestReviewKillDuringRecovery(t *testing.T) {
+	strace := requireTool(t, "strace")
+	path, committed, j := hotJournal(t)
+	hot := map[string][]byte{}
+	for _, p := range []string{path, CatalogPath(path), ncshim.JournalPath(path)} {
+		hot[p] = mustRead(t, p)
+	}
+	points := map[string]int{"pwrite64": len(j.recs) + 2, "ftruncate": 1, "fsync": 2, "unlink": 1}
+	tried := 0
+	for sc, max := range points {
+		for n := 1; n <= max; n++ {
+			for p, b := range hot {
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, crashed := runOpenChild(t, path, []string{strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=" + sc,
+				"-e", fmt.Sprintf("inject=%s:signal=SIGKILL:when=%d", sc, n)})
+			if !crashed {
+				continue // the open got past its recovery before the n-th call
+			}
+			tried++
+			report, err := ncshim.Recover(path, true)
+			if err != nil || sha(t, path) != committed {
+				t.Errorf("killed at %s #%d of the recovery (%s): the next recovery said %q, %v; the file is its last commit: %v",
+					sc, n, rvTail(out), report, err, sha(t, path) == committed)
+			}
+		}
+	}
+	t.Logf("%d kill points inside the recovery", tried)
+}
+
+// ---- 1. page arithmetic, differentially ----------------------------------------------------
+
+// The same random netCDF-4 operations on a file through the default sec2 driver and on one
+// through the journalling driver with a small overlay (spilling in the middle of writes,
+// straddling E0, partial last pages, chunks that move and shrink): every read must agree,
+// the journalled file must hold the sec2 file's bytes after every sync (it may be longer:
+// it never shrinks below E0 in a unit), and the closed files must be identical.
+func TestReviewDriverMatchesSec2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("40 seeds")
+	}
+	var seeds []int64
+	for s := int64(1); s <= 40; s++ {
+		seeds = append(seeds, s)
+	}
+	spills := []int{4096, 8192, 12288, 65536}
+	if v := os.Getenv("TSSTORE_REVIEW_SEED"); v != "" {
+		var seed int64
+		fmt.Sscan(v, &seed)
+		seeds = []int64{seed}
+	}
+	for _, seed := range seeds {
+		rvDiff(t, seed, spills[seed%4])
+	}
+}
+
+func rvDiff(t *testing.T, seed int64, spill int) {
+	t.Helper()
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "plain.nc"), filepath.Join(dir, "jour.nc")}
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	plain, err := netcdf.CreateFile(paths[0], netcdf.NETCDF4|netcdf.NOCLOBBER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jour netcdf.Dataset
+	var j *ncshim.Journal
+	if os.Getenv("TSSTORE_REVIEW_CONTROL") != "" { // both through sec2: is HDF5 deterministic?
+		jour, err = netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
+	} else {
+		ncshim.SetJournalSpill(spill)
+		jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) {
+			return netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
+		})
+		ncshim.SetJournalSpill(0)
+		if err != nil || j == nil {
+			t.Fatalf("journalled create: %v (journal %v)", err, j)
+		}
+	}
+	both := []netcdf.Dataset{plain, jour}
+	rng := rand.New(rand.NewSource(seed))
+	type vinfo struct {
+		n  uint64
+		id int
+	}
+	var vars []vinfo
+	syncs := 0
+	differ := ""
+	compare := func(when string) {
+		for _, ds := range both {
+			if err := ncshim.Sync(ds); err != nil {
+				t.Fatalf("seed %d: sync: %v", seed, err)
+			}
+		}
+		if j != nil {
+			if err := j.EndUnit(); err != nil {
+				t.Fatalf("seed %d: end unit: %v", seed, err)
+			}
+		}
+		a, b := mustRead(t, paths[0]), mustRead(t, paths[1])
+		if len(b) < len(a) || !bytes.Equal(a, b[:len(a)]) {
+			at := 0
+			for at < len(a) && at < len(b) && a[at] == b[at] {
+				at++
+			}
+			if len(b) < len(a) {
+				t.Fatalf("seed %d spill %d, %s: the journalled file is shorter than sec2's (%d vs %d)", seed, spill, when, len(b), len(a))
+			}
+			diffs, real := 0, 0
+			for k := range a {
+				if a[k] != b[k] {
+					diffs++
+					if a[k] != 0 {
+						real++
+					}
+				}
+			}
+			if os.Getenv("TSSTORE_REVIEW_DUMP") != "" {
+				os.WriteFile("/tmp/rv_plain.nc", a, 0o644)
+				os.WriteFile("/tmp/rv_jour.nc", b, 0o644)
+			}
+			// Where sec2's file has a hole (zeros: it truncated the file at a flush and HDF5
+			// later extended it) the journalled one keeps stale bytes of freed space — it never
+			// shrinks below E0 in a unit. Anything else would be a wrong byte.
+			if real > 0 || len(b) < len(a) {
+				t.Fatalf("seed %d spill %d, %s: the journalled file differs from sec2's in %d bytes that sec2 wrote (%d vs %d bytes, first difference at %d)", seed, spill, when, real, len(b), len(a), at)
+			}
+			if differ == "" {
+				differ = fmt.Sprintf("seed %d spill %d, %s: %d bytes differ, all in holes of sec2's file", seed, spill, when, diffs)
+			}
+		}
+		syncs++
+	}
+	for op := 0; op < 160; op++ {
+		if op == 80 { // close and reopen both: the next units start from a closed file's E0
+			compare("before the reopen")
+			for _, ds := range both {
+				if err := ds.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if plain, err = netcdf.OpenFile(paths[0], netcdf.WRITE); err != nil {
+				t.Fatal(err)
+			}
+			if j != nil {
+				ncshim.SetJournalSpill(spill)
+				jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) { return netcdf.OpenFile(paths[1], netcdf.WRITE) })
+				ncshim.SetJournalSpill(0)
+			} else {
+				jour, err = netcdf.OpenFile(paths[1], netcdf.WRITE)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			both = []netcdf.Dataset{plain, jour}
+		}
+		switch r := rng.Intn(12); {
+		case r == 0 && len(vars) < 8 || len(vars) == 0:
+			n := uint64(50 + rng.Intn(30000))
+			chunk := uint64(1 + rng.Intn(int(n)))
+			deflate := rng.Intn(3) != 0
+			level := 1 + rng.Intn(9)
+			id := len(vars)
+			for _, ds := range both {
+				d, err := ds.AddDim(fmt.Sprintf("d%d", id), n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, err := ds.AddVar(fmt.Sprintf("v%d", id), netcdf.DOUBLE, []netcdf.Dim{d})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := ncshim.DefChunking(ds, id, []uint64{chunk}); err != nil {
+					t.Fatal(err)
+				}
+				if deflate {
+					if err := v.SetCompression(true, true, level); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := ds.EndDef(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			vars = append(vars, vinfo{n, id})
+		case r <= 7: // write a slab (low-entropy values sometimes, so compressed chunks change size)
+			v := vars[rng.Intn(len(vars))]
+			start := uint64(rng.Intn(int(v.n)))
+			count := uint64(1 + rng.Intn(int(v.n-start)))
+			data := make([]float64, count)
+			lowEntropy := rng.Intn(2) == 0
+			for i := range data {
+				if lowEntropy {
+					data[i] = float64(rng.Intn(3))
+				} else {
+					data[i] = rng.NormFloat64()
+				}
+			}
+			for _, ds := range both {
+				if err := ds.VarN(v.id).WriteFloat64Slice(data, []uint64{start}, []uint64{count}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case r <= 9: // read a slab from both
+			v := vars[rng.Intn(len(vars))]
+			start := uint64(rng.Intn(int(v.n)))
+			count := uint64(1 + rng.Intn(int(v.n-start)))
+			got := [2][]float64{make([]float64, count), make([]float64, count)}
+			for k, ds := range both {
+				if err := ds.VarN(v.id).ReadFloat64Slice(got[k], []uint64{start}, []uint64{count}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !equalFloats(got[0], got[1]) {
+				t.Fatalf("seed %d spill %d op %d: a read through the journalled driver differs from sec2's", seed, spill, op)
+			}
+		default:
+			compare(fmt.Sprintf("sync after op %d", op))
+		}
+	}
+	compare("the last sync")
+	for _, ds := range both {
+		if err := ds.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every variable reads back the same from the closed files.
+	for k, p := range paths {
+		ds, err := netcdf.OpenFile(p, netcdf.NOWRITE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		both[k] = ds
+	}
+	for _, v := range vars {
+		got := [2][]float64{make([]float64, v.n), make([]float64, v.n)}
+		for k, ds := range both {
+			if err := ds.VarN(v.id).ReadFloat64s(got[k]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !equalFloats(got[0], got[1]) {
+			t.Errorf("seed %d spill %d: variable v%d reads differently from the closed files", seed, spill, v.id)
+		}
+	}
+	for _, ds := range both {
+		ds.Close()
+	}
+	if differ != "" || !bytes.Equal(mustRead(t, paths[0]), mustRead(t, paths[1])) {
+		a, b := mustRead(t, paths[0]), mustRead(t, paths[1])
+		t.Logf("%s; closed files equal: %v (%d vs %d bytes)", differ, bytes.Equal(a, b), len(b), len(a))
+	}
+	if _, err := os.Stat(ncshim.JournalPath(paths[1])); j != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("seed %d: the journal outlived the close", seed)
+	}
+	t.Logf("seed %d spill %d: %d vars, %d syncs compared", seed, spill, len(vars), syncs)
+}
+
+// ---- Go side -------------------------------------------------------------------------------
+
+// JournalStats after Close reads the tsj_file that drv_close freed (ncFile.journal is never
+// cleared): here it reports the counters of whichever file now occupies that memory.
+func TestReviewJournalStatsAfterClose(t *testing.T) {
+	path := rvBase(t, 30)
+	ncshim.SetJournalSpill(4096)
+	defer ncshim.SetJournalSpill(0)
+	a, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, a, gen(500), hourly("p", ramp(168, 500)), nil)
+	if err := a.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	b1, s1 := a.JournalStats()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	pathB := rvBase(t, 3)
+	b, err := Open(pathB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for i := int64(600); i < 640; i++ {
+		mustAdd(t, b, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+	b.Flush()
+	b2, s2 := a.JournalStats()
+	bb, bs := b.JournalStats()
+	t.Logf("A before close %d/%d, A after close %d/%d, B %d/%d, A journalled after close: %v", b1, s1, b2, s2, bb, bs, a.Journalled())
+	if b2 != b1 || s2 != s1 {
+		t.Errorf("JournalStats of a closed store changed from %d bytes/%d spills to %d/%d (B has %d/%d): it reads freed memory", b1, s1, b2, s2, bb, bs)
+	}
+}
