@@ -41,6 +41,37 @@ func TestJournalDriverIsActive(t *testing.T) {
 	}
 }
 
+// add30 adds series "p" of owners 0–29, 168 hourly steps each, one at a time (so they
+// share one 1,000-column dataset whose chunks a later single add rewrites).
+func add30(t *testing.T, s *Store) {
+	t.Helper()
+	for i := int64(0); i < 30; i++ {
+		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
+	}
+}
+
+// check30 reads every series of add30 back from s and compares its values.
+func check30(t *testing.T, s *Store) {
+	t.Helper()
+	for i := int64(0); i < 30; i++ {
+		got := floats(t, mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)}).Data)
+		if fmt.Sprint(got) != fmt.Sprint(ramp(168, float64(i))) {
+			t.Fatalf("series %d changed", i)
+		}
+	}
+}
+
+// closedStoreOf30 is a closed store holding add30's series.
+func closedStoreOf30(t *testing.T) string {
+	t.Helper()
+	s, path := newStore(t)
+	add30(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // openedSHA is the SHA-256 of the .nc as a writable open leaves it: the open commits HDF5's
 // "open for writing" superblock flag (byte 11 and the superblock checksum), so this, not the
 // closed file, is the state a writer's unit begins from and a rollback returns to.
@@ -119,13 +150,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 		midUnitChild(p)
 		return
 	}
-	s, path := newStore(t)
-	for i := int64(0); i < 30; i++ {
-		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := closedStoreOf30(t)
 	journal := ncshim.JournalPath(path)
 	// With a 4 KiB overlay the unit spills at almost every write; with the default one it
 	// spills where netcdf-c flushes HDF5 in the middle of a write (nc_enddef does).
@@ -168,12 +193,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 	if !strings.Contains(s.Recovered(), "rolled") {
 		t.Fatalf("the open did not say it rolled back: %q", s.Recovered())
 	}
-	for i := int64(0); i < 30; i++ {
-		got := floats(t, mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)}).Data)
-		if want := ramp(168, float64(i)); fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("series %d reads %v…", i, got[:3])
-		}
-	}
+	check30(t, s)
 	if has, _ := s.Has(Key{OwnerID: 300, Name: "p", Resolution: Hours(1)}); has {
 		t.Fatal("a series of the killed unit is stored")
 	}
@@ -187,13 +207,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 // open refuses before HDF5 touches the file, says so, and leaves everything as it was: once
 // the path is free the store opens in the same process.
 func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
-	s, path := newStore(t)
-	for i := int64(0); i < 30; i++ {
-		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := closedStoreOf30(t)
 	before := fileDigests(t, path)
 	if err := os.Mkdir(ncshim.JournalPath(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -209,7 +223,7 @@ func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
 	if fileDigests(t, path) != before {
 		t.Fatal("the failed open changed the files")
 	}
-	s = openAgain(t, path)
+	s := openAgain(t, path)
 	defer s.Close()
 	if got := floats(t, mustGetSingle(t, s, Key{OwnerID: 7, Name: "p", Resolution: Hours(1)}).Data); fmt.Sprint(got) != fmt.Sprint(ramp(168, 7)) {
 		t.Fatal("series 7 changed")
@@ -222,9 +236,7 @@ func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
 // exactly its last commit.
 func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	s, path := newStore(t)
-	for i := int64(0); i < 30; i++ {
-		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
-	}
+	add30(t, s)
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -257,12 +269,7 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	if has, _ := s.Has(Key{OwnerID: 100, Name: "p", Resolution: Hours(1)}); has {
 		t.Fatal("the failed unit's series is stored")
 	}
-	for i := int64(0); i < 30; i++ {
-		got := floats(t, mustGetSingle(t, s, Key{OwnerID: i, Name: "p", Resolution: Hours(1)}).Data)
-		if fmt.Sprint(got) != fmt.Sprint(ramp(168, float64(i))) {
-			t.Fatalf("series %d changed", i)
-		}
-	}
+	check30(t, s)
 }
 
 // A hot journal beside a file shorter than the journal's start length belongs to another file
@@ -271,13 +278,7 @@ func TestHotJournalOfAReplacedFileIsRefused(t *testing.T) {
 	if os.Getenv("TSSTORE_KILL_MID_UNIT") != "" {
 		return
 	}
-	s, path := newStore(t)
-	for i := int64(0); i < 30; i++ {
-		mustAdd(t, s, gen(i), hourly("p", ramp(168, float64(i))), nil)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := closedStoreOf30(t)
 	other, otherPath := newStore(t) // an empty store: a much shorter file
 	other.Close()
 	killMidUnit(t, path, 100, 4096)
