@@ -168,6 +168,27 @@ func rvPKeys(from, to int64) []string {
 
 // ---- children ----------------------------------------------------------------------------
 
+// rvPausedWriter starts a writer child and waits until it stops in the middle of a unit that
+// has spilled (its journal hot). Writing "go\n" to stdin lets it finish; the rest of its
+// output is read from stdout, the reader that consumed its first line.
+func rvPausedWriter(t *testing.T, path string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	w := rvChild(t, "pause-mid-unit", path, env...)
+	stdin, _ := w.StdinPipe()
+	pipe, _ := w.StdoutPipe()
+	w.Stderr = os.Stderr
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Process.Kill() })
+	stdout := bufio.NewReader(pipe)
+	line, _ := stdout.ReadString('\n')
+	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
+		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
+	}
+	return w, stdin, stdout
+}
+
 func rvChild(t *testing.T, mode, path string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalReviewChild$", "-test.count=1")
@@ -746,18 +767,7 @@ func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 // another process rolls the live writer's file back in the middle of its unit.
 func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 	path := rvBase(t, 30)
-	w := rvChild(t, "pause-mid-unit", path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
-	stdin, _ := w.StdinPipe()
-	stdout, _ := w.StdoutPipe()
-	w.Stderr = os.Stderr
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Process.Kill()
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
-		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
-	}
+	w, stdin, stdout := rvPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
 	jp := ncshim.JournalPath(path)
 	var jst syscall.Stat_t
 	if err := syscall.Stat(jp, &jst); err != nil {
@@ -929,18 +939,7 @@ func rvSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 // hot) are refused and change nothing; the writer then commits.
 func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
 	path := rvBase(t, 30)
-	w := rvChild(t, "pause-mid-unit", path, "TSSTORE_JOURNAL_SPILL=4096")
-	stdin, _ := w.StdinPipe()
-	stdout, _ := w.StdoutPipe()
-	w.Stderr = os.Stderr
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Process.Kill()
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
-		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
-	}
+	w, stdin, stdout := rvPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
 	jp := ncshim.JournalPath(path)
 	before := sha(t, path) + sha(t, jp) + sha(t, CatalogPath(path))
 	if s, err := OpenReadOnly(path); err == nil {

@@ -45,6 +45,16 @@ static const char *last_message(void) {
     } while (0)
 
 /* A fresh store path under dir: both files removed. */
+/* How many series the store holds (every key, no filter). */
+static inline size_t count_keys(tsstore_store *s) {
+    tsstore_keys *keys = NULL;
+    size_t n = 0;
+    CHECK(tsstore_list_keys(s, 0, 0, -1, -1, NULL, NULL, NULL, &keys));
+    CHECK(tsstore_keys_len(keys, &n));
+    tsstore_keys_free(keys);
+    return n;
+}
+
 static void store_path(char *buf, size_t cap, const char *dir, const char *name) {
     snprintf(buf, cap, "%s/%s.nc", dir, name);
     remove(buf);

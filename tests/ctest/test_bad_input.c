@@ -17,15 +17,6 @@
         }                                                                                      \
     } while (0)
 
-static size_t count_keys(tsstore_store *s) {
-    tsstore_keys *keys = NULL;
-    size_t n = 0;
-    CHECK(tsstore_list_keys(s, 0, 0, -1, -1, NULL, NULL, NULL, &keys));
-    CHECK(tsstore_keys_len(keys, &n));
-    tsstore_keys_free(keys);
-    return n;
-}
-
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     char path[1024];

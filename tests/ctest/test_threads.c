@@ -234,15 +234,6 @@ static void *flusher(void *arg) {
     return NULL;
 }
 
-static size_t count_keys(tsstore_store *s) {
-    tsstore_keys *keys = NULL;
-    size_t n = 0;
-    CHECK(tsstore_list_keys(s, 0, 0, -1, -1, NULL, NULL, NULL, &keys));
-    CHECK(tsstore_keys_len(keys, &n));
-    tsstore_keys_free(keys);
-    return n;
-}
-
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     int rounds = argc > 2 ? atoi(argv[2]) : 1;
