@@ -246,8 +246,10 @@ static struct {
     int armed;
     size_t spill;
 } arm;
-/* Why the last failed file failed, kept when it closes: an open whose own writes fail (HDF5
-   writes its superblock as it opens) is closed before the store can ask the file. */
+/* Why a file failed, kept when it closes inside the armed open that opened it: an open whose
+   own writes fail (HDF5 writes its superblock as it opens) is closed before the store can ask
+   the file. Failures of files closed later are not kept: their inode may be reused by the
+   next file opened. */
 static struct {
     dev_t dev;
     ino_t ino;
@@ -491,7 +493,7 @@ static int end_unit(tsj_file *f) {
 static herr_t drv_close(H5FD_t *file) {
     tsj_file *f = (tsj_file *)file;
     herr_t rc = 0;
-    if (f->failed) {
+    if (f->failed && arm.armed) { /* only a failure inside the open asking for it (inodes are reused) */
         tsj_failure(f, last_failure.msg, sizeof last_failure.msg);
         last_failure.dev = f->dev, last_failure.ino = f->ino, last_failure.err = f->failed;
     }
@@ -792,6 +794,7 @@ void tsj_arm(size_t spill_bytes) {
     if (!tsj_active()) return;
     arm.armed = 1;
     arm.spill = spill_bytes;
+    last_failure.err = 0;
 }
 
 void tsj_disarm(void) { arm.armed = 0; }
