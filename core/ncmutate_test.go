@@ -14,7 +14,6 @@ package core
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -36,10 +35,9 @@ import (
 )
 
 const (
-	ncmChildEnv  = "TSSTORE_NCMUTATE_CHILD"  // path of the mutated .nc the child opens
-	ncmPhaseEnv  = "TSSTORE_NCMUTATE_PHASES" // the opens it runs, in order (default ncmPhases)
-	ncmPhases    = "ro,rw,ro-after-rw"
-	ncmHangAfter = 10 * time.Second // a child running longer is a HANG (and is killed); the slowest sound one took 6–8 s
+	ncmChildEnv = "TSSTORE_NCMUTATE_CHILD"  // path of the mutated .nc the child opens
+	ncmPhaseEnv = "TSSTORE_NCMUTATE_PHASES" // the opens it runs, in order (default ncmPhases)
+	ncmPhases   = "ro,rw,ro-after-rw"
 
 	ncmStepPrefix    = "ncmutate-step "    // the child's progress lines, so a crash has a place
 	ncmVerdictPrefix = "ncmutate-verdict " // the child's one-line JSON verdict
@@ -55,6 +53,13 @@ const (
 	ncmFcCount    = 7
 	ncmMaxPatch   = 4096
 )
+
+// ncmHang is when a child counts as a HANG (and is killed): 20 s of CPU, four times the most
+// a sound child of the fixed set used (4.9 s), or a wall bound that only a child blocked
+// without using CPU reaches. Wall time is no measure of a hang here: with the machine's two
+// cores busy with other work, sound children took up to 17 s, and each hung one needed
+// 6.5 minutes to burn 60 s of CPU. The summary line logs the most CPU a sound child used.
+var ncmHang = hangLimits{cpu: 20 * time.Second, wall: 10 * time.Minute}
 
 // ---------------------------------------------------------------------------------------
 // The template store and what reading it must return.
@@ -511,6 +516,7 @@ type ncmOutcome struct {
 	stderr   string // its first stderr line (glibc's or Go's message)
 	cfunc    string // the first cgo entry point on the crashed goroutine's stack, if any
 	elapsed  time.Duration
+	cpu      time.Duration // user+system CPU of the child
 	maxRSSKB int64
 	rwAlone  string // after a crash in the first open: what a writable open alone did
 }
@@ -600,23 +606,21 @@ func ncmRunChild(dir string, nc, cat []byte, phases string) (ncmOutcome, error) 
 	if err := os.WriteFile(CatalogPath(path), cat, 0o644); err != nil {
 		return ncmOutcome{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), ncmHangAfter)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestMutatedNCChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMutatedNCChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), ncmChildEnv+"="+path, ncmPhaseEnv+"="+phases, "GOTRACEBACK=single")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// At the deadline the child gets SIGQUIT, so that Go's runtime prints where it is (the
-	// cgo call it hangs in); WaitDelay later it is killed.
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
-	cmd.WaitDelay = 3 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return ncmOutcome{}, err
+	}
+	// A hung child gets SIGQUIT, so that Go's runtime prints where it is (the cgo call it
+	// hangs in), then it is killed.
+	hung, err := waitWatched(cmd, ncmHang)
 	o := ncmOutcome{elapsed: time.Since(start)}
-	if cmd.ProcessState != nil {
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			o.maxRSSKB = ru.Maxrss
-		}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		o.maxRSSKB = ru.Maxrss
+		o.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	sc := bufio.NewScanner(&stdout)
 	sc.Buffer(nil, 1<<20)
@@ -637,7 +641,7 @@ func ncmRunChild(dir string, nc, cat []byte, phases string) (ncmOutcome, error) 
 	if m := ncmCfuncRE.FindStringSubmatch(errText); m != nil {
 		o.cfunc = m[1]
 	}
-	if ctx.Err() != nil {
+	if hung != "" {
 		o.hang, o.verdict = true, nil
 		return o, nil
 	}
@@ -680,10 +684,11 @@ func ncmRunChild(dir string, nc, cat []byte, phases string) (ncmOutcome, error) 
 func ncmDescribe(name string, tpl *ncmTemplate, off uint32, o ncmOutcome) string {
 	at := int(off % uint32(len(tpl.nc)))
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (offset %d, %s) [child: %v, %d MB]", name, at, tpl.label(at), o.elapsed.Round(time.Millisecond), o.maxRSSKB/1024)
+	fmt.Fprintf(&b, "%s (offset %d, %s) [child: %v, %v CPU, %d MB]", name, at, tpl.label(at), o.elapsed.Round(time.Millisecond),
+		o.cpu.Round(time.Millisecond), o.maxRSSKB/1024)
 	switch {
 	case o.hang:
-		fmt.Fprintf(&b, ": HANG after %v in %s", o.elapsed.Round(time.Millisecond), o.lastStep)
+		fmt.Fprintf(&b, ": HANG after %v of CPU in %s", o.cpu.Round(time.Millisecond), o.lastStep)
 		if o.cfunc != "" {
 			fmt.Fprintf(&b, " (%s)", o.cfunc)
 		}
@@ -1056,6 +1061,56 @@ func TestMutatedNCFiles(t *testing.T) {
 	}
 	tpl := ncmTemplateOnce(t)
 	muts := ncmMutations(tpl.nc, tpl.layout)
+	outs, wall := ncmRunAll(t, tpl, muts)
+	var tally ncmTally
+	byKind := map[string]map[string]int{}
+	for i, m := range muts {
+		o := outs[i]
+		tally.add(o)
+		k := ncmKind(tpl, m)
+		if byKind[k] == nil {
+			byKind[k] = map[string]int{}
+		}
+		byKind[k][ncmClass(o)]++
+		if fatal, why := ncmFatal(o); fatal {
+			t.Errorf("%s: %s", why, ncmDescribe(m.name, tpl, m.off, o))
+		} else if o.crash != "" || o.hang || ncmClass(o) == "wrong" {
+			t.Logf("counted, not failed: %s", ncmDescribe(m.name, tpl, m.off, o))
+		} else if testing.Verbose() {
+			t.Logf("%s", ncmDescribe(m.name, tpl, m.off, o))
+		}
+	}
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var table strings.Builder
+	for _, k := range kinds {
+		fmt.Fprintf(&table, "\n\t%-40s", k)
+		for _, c := range []string{"unaffected", "detected", "read-errors", "refused", "wrong", "crash", "hang", "no-verdict"} {
+			if n := byKind[k][c]; n > 0 {
+				fmt.Fprintf(&table, " %s=%d", c, n)
+			}
+		}
+	}
+	el := slices.Clone(tally.elapsed)
+	slices.Sort(el)
+	t.Logf("template: %d bytes .nc, %d bytes catalog, %d series, %d HDF5 structures found by signature; "+
+		"%d children in %v (median %v, slowest finished %v; most CPU of a finished one %v, a hang at %v), peak child RSS %d MB; %d inputs left the .nc open after a refused open or a close; outcomes by what the mutation hit:%s",
+		len(tpl.nc), len(tpl.cat), len(tpl.series), len(tpl.layout), len(muts), wall.Round(time.Millisecond),
+		el[len(el)/2].Round(time.Millisecond), ncmSlowestFinished(outs).Round(time.Millisecond), ncmMostCPUFinished(outs).Round(time.Millisecond),
+		ncmHang.cpu, tally.maxRSSKB/1024, tally.leaked, table.String())
+	t.Log(tally.String())
+	fmt.Printf("%s\n", tally.String())
+}
+
+// ncmRunAll runs a child on each mutation of the template, two per core at a time (a hung
+// child burns a core until it is killed; the others keep going), and returns their
+// outcomes and the wall time of the whole. A child whose first open crashed is run again
+// on a writable open alone. The harness's own failures (files, exec) end the test.
+func ncmRunAll(t *testing.T, tpl *ncmTemplate, muts []ncmMutation) ([]ncmOutcome, time.Duration) {
+	t.Helper()
 	outs := make([]ncmOutcome, len(muts))
 	errs := make([]error, len(muts))
 	var wg sync.WaitGroup
@@ -1090,49 +1145,12 @@ func TestMutatedNCFiles(t *testing.T) {
 	close(work)
 	wg.Wait()
 	wall := time.Since(start)
-	var tally ncmTally
-	byKind := map[string]map[string]int{}
 	for i, m := range muts {
 		if errs[i] != nil {
 			t.Fatalf("%s: %v", m.name, errs[i])
 		}
-		o := outs[i]
-		tally.add(o)
-		k := ncmKind(tpl, m)
-		if byKind[k] == nil {
-			byKind[k] = map[string]int{}
-		}
-		byKind[k][ncmClass(o)]++
-		if fatal, why := ncmFatal(o); fatal {
-			t.Errorf("%s: %s", why, ncmDescribe(m.name, tpl, m.off, o))
-		} else if o.crash != "" || o.hang || ncmClass(o) == "wrong" {
-			t.Logf("counted, not failed: %s", ncmDescribe(m.name, tpl, m.off, o))
-		} else if testing.Verbose() {
-			t.Logf("%s", ncmDescribe(m.name, tpl, m.off, o))
-		}
 	}
-	kinds := make([]string, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	var table strings.Builder
-	for _, k := range kinds {
-		fmt.Fprintf(&table, "\n\t%-40s", k)
-		for _, c := range []string{"unaffected", "detected", "read-errors", "refused", "wrong", "crash", "hang", "no-verdict"} {
-			if n := byKind[k][c]; n > 0 {
-				fmt.Fprintf(&table, " %s=%d", c, n)
-			}
-		}
-	}
-	el := slices.Clone(tally.elapsed)
-	slices.Sort(el)
-	t.Logf("template: %d bytes .nc, %d bytes catalog, %d series, %d HDF5 structures found by signature; "+
-		"%d children in %v (median %v, slowest finished %v), peak child RSS %d MB; %d inputs left the .nc open after a refused open or a close; outcomes by what the mutation hit:%s",
-		len(tpl.nc), len(tpl.cat), len(tpl.series), len(tpl.layout), len(muts), wall.Round(time.Millisecond),
-		el[len(el)/2].Round(time.Millisecond), ncmSlowestFinished(outs).Round(time.Millisecond), tally.maxRSSKB/1024, tally.leaked, table.String())
-	t.Log(tally.String())
-	fmt.Printf("%s\n", tally.String())
+	return outs, wall
 }
 
 func ncmSlowestFinished(outs []ncmOutcome) time.Duration {
@@ -1140,6 +1158,17 @@ func ncmSlowestFinished(outs []ncmOutcome) time.Duration {
 	for _, o := range outs {
 		if !o.hang {
 			d = max(d, o.elapsed)
+		}
+	}
+	return d
+}
+
+// ncmMostCPUFinished is the margin check on ncmHang: the most CPU a child that ended used.
+func ncmMostCPUFinished(outs []ncmOutcome) time.Duration {
+	var d time.Duration
+	for _, o := range outs {
+		if !o.hang {
+			d = max(d, o.cpu)
 		}
 	}
 	return d
@@ -1153,7 +1182,7 @@ func ncmSlowestFinished(outs []ncmOutcome) time.Duration {
 // (testdata/fuzz/FuzzOpenMutatedNC, one file per structure, offsets taken from this
 // template) hits the superblock, the root group's object header, a compressed chunk, the
 // _h strings' global heap, the _h heap IDs and the end of the file. Seeds that hang (a
-// global heap object's size field) are left to TestMutatedNCFiles: each costs ncmHangAfter.
+// global heap object's size field) are left to TestMutatedNCFiles: each costs ncmHang's CPU.
 func FuzzOpenMutatedNC(f *testing.F) {
 	tpl := ncmTemplateOnce(f)
 	f.Fuzz(func(t *testing.T, off uint32, patch []byte) {
