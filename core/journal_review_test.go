@@ -408,19 +408,22 @@ func TestReviewJournalFIFODoesNotHangOpen(t *testing.T) {
 			}
 			done <- err
 		}()
+		// An open that ends passes however long it took; only one still waiting after
+		// minutes (a blocked open of the FIFO never ends on its own) is a hang.
 		select {
 		case err := <-done:
 			t.Logf("read-only=%v: open returned %v", ro, err)
 			continue
-		case <-time.After(5 * time.Second):
+		case <-time.After(fifoHangAfter):
 		}
-		// Is the other store blocked as well (the hang holds ncshim's lock)?
+		// Is the other store blocked as well (the hang holds ncshim's lock)? A Get of a
+		// small store takes milliseconds; this only words the failure.
 		other := make(chan error, 1)
 		go func() { _, err := o.Get(Key{OwnerID: 1, Name: "p", Resolution: Hours(1)}); other <- err }()
 		otherBlocked := false
 		select {
 		case <-other:
-		case <-time.After(2 * time.Second):
+		case <-time.After(30 * time.Second):
 			otherBlocked = true
 		}
 		// Unblock it: open the pipe's write end and close it.
@@ -432,9 +435,17 @@ func TestReviewJournalFIFODoesNotHangOpen(t *testing.T) {
 		if otherBlocked {
 			<-other
 		}
-		t.Errorf("read-only=%v: Open blocked for 5 s on a FIFO named %s (another store's Get blocked meanwhile: %v)", ro, filepath.Base(jp), otherBlocked)
+		t.Errorf("read-only=%v: Open blocked for %v on a FIFO named %s (another store's Get blocked meanwhile: %v)", ro, fifoHangAfter, filepath.Base(jp), otherBlocked)
 	}
 }
+
+// fifoHangAfter is how long an open beside a FIFO may take before it counts as blocked on
+// it: minutes, so that a slow machine cannot fail the test; a real block never ends.
+const fifoHangAfter = 3 * time.Minute
+
+// openChildHang bounds an open child: an open of these small stores uses well under a
+// second of CPU, so 60 s of CPU is a loop; ten minutes is a child blocked without CPU.
+var openChildHang = hangLimits{cpu: 60 * time.Second, wall: 10 * time.Minute}
 
 // runOpenChild opens path writable in a child process (wrapped in wrap, e.g. strace, when
 // given) and returns its output and whether it crashed or hung.
@@ -450,10 +461,9 @@ func runOpenChild(t *testing.T, path string, wrap []string, env ...string) (stri
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
-	err := cmd.Wait()
-	if !timer.Stop() {
-		return buf.String() + "\nHUNG: killed after 60 s", true
+	hung, err := waitWatched(cmd, openChildHang)
+	if hung != "" {
+		return buf.String() + "\nHUNG: stopped; it " + hung, true
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
