@@ -68,32 +68,12 @@ pytest: pyenv
 	cd bindings/python && $(CURDIR)/$(VENV)/bin/python -m mypy tsstore
 	./scripts/python-quickstart.sh
 
-# Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
-# which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
-test: deps vet
-	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
-	# The crash harness at full size: 200 writers killed with SIGKILL; prints its figures.
-	mkdir -p $(OUT)
-	$(GO) test -count=1 -v -run TestCrashHarness ./tests/crash -trials 200 > $(OUT)/crash.log 2>&1; st=$$?; \
-	  grep -E "^(crash harness|--- |ok|FAIL)|trial [0-9]+: (the unit|[0-9]+ series stored)" $(OUT)/crash.log; exit $$st
-	# Fuzz targets, bounded by input counts (a time bound can end a run with "context deadline
-	# exceeded" on a loaded machine); their seed corpora are in testdata/fuzz and also run above.
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParsePeriod$$' -fuzztime=300000x ./core/internal/isotime
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseTimestamp$$' -fuzztime=300000x ./core/internal/isotime
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzParseFeaturesJSON$$' -fuzztime=200000x ./core
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzAddArrayShapes$$' -fuzztime=200000x ./core
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedCatalog$$' -fuzztime=2000x ./core
-	# Mutated .nc files, each opened in a child process (HDF5 can crash or loop on them): 160
-	# fixed mutations with a summary line, then the fuzz target. Not under -race (above, the
-	# test skips itself there): children under the race detector take twice as long.
-	$(GO) test -count=1 -v -run='^TestMutatedNCFiles$$' ./core > $(OUT)/ncmutate.log 2>&1; st=$$?; \
-	  grep -E "^(mutated nc:|--- |ok|FAIL)|ncmutate_test.go:[0-9]+: (HANG|WRONG|CRASH \()" $(OUT)/ncmutate.log; exit $$st
-	$(GO) test -count=1 -run='^$$' -fuzz='^FuzzOpenMutatedNC$$' -fuzztime=200x ./core
-	# The journal's kill and I/O-error sweeps (strace stops a writer at every sync point of
-	# two units), also skipped under -race above.
-	$(GO) test -count=1 -run='^TestReview(Kill|IOError)AtEverySyncPoint$$' ./core
-	$(MAKE) pyenv
-	$(MAKE) ctest
+# Every test, in groups (scripts/run-tests.sh): the no-binaries check, vet and gofmt, go test
+# -race ./..., the crash harness, the fuzz targets, the mutated .nc files, the journal's
+# sweeps, the Python environment and ctest. A failing group does not stop the others; a
+# table of every group's result ends the output. `make test GROUPS="vet gofmt"` runs some.
+test: deps
+	GO="$(GO)" OUT="$(OUT)" MAKE="$(MAKE)" ./scripts/run-tests.sh $(GROUPS)
 
 test-short: deps
 	$(GO) test -short -count=1 ./...
