@@ -23,8 +23,12 @@ cli: deps
 	$(GO) build $(GOFLAGS) -o $(OUT)/bin/tsstore ./cmd/tsstore
 
 # The main job: the C quickstart writes a sample power system (out/quickstart.nc), sweeps it
-# as a simulation would, checks every value and prints a summary.
-demo: clib
+# as a simulation would, checks every value and prints a summary. It builds only what it runs
+# (libtsstore.so and the quickstart), not the static and -race archives, the tests and the
+# CLI that clib builds, and without make's "Entering directory" lines.
+demo: deps
+	@cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(CMAKE_BUILD) -j2 --target quickstart -- --no-print-directory
 	mkdir -p $(OUT)
 	$(CMAKE_BUILD)/examples/c/quickstart $(OUT)
 
@@ -45,7 +49,7 @@ vet: deps
 # The C library (libtsstore.so, libtsstore.a), its examples and tests, through CMake.
 clib: deps
 	cmake -S . -B $(CMAKE_BUILD) -DCMAKE_BUILD_TYPE=Release
-	cmake --build $(CMAKE_BUILD) -j2
+	cmake --build $(CMAKE_BUILD) -j2 -- --no-print-directory
 
 # The ctest suite: unit, abi (exported symbols = header; install + find_package), examples,
 # memcheck (valgrind), race (Go's race detector on the C library path).
