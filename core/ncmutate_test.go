@@ -1183,6 +1183,8 @@ func ncmMostCPUFinished(outs []ncmOutcome) time.Duration {
 // template) hits the superblock, the root group's object header, a compressed chunk, the
 // _h strings' global heap, the _h heap IDs and the end of the file. Seeds that hang (a
 // global heap object's size field) are left to TestMutatedNCFiles: each costs ncmHang's CPU.
+// make test runs the random search as TestRandomMutatedNC, not under go test -fuzz, whose
+// workers fail an input that runs 10 s of wall time (a slow child, or any hang).
 func FuzzOpenMutatedNC(f *testing.F) {
 	tpl := ncmTemplateOnce(f)
 	f.Fuzz(func(t *testing.T, off uint32, patch []byte) {
