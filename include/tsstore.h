@@ -254,7 +254,9 @@ typedef struct tsstore_series_info {
     uint8_t data_hash[32];
     uint8_t features_hash[32];
 } tsstore_series_info;
-#define TSSTORE_SERIES_INFO_INIT { sizeof(tsstore_series_info) }
+#define TSSTORE_SERIES_INFO_INIT                                                                   \
+    { sizeof(tsstore_series_info), 0, TSSTORE_LOOKUP_INIT, NULL, NULL, NULL, 0, 0, {0}, 0, 0, 0, 0, {0, 0, 0}, \
+      {0}, {0} }
 
 /* Which series a listing or a bulk removal selects. Every field starts at "everything":
  *   match_owner_id   0: any owner; 1: owner_id only;
@@ -289,7 +291,7 @@ typedef struct tsstore_reader_info {
     tsstore_period step_period;
     tsstore_period resolution;
 } tsstore_reader_info;
-#define TSSTORE_READER_INFO_INIT { sizeof(tsstore_reader_info) }
+#define TSSTORE_READER_INFO_INIT { sizeof(tsstore_reader_info), 0, 0, 0, {0, 0, 0}, {0, 0, 0} }
 
 /* One group of a reader: the keys of one (dtype, element shape[, layers, steps]). After a
  * read, the group's values for that step are one array of shape
@@ -308,7 +310,7 @@ typedef struct tsstore_group_info {
     int64_t element_shape[TSSTORE_MAX_RANK];
     uint64_t nbytes;
 } tsstore_group_info;
-#define TSSTORE_GROUP_INFO_INIT { sizeof(tsstore_group_info) }
+#define TSSTORE_GROUP_INFO_INIT { sizeof(tsstore_group_info), 0, 0, 0, 0, 0, 0, {0}, 0 }
 
 /* How many series of each type (tsstore_counts_by_type, tsstore_count_by_hash). */
 typedef struct tsstore_type_counts {
@@ -321,7 +323,7 @@ typedef struct tsstore_type_counts {
     int64_t probabilistic;
     int64_t scenarios;
 } tsstore_type_counts;
-#define TSSTORE_TYPE_COUNTS_INIT { sizeof(tsstore_type_counts) }
+#define TSSTORE_TYPE_COUNTS_INIT { sizeof(tsstore_type_counts), 0, 0, 0, 0, 0, 0, 0 }
 
 /* One distinct set of forecast parameters and how many forecasts have it. */
 typedef struct tsstore_forecast_params {
@@ -334,6 +336,7 @@ typedef struct tsstore_forecast_params {
     int64_t count;
     int64_t n_series;
 } tsstore_forecast_params;
+#define TSSTORE_FORECAST_PARAMS_INIT { sizeof(tsstore_forecast_params), 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0, 0 }
 
 /* One grid shared by SingleTimeSeries: a resolution, a first step and a length. */
 typedef struct tsstore_static_grid {
@@ -345,6 +348,7 @@ typedef struct tsstore_static_grid {
     int64_t n_series;
     int64_t n_owners;
 } tsstore_static_grid;
+#define TSSTORE_STATIC_GRID_INIT { sizeof(tsstore_static_grid), 0, {0, 0, 0}, 0, 0, 0, 0 }
 
 /* One row of an association table (strings owned by the list). */
 typedef struct tsstore_association {
@@ -355,6 +359,7 @@ typedef struct tsstore_association {
     int64_t b_id;
     const char *b_type;
 } tsstore_association;
+#define TSSTORE_ASSOCIATION_INIT { sizeof(tsstore_association), 0, 0, NULL, 0, NULL }
 
 /* Counts of an association table. */
 typedef struct tsstore_association_tally {
@@ -364,7 +369,7 @@ typedef struct tsstore_association_tally {
     int64_t distinct_a;
     int64_t distinct_b;
 } tsstore_association_tally;
-#define TSSTORE_ASSOCIATION_TALLY_INIT { sizeof(tsstore_association_tally) }
+#define TSSTORE_ASSOCIATION_TALLY_INIT { sizeof(tsstore_association_tally), 0, 0, 0, 0 }
 
 /* What tsstore_compact did and found. */
 typedef struct tsstore_compact_report {
@@ -375,7 +380,7 @@ typedef struct tsstore_compact_report {
     int64_t feature_sets_reclaimed; /* feature_sets rows deleted */
     int64_t dead_standalone;        /* standalone variables no series references */
 } tsstore_compact_report;
-#define TSSTORE_COMPACT_REPORT_INIT { sizeof(tsstore_compact_report) }
+#define TSSTORE_COMPACT_REPORT_INIT { sizeof(tsstore_compact_report), 0, 0, 0, 0, 0 }
 
 /* What tsstore_verify_integrity found: one count per kind of problem. */
 typedef struct tsstore_integrity_report {
@@ -387,7 +392,7 @@ typedef struct tsstore_integrity_report {
     int64_t dangling_rows;    /* rows whose data_hash names no array */
     int64_t shape_mismatches; /* rows whose dtype or shape disagree with their array */
 } tsstore_integrity_report;
-#define TSSTORE_INTEGRITY_REPORT_INIT { sizeof(tsstore_integrity_report) }
+#define TSSTORE_INTEGRITY_REPORT_INIT { sizeof(tsstore_integrity_report), 0, 0, 0, 0, 0, 0 }
 
 /* ==== Handles =========================================================================== */
 
