@@ -218,14 +218,14 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 		}
 	}
 	if slot, ok := s.nc.packed[d]; ok {
-		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length)
+		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", slot.ds.name)
 		}
 		return TypedArray{DType: slot.ds.fam.dtype, Shape: append([]int{slot.ds.fam.length}, slot.ds.eshape...), Data: data}, nil
 	}
 	if sv, ok := s.nc.standalone[d]; ok {
-		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape)
+		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", sv.name)
 		}

@@ -373,7 +373,7 @@ func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
 	start := make([]uint64, len(d.sv.shape))
 	count := slices.Clone(d.sv.shape)
 	start[d.axis], count[d.axis] = uint64(first), uint64(n)
-	buf, err := f.readStandalone(d.sv, start, count)
+	buf, err := f.readStandalone(d.sv, start, count, nil)
 	if err != nil {
 		d.loaded = -1
 		return err
