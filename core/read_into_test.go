@@ -185,3 +185,52 @@ func TestTimelineFollowsTheCalendar(t *testing.T) {
 		t.Fatalf("a zero step: %v", err)
 	}
 }
+
+// A reader group bound to a caller buffer gets each step there, the bytes an unbound reader
+// holds; a buffer shorter than the group is refused; unbinding goes back to the reader's own.
+func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
+	s, _ := newStore(t)
+	var keys []Key
+	for i := 0; i < 5; i++ {
+		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i*10))), nil))
+	}
+	fc := mustAdd(t, s, gen(9), sampleForecast(DeterministicType, F64, nil, 4, 3, 1, Hours(4), 5), nil)
+	rd, err := s.NewStaticReader(Hours(1), keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if err := rd.Bind(0, make([]byte, 39)); !errors.Is(err, ErrBufferTooSmall) {
+		t.Fatalf("a 39-byte buffer for 5 f64: %v", err)
+	}
+	dst := make([]byte, 40)
+	if err := rd.Bind(0, dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := rd.ReadStep(7); err != nil {
+		t.Fatal(err)
+	}
+	got := floats(t, TypedArray{DType: F64, Shape: []int{5}, Data: dst})
+	if !slices.Equal(got, []float64{7, 17, 27, 37, 47}) {
+		t.Fatalf("bound buffer holds %v", got)
+	}
+	if err := rd.Bind(0, nil); err != nil || rd.ReadStep(8) != nil || floats(t, rd.Groups()[0].Values)[0] != 8 || floats(t, TypedArray{DType: F64, Shape: []int{5}, Data: dst})[0] != 7 {
+		t.Fatal("unbinding did not return the reader to its own buffer")
+	}
+	fr, err := s.NewForecastReader(DeterministicType, Hours(1), []Key{fc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	wdst := make([]byte, 4*8)
+	if err := fr.Bind(0, wdst); err != nil {
+		t.Fatal(err)
+	}
+	if err := fr.Read(t0.Add(4 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.GetWindow(fc, t0.Add(4*time.Hour))
+	if err != nil || string(w.Array().Data) != string(wdst) {
+		t.Fatalf("bound forecast window differs from GetWindow: %v", err)
+	}
+}
