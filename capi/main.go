@@ -41,20 +41,8 @@ func getStore(p C.uintptr_t) (*storeHandle, error) {
 	return v.(*storeHandle), nil
 }
 
-func getKey(p C.uintptr_t) (core.Key, error) {
-	v, ok := lookup(uintptr(p), kindKey)
-	if !ok {
-		return core.Key{}, badHandle("key")
-	}
-	return v.(core.Key), nil
-}
-
-func newKeyHandle(k core.Key) C.uintptr_t {
-	return C.uintptr_t(register(kindKey, k))
-}
-
 //export tsstore_version
-func tsstore_version() C.int32_t { return 100 }
+func tsstore_version() C.int32_t { return C.TSSTORE_VERSION_NUMBER }
 
 //export tsstore_status_name
 func tsstore_status_name(status C.int32_t) *C.char {
@@ -64,15 +52,8 @@ func tsstore_status_name(status C.int32_t) *C.char {
 	return cStatusNames[status]
 }
 
-//export tsstore_last_error
-func tsstore_last_error(buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	msg := C.GoString(C.ts_get_error())
-	if err := putString(msg, buf, capacity, needed); err != nil {
-		return statusOf(err) // not recorded: reading the message must not replace it
-	}
-	return statusOK
-}
+//export tsstore_errmsg
+func tsstore_errmsg() *C.char { return C.ts_get_error() }
 
 func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {

@@ -405,6 +405,10 @@ typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of
 
 /* ==== Functions ========================================================================= */
 
+/* TSSTORE_TYPES_ONLY is for the library's own build, which declares these functions with
+ * ABI-identical handle types of its own. */
+#ifndef TSSTORE_TYPES_ONLY
+
 /* ---- Versions and errors --------------------------------------------------------------- */
 
 /* The library's version as TSSTORE_VERSION_NUMBER encodes it. Never fails. */
@@ -751,6 +755,8 @@ TSSTORE_API int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report
  * tsstore_strings_free). An error status means the check itself could not run. */
 TSSTORE_API int32_t tsstore_verify_integrity(tsstore_store *store, tsstore_integrity_report *report,
                                              tsstore_strings **problems);
+
+#endif /* TSSTORE_TYPES_ONLY */
 
 #ifdef __cplusplus
 }
