@@ -38,13 +38,26 @@ const lookupCandidates = 10
 // Find returns the catalog record of the one series q names. No match is ErrNotFound;
 // several are ErrInvalidParameter, listing them.
 func (s *Store) Find(q Lookup) (*Metadata, error) {
-	const op = "find_time_series"
+	return s.findAs("find_time_series", q)
+}
+
+// findAs is Find reporting failures as operation op.
+func (s *Store) findAs(op string, q Lookup) (*Metadata, error) {
 	if err := s.lock(op, false); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
 	_, m, err := s.find(q)
 	return m, withOp(op, err)
+}
+
+// RemoveMatch removes the one series q names, as Remove does.
+func (s *Store) RemoveMatch(q Lookup) error {
+	m, err := s.findAs("remove_time_series", q)
+	if err != nil {
+		return err
+	}
+	return s.Remove(m.Key)
 }
 
 // HasMatch reports whether at least one series matches q.

@@ -183,6 +183,17 @@ func (s *Store) CountByHash(hash [32]byte) (map[SeriesType]int, error) {
 
 // KeysByHash lists the keys of every series that references one array, in insertion order.
 func (s *Store) KeysByHash(hash [32]byte) ([]Key, error) {
+	ms, err := s.MetadataByHash(hash)
+	keys := make([]Key, len(ms))
+	for i := range ms {
+		keys[i] = ms[i].Key
+	}
+	return keys, err
+}
+
+// MetadataByHash returns the records of every series that references the array with this
+// hash, in insertion order.
+func (s *Store) MetadataByHash(hash [32]byte) ([]Metadata, error) {
 	const op = "keys_by_hash"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
@@ -192,15 +203,15 @@ func (s *Store) KeysByHash(hash [32]byte) ([]Key, error) {
 	if err != nil {
 		return nil, wrapIO(op, err, "listing rows of %x", hash[:])
 	}
-	keys := make([]Key, 0, len(rows))
+	out := make([]Metadata, 0, len(rows))
 	for i := range rows {
 		m, err := s.metadataOf(&rows[i], nil)
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		keys = append(keys, m.Key)
+		out = append(out, *m)
 	}
-	return keys, nil
+	return out, nil
 }
 
 // GetArray reads a stored array by its content hash, whichever series reference it: a

@@ -267,16 +267,24 @@ func (s *Store) readPlanned(p *readPlan, dst []byte) error {
 	return err
 }
 
-// Timestamps returns the timestamps of the series q names inside part: the steps of a
-// SingleTimeSeries (as a TimeRange read returns them), the stored timestamps of a
-// NonSequentialTimeSeries, the window starts of a forecast (WindowRange: those read).
-func (s *Store) Timestamps(q Lookup, part Part) ([]time.Time, error) {
+// Timestamps returns the timestamps of the series q names, all of them or (start and end
+// given) those in [start, end]: the steps of a SingleTimeSeries as a TimeRange read returns
+// them, the stored timestamps of a NonSequentialTimeSeries in [start, end), the window
+// starts of a forecast (as a WindowRange read returns them).
+func (s *Store) Timestamps(q Lookup, start, end *time.Time) ([]time.Time, error) {
 	const op = "get_timestamps"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	p, err := s.plan(q, part)
+	p, err := s.plan(q, Part{})
+	if err == nil && start != nil {
+		part := Part{Kind: TimeRange, Start: *start, End: *end}
+		if isForecast(p.m.Type) {
+			part.Kind = WindowRange
+		}
+		p, err = s.plan(q, part)
+	}
 	if err != nil {
 		return nil, withOp(op, err)
 	}
@@ -286,30 +294,10 @@ func (s *Store) Timestamps(q Lookup, part Part) ([]time.Time, error) {
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		first, last := stampRange(stamps, part)
+		first, last := stampRange(stamps, p.part)
 		return stamps[first:last], nil
 	case isForecast(p.m.Type):
 		return Timeline(p.ext.InitialTimestamp, p.g.grid.Interval, 0, p.window)
 	}
 	return Timeline(p.ext.InitialTimestamp, p.m.Resolution, 0, p.ext.Shape[0])
-}
-
-// Timeline returns the n timestamps t0 + (first + i) × step; calendar steps follow the
-// calendar (docs/format.md on period arithmetic).
-func Timeline(t0 time.Time, step Period, first, n int) ([]time.Time, error) {
-	if n < 0 {
-		return nil, invalid("timeline", "n", "%d is negative", n)
-	}
-	if !step.IsPositive() {
-		return nil, invalid("timeline", "step", "%s is not a positive period", step)
-	}
-	out := make([]time.Time, n)
-	for i := range out {
-		t, err := step.Step(t0, int64(first+i))
-		if err != nil {
-			return nil, invalid("timeline", "step", "%v", err)
-		}
-		out[i] = t
-	}
-	return out, nil
 }

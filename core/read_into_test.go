@@ -120,11 +120,18 @@ func TestReadIntoEqualsGet(t *testing.T) {
 	w, _ := s.GetWindows(det, t0.Add(2*time.Hour), t0.Add(6*time.Hour))
 	check(det, Part{Kind: WindowRange, Start: t0.Add(2 * time.Hour), End: t0.Add(6 * time.Hour)}, w.Array(), t0.Add(2*time.Hour))
 
-	if got, err := s.Timestamps(ns.Lookup(), Part{}); err != nil || !slices.EqualFunc(got, stamps, time.Time.Equal) {
+	if got, err := s.Timestamps(ns.Lookup(), nil, nil); err != nil || !slices.EqualFunc(got, stamps, time.Time.Equal) {
 		t.Fatalf("NonSequential timestamps %v, %v", got, err)
 	}
-	if got, err := s.Timestamps(det.Lookup(), Part{}); err != nil || len(got) != 5 || !got[4].Equal(t0.Add(8*time.Hour)) {
+	if got, err := s.Timestamps(det.Lookup(), nil, nil); err != nil || len(got) != 5 || !got[4].Equal(t0.Add(8*time.Hour)) {
 		t.Fatalf("window starts %v, %v", got, err)
+	}
+	from, to := t0.Add(time.Hour), t0.Add(5*time.Hour)
+	if got, err := s.Timestamps(ns.Lookup(), &from, &to); err != nil || len(got) != 1 || !got[0].Equal(stamps[1]) {
+		t.Fatalf("NonSequential timestamps in [1h, 5h): %v, %v", got, err)
+	}
+	if got, err := s.Timestamps(k3.Lookup(), &from, &to); err != nil || len(got) != 5 || !got[0].Equal(from) {
+		t.Fatalf("hourly timestamps in [1h, 5h]: %v, %v", got, err)
 	}
 
 	var keys []Key
@@ -232,5 +239,27 @@ func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
 	w, err := s.GetWindow(fc, t0.Add(4*time.Hour))
 	if err != nil || string(w.Array().Data) != string(wdst) {
 		t.Fatalf("bound forecast window differs from GetWindow: %v", err)
+	}
+}
+
+func TestInferResolutionFindsFixedAndCalendarSteps(t *testing.T) {
+	hourly := []time.Time{t0, t0.Add(time.Hour), t0.Add(2 * time.Hour)}
+	if p, ok, err := InferResolution(hourly); err != nil || !ok || p != Hours(1) {
+		t.Fatalf("hourly: %v %v %v", p, ok, err)
+	}
+	monthEnds, _ := Timeline(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), Months(1), 0, 4)
+	if p, ok, err := InferResolution(monthEnds); err != nil || !ok || p != Months(1) {
+		t.Fatalf("month ends: %v %v %v", p, ok, err)
+	}
+	quarters, _ := Timeline(t0, Months(3), 0, 5)
+	if p, ok, err := InferResolution(quarters); err != nil || !ok || p != Months(3) {
+		t.Fatalf("quarters: %v %v %v", p, ok, err)
+	}
+	irregular := []time.Time{t0, t0.Add(time.Hour), t0.Add(3 * time.Hour)}
+	if _, ok, err := InferResolution(irregular); err != nil || ok {
+		t.Fatalf("irregular read as regular: %v %v", ok, err)
+	}
+	if _, _, err := InferResolution([]time.Time{t0, t0}); !errors.Is(err, ErrInvalidParameter) {
+		t.Fatalf("repeated stamp: %v", err)
 	}
 }
