@@ -126,8 +126,11 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 		var tooSmallErr error
 		for i, p := range ps {
 			ms[i], exts[i], found[i] = p.m, p.ext, foundRow{p.r, p.m}
-			if len(dsts[i]) < p.ext.Bytes && tooSmallErr == nil {
-				tooSmallErr = tooSmall(op, "dst["+itoa(int64(i))+"]", len(dsts[i]), p.ext.Bytes)
+			if len(dsts[i]) < p.ext.Bytes {
+				if tooSmallErr == nil {
+					tooSmallErr = tooSmall(op, "dst["+itoa(int64(i))+"]", len(dsts[i]), p.ext.Bytes)
+				}
+				continue
 			}
 			dsts[i] = dsts[i][:p.ext.Bytes:p.ext.Bytes]
 		}

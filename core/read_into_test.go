@@ -154,7 +154,8 @@ func TestReadIntoEqualsGet(t *testing.T) {
 		dsts[i] = make([]byte, exts[i].Bytes)
 	}
 	short := slices.Clone(dsts)
-	short[21] = short[21][:0]
+	short[21] = short[21][:0:0]
+	short[22] = short[22][:1:1] // more than one item short: the first is named, none is read
 	if _, _, err := s.ReadManyInto(qs, short); !errors.Is(err, ErrBufferTooSmall) || !strings.Contains(err.Error(), "dst[21]") {
 		t.Fatalf("a short item: %v", err)
 	}

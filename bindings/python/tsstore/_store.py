@@ -211,17 +211,19 @@ class Store:
         return self._read(key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
 
     def _read(self, key: Key, call: Any, *bounds: int) -> Any:
-        """One read into a numpy array: the description, then the values (two C calls;
-        NonSequential timestamps and percentiles take one more each)."""
+        """One read into a numpy array: one C call when the key's size is known from its
+        last read (the usual case in a loop), else a first call that only sizes it.
+        NonSequential timestamps and percentiles take one more call each."""
         h, q, info = self._handle(), byref(key.lookup()), _info()
-        if call is lib.tsstore_get:
-            check(lib.tsstore_get_info(h, q, byref(info)))
-        else:
-            st = call(h, q, *bounds, None, 0, byref(info))
-            if st != _TOO_SMALL and st:
-                raise error(st)
-        buf = np.empty(info.nbytes, dtype=np.uint8)
-        check(call(h, q, *bounds, buf.ctypes.data, info.nbytes, byref(info)))
+        guess = key.__dict__.get("_nbytes", 0)
+        buf = np.empty(guess, dtype=np.uint8)
+        st = call(h, q, *bounds, buf.ctypes.data, guess, byref(info))
+        if st == _TOO_SMALL:
+            buf = np.empty(info.nbytes, dtype=np.uint8)
+            st = call(h, q, *bounds, buf.ctypes.data, info.nbytes, byref(info))
+        check(st)
+        if not bounds:
+            object.__setattr__(key, "_nbytes", info.nbytes)
         return self._series(key, info, array_view(buf, info), bounds)
 
     def _series(self, key: Key, info: Any, arr: np.ndarray, bounds: tuple = ()) -> Any:
@@ -243,22 +245,39 @@ class Store:
         return out[: got.value]
 
     def get_many(self, keys: Sequence[Key]) -> list[Any]:
-        """Reads many whole series, one pass per packed dataset; results in key order. Two C
-        calls in all (sizes, then values) however many keys: the arrays are views into one
-        block of memory the library fills."""
+        """Reads many whole series, one pass per packed dataset; results in key order. One C
+        call however many keys when every series fits the size of the largest one the last
+        get_many read (the usual case), else two (sizes, then values): the arrays are views
+        into one block of memory the library fills."""
         n = len(keys)
         if n == 0:
             return []
         which = (raw.tsstore_lookup * n)()
         size = sizeof(raw.tsstore_lookup)
         base = addressof(which)
-        move = memmove
         for i, k in enumerate(keys):
-            move(base + i * size, addressof(k.lookup()), size)
+            memmove(base + i * size, addressof(k.lookup()), size)
         infos = _infos(n)
         h = self._handle()
-        check(lib.tsstore_get_many(h, which, n, None, None, infos))
-        nbytes = np.fromiter((infos[i].nbytes for i in range(n)), dtype=np.uint64, count=n)
+        guess = self._many_guess
+        sizes = np.full(n, guess, dtype=np.uint64)
+        block, offsets, st = self._get_many_into(h, which, n, infos, sizes)
+        if st == _TOO_SMALL:
+            nbytes = np.fromiter((infos[i].nbytes for i in range(n)), dtype=np.uint64, count=n)
+            block, offsets, st = self._get_many_into(h, which, n, infos, nbytes)
+        check(st)
+        self._many_guess = max(int(infos[i].nbytes) for i in range(n))
+        out = []
+        for i, k in enumerate(keys):
+            info = infos[i]
+            lo = int(offsets[i])
+            out.append(self._series(k, info, array_view(block[lo: lo + info.nbytes], info)))
+        return out
+
+    _many_guess = 0
+
+    @staticmethod
+    def _get_many_into(h: int, which: Any, n: int, infos: Any, nbytes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         # Each array starts 8-byte aligned, so every dtype's view of it is aligned.
         sizes = (nbytes + 7) // 8 * 8
         offsets = np.zeros(n, dtype=np.uint64)
@@ -266,13 +285,8 @@ class Store:
         block = np.empty(int(sizes.sum()) or 1, dtype=np.uint8)
         dst = (offsets + np.uint64(block.ctypes.data)).astype(np.uintp)
         caps = nbytes.astype(np.uintp)
-        check(lib.tsstore_get_many(h, which, n, dst.ctypes.data, caps.ctypes.data, infos))
-        out = []
-        for i, k in enumerate(keys):
-            info = infos[i]
-            lo = int(offsets[i])
-            out.append(self._series(k, info, array_view(block[lo: lo + info.nbytes], info)))
-        return out
+        st = lib.tsstore_get_many(h, which, n, dst.ctypes.data, caps.ctypes.data, infos)
+        return block, offsets, st
 
     def get_array(self, data_hash: str | bytes) -> np.ndarray:
         """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
