@@ -100,6 +100,31 @@ def text(buf_fn: Callable[..., int], *args: Any) -> str:
     return ""
 
 
+_NP_SCALARS = {ctypes.c_int32: "<i4", ctypes.c_uint32: "<u4", ctypes.c_int64: "<i8", ctypes.c_uint64: "<u8",
+               ctypes.c_size_t: "<u8", ctypes.c_double: "<f8", ctypes.c_uint8: "u1", ctypes.c_char_p: "<u8",
+               ctypes.c_void_p: "<u8"}
+
+
+def numpy_dtype(struct: Any) -> Any:
+    """The numpy dtype with the exact layout of a ctypes Structure, pointers as uint64
+    addresses: an array of structs can then be filled column by column from numpy."""
+    import numpy as np
+    names, formats, offsets = [], [], []
+    for field in struct._fields_:
+        name, ctype = field[0], field[1]
+        names.append(name)
+        offsets.append(getattr(struct, name).offset)
+        if isinstance(ctype, type) and issubclass(ctype, ctypes.Structure):
+            formats.append(numpy_dtype(ctype))
+        elif isinstance(ctype, type) and issubclass(ctype, ctypes.Array):
+            formats.append((np.dtype(_NP_SCALARS[ctype._type_]), (ctype._length_,)))
+        elif ctype in _NP_SCALARS:
+            formats.append(_NP_SCALARS[ctype])
+        else:  # a typed pointer: an address
+            formats.append("<u8")
+    return np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": ctypes.sizeof(struct)})
+
+
 def cstr(value: bytes | None) -> str:
     """A char * field read from a struct: bytes, or None for NULL."""
     return "" if value is None else value.decode("utf-8")
@@ -124,4 +149,4 @@ def set_log_callback(fn: Callable[[str], None] | None) -> None:
 
 
 __all__ = ["lib", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
-           "sizeof", "addressof", "memmove", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]
+           "sizeof", "addressof", "memmove", "numpy_dtype", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError, TsStoreError
-from ._ffi import addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
+from ._ffi import numpy_dtype, addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
@@ -164,11 +164,7 @@ class Store:
         bool values that tell apart series of one name; units and ext are free text.
         Raises DuplicateTimeSeriesError for a stored key, InvalidParameterError naming the
         field for bad input."""
-        item = _Item(ts, owner_id, owner_type, owner_category, features, units, ext)
-        descs = (raw.tsstore_series_desc * 1)()
-        item.fill(descs[0])
-        check(lib.tsstore_add(self._handle(), byref(descs[0])))
-        return item.key()
+        return _add_items(self, [_Item(ts, owner_id, owner_type, owner_category, features, units, ext)])[0]
 
     def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
@@ -777,57 +773,116 @@ class _Filter:
         return byref(self.f)
 
 
+_FORECASTS = (Deterministic, Probabilistic, Scenarios)
+_SERIES_TYPES = (SingleTimeSeries, NonSequentialTimeSeries) + _FORECASTS
+
+
 class _Item:
-    """One series to add, as the library's descriptor wants it, with the numpy arrays and
-    bytes its pointers name kept alive until the add returns."""
+    """One series to add, checked and converted: what its descriptor will hold."""
+
+    __slots__ = ("ts", "owner_id", "owner_category", "features", "arr", "strs", "initial", "res", "hor", "iv",
+                 "count", "stamps", "pct")
 
     def __init__(self, ts: Series, owner_id: int, owner_type: str, owner_category: OwnerCategory,
                  features: dict | None, units: str | None, ext: str | None) -> None:
-        if not isinstance(ts, (SingleTimeSeries, NonSequentialTimeSeries, Deterministic, Probabilistic, Scenarios)):
+        if not isinstance(ts, _SERIES_TYPES):
             raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
         self.ts, self.owner_id, self.features = ts, _int64(owner_id, "owner_id"), features
         self.owner_category = cv.enum_arg(OwnerCategory, owner_category, "owner_category")
         self.arr = cv.as_array(ts.data)
-        self.shape = np.array(self.arr.shape, dtype=np.int64)
         self.strs = (cv.text_arg(owner_type, "owner_type"), cv.text_arg(ts.name, "name"), cv.features_json(features),
                      _opt(units, "units"), _opt(ext, "ext"))
+        self.initial, self.res, self.hor, self.iv, self.count = 0, cv.NO_PERIOD, cv.NO_PERIOD, cv.NO_PERIOD, 0
         self.stamps = self.pct = None
         if isinstance(ts, NonSequentialTimeSeries):
             self.stamps = np.array([cv.millis(t) for t in ts.timestamps], dtype=np.int64)
-        if isinstance(ts, Probabilistic):
-            self.pct = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
-
-    def fill(self, d: Any) -> None:
-        ts = self.ts
-        d.struct_size = _DESC_SIZE
-        d.series_type = int(ts.series_type)
-        d.owner_id = self.owner_id
-        d.owner_category = int(self.owner_category)
-        d.dtype = cv.dtype_code(self.arr.dtype)
-        d.owner_type, d.name, d.features_json, d.units, d.ext = self.strs
-        if not isinstance(ts, NonSequentialTimeSeries):
-            d.initial_ms = cv.millis(ts.initial_timestamp)
-            d.resolution = cv.period(ts.resolution, "resolution")
-        if self.stamps is not None:
-            if len(self.stamps) != (self.arr.shape[0] if self.arr.ndim else 0):
+            if len(self.stamps) != self.arr.shape[0]:
                 from ._errors import InvalidParameterError
                 raise InvalidParameterError(
                     f"timestamps: {len(self.stamps)} timestamps for {self.arr.shape[0]} steps of data", 1)
-            d.timestamps_ms = self.stamps.ctypes.data
-        if isinstance(ts, (Deterministic, Probabilistic, Scenarios)):
-            d.horizon, d.interval = cv.period(ts.horizon, "horizon"), cv.period(ts.interval, "interval")
-            d.count = _int64(ts.count, "count")
-        if self.pct is not None:
-            d.percentiles, d.n_percentiles = self.pct.ctypes.data, len(self.pct)
-        d.shape, d.ndim = self.shape.ctypes.data, len(self.shape)
-        d.data, d.nbytes = self.arr.ctypes.data, self.arr.nbytes
+        else:
+            self.initial, self.res = cv.millis(ts.initial_timestamp), cv.period(ts.resolution, "resolution")
+        if isinstance(ts, _FORECASTS):
+            self.hor, self.iv = cv.period(ts.horizon, "horizon"), cv.period(ts.interval, "interval")
+            self.count = _int64(ts.count, "count")
+        if isinstance(ts, Probabilistic):
+            self.pct = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
 
     def key(self) -> Key:
         """The key the library gives the added series (its periods in canonical text)."""
         ts = self.ts
-        res = None if isinstance(ts, NonSequentialTimeSeries) else cv.period_text(cv.period(ts.resolution))
-        iv = cv.period_text(cv.period(ts.interval)) if isinstance(ts, (Deterministic, Probabilistic, Scenarios)) else None
-        return Key(self.owner_id, self.owner_category, ts.series_type, ts.name, res, iv, dict(self.features or {}))
+        return Key(self.owner_id, self.owner_category, ts.series_type, ts.name, cv.period_text(self.res),
+                   cv.period_text(self.iv), dict(self.features or {}))
+
+
+_DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
+
+
+def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
+    """The descriptor array of items, filled column by column: every item's values, shape,
+    timestamps, percentiles and strings go into one block each, and the descriptors point
+    into them. The blocks are returned too: they must outlive the add."""
+    n = len(items)
+    d = np.zeros(n, dtype=_DESC_DTYPE)
+    d["struct_size"] = _DESC_SIZE
+    d["series_type"] = [int(it.ts.series_type) for it in items]
+    d["owner_id"] = [it.owner_id for it in items]
+    d["owner_category"] = [int(it.owner_category) for it in items]
+    d["dtype"] = [cv.dtype_code(it.arr.dtype) for it in items]
+    d["initial_ms"] = [it.initial for it in items]
+    d["count"] = [it.count for it in items]
+    for field, attr in (("resolution", "res"), ("horizon", "hor"), ("interval", "iv")):
+        periods = [getattr(it, attr) for it in items]
+        d[field]["value"] = [p.value for p in periods]
+        d[field]["unit"] = [p.unit for p in periods]
+    keep: list = []
+    data, d["nbytes"] = _block([it.arr.reshape(-1).view(np.uint8) for it in items], np.uint8, keep)
+    d["data"] = data
+    d["shape"], d["ndim"] = _block([np.array(it.arr.shape, dtype=np.int64) for it in items], np.int64, keep)
+    d["timestamps_ms"], _ = _block([it.stamps for it in items], np.int64, keep)
+    d["percentiles"], d["n_percentiles"] = _block([it.pct for it in items], np.float64, keep)
+    for i, field in enumerate(("owner_type", "name", "features_json", "units", "ext")):
+        d[field] = _strings_block([it.strs[i] for it in items], keep)
+    return d, keep
+
+
+def _block(parts: list, dtype: Any, keep: list) -> tuple[np.ndarray, np.ndarray]:
+    """One contiguous block of parts (None: none) and, per part, its address (0 for None)
+    and its length in elements."""
+    lengths = np.array([0 if p is None else len(p) for p in parts], dtype=np.int64)
+    present = [p for p in parts if p is not None]
+    block = np.concatenate(present).astype(dtype, copy=False) if present else np.zeros(1, dtype=dtype)
+    keep.append(block)
+    starts = np.zeros(len(parts), dtype=np.uint64)
+    np.cumsum(lengths[:-1] * block.itemsize, out=starts[1:])
+    addrs = np.where([p is not None for p in parts], starts + np.uint64(block.ctypes.data), 0).astype(np.uint64)
+    return addrs, lengths
+
+
+def _strings_block(values: list[bytes | None], keep: list) -> np.ndarray:
+    """The addresses of NUL-terminated copies of values in one block (0 for None)."""
+    joined = b"".join(v + b"\0" for v in values if v is not None)
+    block = np.frombuffer(joined or b"\0", dtype=np.uint8)
+    keep.append(block)
+    lengths = np.array([0 if v is None else len(v) + 1 for v in values], dtype=np.uint64)
+    starts = np.zeros(len(values), dtype=np.uint64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return np.where([v is not None for v in values], starts + np.uint64(block.ctypes.data), 0).astype(np.uint64)
+
+
+def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[Key]:
+    """Adds items in one C call: tsstore_add for a single add, tsstore_add_batch for a batch
+    (whose arrays get datasets sized to it)."""
+    if not items:
+        return []
+    descs, keep = _descriptors(items)
+    if batch:
+        st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
+    else:
+        st = lib.tsstore_add(store._handle(), descs.ctypes.data)
+    del keep  # the library copied what the descriptors point at
+    check(st)
+    return [it.key() for it in items]
 
 
 class Batch:
@@ -860,12 +915,7 @@ class Batch:
         """Adds every queued series, all or nothing, and returns their keys."""
         store = self._live()
         items, self._items, self._store = self._items, [], None
-        n = len(items)
-        descs = (raw.tsstore_series_desc * max(n, 1))()
-        for i, it in enumerate(items):
-            it.fill(descs[i])
-        check(lib.tsstore_add_batch(store._handle(), descs, n))
-        self.keys = [it.key() for it in items]
+        self.keys = _add_items(store, items, batch=True)
         return self.keys
 
     def discard(self) -> None:
