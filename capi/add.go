@@ -4,6 +4,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -24,7 +26,7 @@ func tsstore_add(p C.uintptr_t, desc *C.tsstore_series_desc) (status C.int32_t) 
 			return err
 		}
 		_, err = s.Add(it.Owner, it.Series, it.Options)
-		return err
+		return descError(err, false)
 	})
 }
 
@@ -52,8 +54,44 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) 
 			}
 		}
 		_, err = s.AddBatch(items)
-		return err
+		return descError(err, true)
 	})
+}
+
+// descFields are the core's names of a series' fields and the descriptor's, longest first.
+var descFields = []struct{ core, c string }{
+	{"data.shape", "shape"}, {"data.dtype", "dtype"}, {"data.data", "nbytes"}, {"timestamps", "timestamps_ms"},
+	{"features", "features_json"}, {"data", "data"},
+}
+
+// descError names the field of a refused add as the caller wrote it: "desc.shape[0]" or
+// "descs[3].timestamps_ms", where the core says "data.shape[0]" or "items[3].timestamps".
+func descError(err error, batch bool) error {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	prefix, field := "desc", e.Field
+	if batch {
+		prefix = "descs[0]"
+		if rest, ok := strings.CutPrefix(field, "items["); ok {
+			if i := strings.Index(rest, "]"); i >= 0 {
+				prefix, field = "descs["+rest[:i+1], strings.TrimPrefix(rest[i+1:], ".")
+			}
+		}
+	}
+	for _, f := range descFields {
+		if rest, ok := strings.CutPrefix(field, f.core); ok && (rest == "" || rest[0] == '[' || rest[0] == '.') {
+			field = f.c + rest
+			break
+		}
+	}
+	if field == "" || field == "key" {
+		e.Field = prefix
+	} else {
+		e.Field = prefix + "." + field
+	}
+	return err
 }
 
 // itemOf reads one descriptor into the core's series. Its array is copied once, here: the

@@ -9,6 +9,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -57,6 +59,10 @@ func tsstore_errmsg() *C.char { return C.ts_get_error() }
 
 func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The header's NOT_FOUND: no such file or directory, whatever layer saw it.
+			return fail(nil, &apiError{statusNotFound, err.Error()})
+		}
 		return fail(nil, err)
 	}
 	*out = C.uintptr_t(register(kindStore, &storeHandle{s: s}))
@@ -209,7 +215,7 @@ func tsstore_store_recovered(p C.uintptr_t, buf *C.char, capacity C.size_t, need
 		return fail(nil, err)
 	}
 	if err := putString(h.s.Recovered(), buf, capacity, needed); err != nil {
-		return statusOf(err)
+		return fail(nil, err)
 	}
 	return statusOK
 }
@@ -225,7 +231,7 @@ func tsstore_store_last_error(p C.uintptr_t, buf *C.char, capacity C.size_t, nee
 	msg := h.lastErr
 	h.mu.Unlock()
 	if err := putString(msg, buf, capacity, needed); err != nil {
-		return statusOf(err)
+		return fail(nil, err) // the thread's message, not the store's: that one is being read
 	}
 	return statusOK
 }

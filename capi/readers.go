@@ -4,6 +4,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -131,7 +133,7 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 		}
 		r, closeFn, err := build(s, res, keys)
 		if err != nil {
-			return err
+			return whichError(err)
 		}
 		sh, _ := getStore(p)
 		h = &readerHandle{r: r, close: closeFn, st: sh}
@@ -141,6 +143,18 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 		*out = C.uintptr_t(register(k, h))
 	}
 	return st
+}
+
+// whichError names a reader's refused item as the caller passed it: "which[3]", where the
+// core, given keys, says "keys[3]".
+func whichError(err error) error {
+	var e *core.Error
+	if errors.As(err, &e) {
+		if rest, ok := strings.CutPrefix(e.Field, "keys["); ok {
+			e.Field = "which[" + rest
+		}
+	}
+	return err
 }
 
 var readerInfoSize, groupInfoSize = unsafe.Sizeof(C.tsstore_reader_info{}), unsafe.Sizeof(C.tsstore_group_info{})
@@ -201,10 +215,13 @@ func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity 
 		return noFail(err)
 	}
 	var buf []byte
-	if dst != nil {
+	switch {
+	case dst != nil:
 		if buf, err = cBytes(dst, capacity, "dst"); err != nil {
 			return noFail(err)
 		}
+	case capacity != 0: // as every call refuses a NULL buffer given a size; unbinding gives 0
+		return noFail(invalidArg("dst is NULL but capacity is %d (unbind with dst NULL, capacity 0)", capacity))
 	}
 	return noFail(h.r.bind(int(g), buf))
 }

@@ -454,7 +454,8 @@ TSSTORE_API int32_t tsstore_timeline(int64_t initial_ms, const tsstore_period *s
 
 /* Infers the regular resolution of timestamps_ms[n] (n >= 2, strictly increasing): a fixed
  * step, or a whole number of calendar months. *regular = 1 and *resolution set when every
- * gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular. */
+ * gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular. When
+ * both fit (1 July of three years 365 days apart), the fixed step is reported. */
 TSSTORE_API int32_t tsstore_infer_resolution(const int64_t *timestamps_ms, size_t n, int32_t *regular,
                                              tsstore_period *resolution);
 
@@ -564,8 +565,8 @@ TSSTORE_API int32_t tsstore_get_percentiles(tsstore_store *store, const tsstore_
 /* Reads which[n] whole, in one pass per packed dataset: series i goes into dst[i]
  * (capacity[i] bytes) and infos[i] describes it. dst NULL (capacity then NULL too) reads no
  * array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
- * message names the first item that does not fit, and every infos[i] is filled. infos may
- * not be NULL. Status: as tsstore_get, naming the item ("which[3]"). */
+ * message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
+ * infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]"). */
 TSSTORE_API int32_t tsstore_get_many(tsstore_store *store, const tsstore_lookup *which, size_t n,
                                      void *const *dst, const size_t *capacity, tsstore_series_info *infos);
 
@@ -649,7 +650,8 @@ TSSTORE_API int32_t tsstore_static_reader_group_keys(const tsstore_static_reader
                                                      int64_t *dst, size_t capacity, size_t *n);
 /* Binds dst[capacity] (bytes; at least the group's nbytes) to group g: each later read writes
  * the group's values there. The reader keeps the pointer until it is bound again, unbound
- * (dst NULL) or freed; the caller keeps the memory alive that long. */
+ * (dst NULL, capacity 0) or freed; the caller keeps the memory alive that long. A refused
+ * bind keeps the binding the group had. */
 TSSTORE_API int32_t tsstore_static_reader_bind(tsstore_static_reader *reader, size_t group, void *dst,
                                                size_t capacity);
 /* Reads step i (0 <= i < steps) into the bound buffers. */
@@ -696,7 +698,8 @@ TSSTORE_API int32_t tsstore_count_by_hash(tsstore_store *store, const uint8_t *h
 /* The distinct forecast parameters, into dst[capacity] (elements); *n gets how many. */
 TSSTORE_API int32_t tsstore_forecast_parameters(tsstore_store *store, tsstore_forecast_params *dst, size_t capacity,
                                                 size_t *n);
-/* The static grids, per resolution (shortest first), into dst[capacity]; *n gets how many. */
+/* The static grids, one per (resolution, first step, length), shortest resolution first,
+ * into dst[capacity]; *n gets how many. */
 TSSTORE_API int32_t tsstore_static_summary(tsstore_store *store, tsstore_static_grid *dst, size_t capacity,
                                            size_t *n);
 /* *consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. */
