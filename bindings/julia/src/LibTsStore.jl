@@ -594,7 +594,8 @@ tsstore_timeline(initial_ms, step, first, n, dst) =
 
 Infers the regular resolution of timestamps_ms[n] (n >= 2, strictly increasing): a fixed
 step, or a whole number of calendar months. *regular = 1 and *resolution set when every
-gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular.
+gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular. When
+both fit (1 July of three years 365 days apart), the fixed step is reported.
 """
 tsstore_infer_resolution(timestamps_ms, n, regular, resolution) =
     ccall(SYMBOLS.tsstore_infer_resolution[], Int32, (Ptr{Int64}, Csize_t, Ptr{Int32}, Ptr{tsstore_period}), timestamps_ms, n, regular, resolution)
@@ -823,8 +824,8 @@ tsstore_get_percentiles(store, which, dst, capacity, n) =
 Reads which[n] whole, in one pass per packed dataset: series i goes into dst[i]
 (capacity[i] bytes) and infos[i] describes it. dst NULL (capacity then NULL too) reads no
 array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
-message names the first item that does not fit, and every infos[i] is filled. infos may
-not be NULL. Status: as tsstore_get, naming the item ("which[3]").
+message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
+infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]").
 """
 tsstore_get_many(store, which, n, dst, capacity, infos) =
     ccall(SYMBOLS.tsstore_get_many[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Csize_t, Ptr{Ptr{Cvoid}}, Ptr{Csize_t}, Ptr{tsstore_series_info}), store, which, n, dst, capacity, infos)
@@ -1025,7 +1026,8 @@ tsstore_static_reader_group_keys(reader, group, dst, capacity, n) =
 
 Binds dst[capacity] (bytes; at least the group's nbytes) to group g: each later read writes
 the group's values there. The reader keeps the pointer until it is bound again, unbound
-(dst NULL) or freed; the caller keeps the memory alive that long.
+(dst NULL, capacity 0) or freed; the caller keeps the memory alive that long. A refused
+bind keeps the binding the group had.
 """
 tsstore_static_reader_bind(reader, group, dst, capacity) =
     ccall(SYMBOLS.tsstore_static_reader_bind[], Int32, (Ptr{tsstore_static_reader}, Csize_t, Ptr{Cvoid}, Csize_t), reader, group, dst, capacity)
@@ -1209,7 +1211,8 @@ tsstore_forecast_parameters(store, dst, capacity, n) =
 
 `int32_t tsstore_static_summary(tsstore_store *store, tsstore_static_grid *dst, size_t capacity, size_t *n)`
 
-The static grids, per resolution (shortest first), into dst[capacity]; *n gets how many.
+The static grids, one per (resolution, first step, length), shortest resolution first,
+into dst[capacity]; *n gets how many.
 """
 tsstore_static_summary(store, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_static_summary[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_static_grid}, Csize_t, Ptr{Csize_t}), store, dst, capacity, n)
