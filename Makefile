@@ -71,6 +71,9 @@ pytest: pyenv
 # Every test, with the race detector; the file-layout checks use ncdump, ncatted and sqlite3,
 # which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure, not a skip).
 test: deps vet
+	# The bindings' raw layers are what include/tsstore.h generates (else: a diff, and the fix
+	# is to run scripts/gen-bindings and commit its output).
+	python3 scripts/gen-bindings --check
 	TSSTORE_REQUIRE_TOOLS=1 $(GO) test -race -count=1 ./...
 	# The crash harness at full size: 200 writers killed with SIGKILL; prints its figures.
 	mkdir -p $(OUT)
