@@ -60,7 +60,7 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) 
 
 // descFields are the core's names of a series' fields and the descriptor's, longest first.
 var descFields = []struct{ core, c string }{
-	{"data.shape", "shape"}, {"data.dtype", "dtype"}, {"data.data", "nbytes"}, {"timestamps", "timestamps_ms"},
+	{"data.shape", "shape"}, {"data.dtype", "dtype"}, {"data.data", "data"}, {"timestamps", "timestamps_ms"},
 	{"features", "features_json"}, {"data", "data"},
 }
 

@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
@@ -37,11 +38,22 @@ func idList(p *C.int64_t, n C.size_t, field string) ([]int64, error) {
 	return valuesFromC[int64](unsafe.Pointer(p), int(n)), nil
 }
 
-func typeList(p *C.char) []string {
+func typeList(p *C.char, field string) ([]string, error) {
 	if p == nil {
-		return nil
+		return nil, nil
 	}
-	return []string{C.GoString(p)}
+	t, err := utf8String(p, field)
+	return []string{t}, err
+}
+
+// utf8String reads a C string that must be UTF-8, naming the argument when it is not (the
+// core would name its own field).
+func utf8String(p *C.char, field string) (string, error) {
+	s, err := reqString(p, field)
+	if err == nil && !utf8.ValidString(s) {
+		err = invalidArg("%s: %q is not UTF-8", field, s)
+	}
+	return s, err
 }
 
 var associationSize = unsafe.Sizeof(C.tsstore_association{})
@@ -91,11 +103,11 @@ func associationsIn(in *C.tsstore_association, n C.size_t) ([]assocRow, error) {
 	for i := range rows {
 		e := element(in, stride, i)
 		field := "rows[" + itoa(i) + "]"
-		at, err := reqString(e.a_type, field+".a_type")
+		at, err := utf8String(e.a_type, field+".a_type")
 		if err != nil {
 			return nil, err
 		}
-		bt, err := reqString(e.b_type, field+".b_type")
+		bt, err := utf8String(e.b_type, field+".b_type")
 		if err != nil {
 			return nil, err
 		}
@@ -148,7 +160,12 @@ func readFilter(aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t, aTyp
 	if f.bIDs, err = idList(bIDs, nB, "b_ids"); err != nil {
 		return f, err
 	}
-	f.aType, f.bType = typeList(aType), typeList(bType)
+	if f.aType, err = typeList(aType, "a_type"); err != nil {
+		return f, err
+	}
+	if f.bType, err = typeList(bType, "b_type"); err != nil {
+		return f, err
+	}
 	f.supplemental = core.SupplementalFilter{ComponentIDs: f.aIDs, AttributeIDs: f.bIDs, ComponentTypes: f.aType, AttributeTypes: f.bType}
 	f.parentChild = core.ParentChildFilter{ParentIDs: f.aIDs, ChildIDs: f.bIDs, ParentTypes: f.aType, ChildTypes: f.bType}
 	return f, nil

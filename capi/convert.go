@@ -111,6 +111,19 @@ func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Po
 	if uint64(nbytes) > 1<<46 {
 		return core.TypedArray{}, invalidArg("%s.nbytes: %d is too large", field, nbytes)
 	}
+	// The size is checked here, before any caller memory is read, and named as the caller
+	// wrote it (the core would check it again under its own name).
+	want := uint64(core.DType(dtype).Width())
+	for _, d := range out {
+		if want > (1<<46)/uint64(d) { // checked before multiplying: the product could wrap
+			return core.TypedArray{}, invalidArg("%s.shape: %v holds more than 2^46 bytes", field, dims)
+		}
+		want *= uint64(d)
+	}
+	if uint64(nbytes) != want {
+		return core.TypedArray{}, invalidArg("%s.nbytes: %d bytes do not match shape %v of %s (%d bytes)", field, nbytes,
+			dims, core.DType(dtype), want)
+	}
 	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: fromC(data, int(nbytes))}, nil
 }
 
