@@ -61,7 +61,7 @@ func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The header's NOT_FOUND: no such file or directory, whatever layer saw it.
-			return fail(nil, &apiError{statusNotFound, err.Error()})
+			return fail(nil, &apiError{statusNotFound, strings.TrimSuffix(err.Error(), " (i/o error)") + " (not found)"})
 		}
 		return fail(nil, err)
 	}

@@ -6,7 +6,9 @@
  * declared here is not API. The bindings' raw layers (Python's ctypes declarations, Julia's
  * LibTsStore.jl) are generated from it by scripts/gen-bindings, so its declarations keep to a
  * small grammar: one declaration per statement, `TSSTORE_API <type> <name>(<params>);`,
- * structs as `typedef struct <name> { <fields> } <name>;`, constants as `#define TSSTORE_<X> <int>`.
+ * structs as `typedef struct <name> { <fields> } <name>;`, constants as `#define TSSTORE_<X> <int>`
+ * or `"<text>"`, and _INIT macros that spell out every field. Run scripts/gen-bindings after
+ * any change here, comments included (they become the bindings' docstrings).
  *
  * Conventions, the same for every function:
  *   - Every function returns an int32_t status (TSSTORE_OK or one of the TSSTORE_E_* codes
@@ -225,9 +227,11 @@ typedef struct tsstore_series_desc {
       NULL, NULL, 0, {0, 0, 0}, NULL, {0, 0, 0}, {0, 0, 0}, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL }
 
 /* What a series is, and what a read returned. key holds the series' full identity, ready to
- * pass back as a lookup (its strings follow the rule for strings out). After a read, ndim,
- * shape, nbytes, initial_ms and count describe the part read (a range, some windows);
- * otherwise the whole stored array. The rest describes the stored series:
+ * pass back as a lookup (its strings follow the rule for strings out). ndim, shape, nbytes,
+ * initial_ms and count describe what the read returned (a range, some windows) or, from
+ * tsstore_get_info and listings, what a whole read returns (for a
+ * DeterministicSingleTimeSeries its windows, [H, count, *E], not its source's rows). The
+ * rest describes the stored series:
  *   series_type      the stored type (DeterministicSingleTimeSeries stays itself);
  *   initial_ms       first step (SingleTimeSeries), first window start (forecasts), first
  *                    timestamp (NonSequentialTimeSeries; 0 when empty);

@@ -182,9 +182,11 @@ tsstore_series_desc(; struct_size = sizeof(tsstore_series_desc), series_type = T
 
 """
 What a series is, and what a read returned. key holds the series' full identity, ready to
-pass back as a lookup (its strings follow the rule for strings out). After a read, ndim,
-shape, nbytes, initial_ms and count describe the part read (a range, some windows);
-otherwise the whole stored array. The rest describes the stored series:
+pass back as a lookup (its strings follow the rule for strings out). ndim, shape, nbytes,
+initial_ms and count describe what the read returned (a range, some windows) or, from
+tsstore_get_info and listings, what a whole read returns (for a
+DeterministicSingleTimeSeries its windows, [H, count, *E], not its source's rows). The
+rest describes the stored series:
   series_type      the stored type (DeterministicSingleTimeSeries stays itself);
   initial_ms       first step (SingleTimeSeries), first window start (forecasts), first
                    timestamp (NonSequentialTimeSeries; 0 when empty);

@@ -3,6 +3,7 @@ batches, readers in any key order, every exception class reached through real ba
 store damaged with tools we did not write, and the docstring / type-hint contract."""
 import datetime as dt
 import inspect
+import os
 import sqlite3
 
 import numpy as np
@@ -155,8 +156,11 @@ def test_every_exception_class_from_real_input(path):
         ds.setncattr("data_format_version", "9.0.0")
     with pytest.raises(tsstore.IncompatibleFormatError, match="9.0.0"):
         tsstore.Store.open(path)
-    with pytest.raises(tsstore.TsStoreIOError):
+    with pytest.raises(tsstore.NotFoundError, match="no such file"):
         tsstore.Store.open(str(path) + ".none")
+    os.mkdir(str(path) + ".dir")  # a directory where the NetCDF file should be: netcdf-c fails
+    with pytest.raises(tsstore.TsStoreIOError):
+        tsstore.Store.open(str(path) + ".dir")
 
 
 def _public():

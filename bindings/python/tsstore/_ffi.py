@@ -117,7 +117,8 @@ def numpy_dtype(struct: Any) -> Any:
         if isinstance(ctype, type) and issubclass(ctype, ctypes.Structure):
             formats.append(numpy_dtype(ctype))
         elif isinstance(ctype, type) and issubclass(ctype, ctypes.Array):
-            formats.append((np.dtype(_NP_SCALARS[ctype._type_]), (ctype._length_,)))
+            element: Any = ctype._type_
+            formats.append((np.dtype(_NP_SCALARS[element]), (ctype._length_,)))
         elif ctype in _NP_SCALARS:
             formats.append(_NP_SCALARS[ctype])
         else:  # a typed pointer: an address

@@ -176,7 +176,7 @@ def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReade
     out = c_void_p()
     check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), _lookups(keys), len(keys),
                                         byref(out)))
-    return StaticReader(store, out.value, keys)
+    return StaticReader(store, out.value or 0, keys)
 
 
 def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> ForecastReader:
@@ -185,4 +185,4 @@ def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Se
     check(lib.tsstore_forecast_reader_new(store._handle(), int(series_type), byref(cv.period(resolution, "resolution")),
                                           _lookups(keys), len(keys), byref(out)))
     layered = int(series_type) in (SeriesType.PROBABILISTIC, SeriesType.SCENARIOS)
-    return ForecastReader(store, out.value, keys, layered)
+    return ForecastReader(store, out.value or 0, keys, layered)

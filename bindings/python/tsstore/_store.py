@@ -735,10 +735,18 @@ def _record(info: Any) -> dict:
     return {
         "key": key, "series_type": typ, "dtype": cv.DTYPES[info.dtype], "length": info.length, "count": info.count,
         "initial_timestamp": None if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES else cv.from_millis(info.initial_ms),
-        "element_shape": tuple(int(d) for d in info.shape[1: info.ndim]),
+        "element_shape": _element_shape(info),
         "owner_type": cstr(info.owner_type) or None, "units": cstr(info.units) or None, "ext": cstr(info.ext) or None,
         "resolution": key.resolution, "horizon": cv.period_text(info.horizon), "interval": key.interval,
         "data_hash": bytes(info.data_hash).hex(), "features_hash": bytes(info.features_hash).hex()}
+
+
+def _element_shape(info: Any) -> tuple[int, ...]:
+    """The catalog's element_shape: the stored array is [length, *element_shape]. A
+    DeterministicSingleTimeSeries is described as its windows read, [H, count, *E], while
+    it stores (and its column holds) its source's E."""
+    skip = 2 if info.key.series_type == SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES else 1
+    return tuple(int(d) for d in info.shape[skip: info.ndim])
 
 
 def _filter_args(filters: dict) -> dict:
