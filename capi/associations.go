@@ -1,9 +1,11 @@
 package main
 
+// #include <stdlib.h>
 // #include "capi.h"
 import "C"
 
 import (
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
@@ -36,38 +38,38 @@ func idList(p *C.int64_t, n C.size_t, field string) ([]int64, error) {
 	return valuesFromC[int64](unsafe.Pointer(p), int(n)), nil
 }
 
-func typeList(p *C.char) []string {
+func typeList(p *C.char, field string) ([]string, error) {
 	if p == nil {
-		return nil
+		return nil, nil
 	}
-	return []string{C.GoString(p)}
+	t, err := utf8String(p, field)
+	return []string{t}, err
 }
 
+// utf8String reads a C string that must be UTF-8, naming the argument when it is not (the
+// core would name its own field).
+func utf8String(p *C.char, field string) (string, error) {
+	s, err := reqString(p, field)
+	if err == nil && !utf8.ValidString(s) {
+		err = invalidArg("%s: %q is not UTF-8", field, s)
+	}
+	return s, err
+}
+
+var associationSize = unsafe.Sizeof(C.tsstore_association{})
+
 //export tsstore_add_associations
-func tsstore_add_associations(p C.uintptr_t, table C.int32_t, n C.size_t, aIDs *C.int64_t, aTypes **C.char,
-	bIDs *C.int64_t, bTypes **C.char) (status C.int32_t) {
+func tsstore_add_associations(p C.uintptr_t, table C.int32_t, in *C.tsstore_association, n C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
 			return err
 		}
-		if n > 1<<32 {
-			return invalidArg("n: %d is too large", n)
+		rows, err := associationsIn(in, n)
+		if err != nil {
+			return err
 		}
-		if n > 0 && (aIDs == nil || aTypes == nil || bIDs == nil || bTypes == nil) {
-			return invalidArg("a_ids, a_types, b_ids and b_types must not be NULL when n is %d", n)
-		}
-		as, bs := valuesFromC[int64](unsafe.Pointer(aIDs), int(n)), valuesFromC[int64](unsafe.Pointer(bIDs), int(n))
-		at := valuesFromC[uintptr](unsafe.Pointer(aTypes), int(n))
-		bt := valuesFromC[uintptr](unsafe.Pointer(bTypes), int(n))
-		rows := make([]assocRow, n)
-		for i := range rows {
-			if at[i] == 0 || bt[i] == 0 {
-				return invalidArg("items[%d]: a type name is NULL", i)
-			}
-			rows[i] = assocRow{as[i], bs[i], cString(at[i]), cString(bt[i])}
-		}
-		if table == 0 {
+		if table == C.TSSTORE_SUPPLEMENTAL_ASSOCIATIONS {
 			sa := make([]core.SupplementalAssociation, len(rows))
 			for i, r := range rows {
 				sa[i] = core.SupplementalAssociation{ComponentID: r.a, ComponentType: r.aType, AttributeID: r.b, AttributeType: r.bType}
@@ -80,6 +82,38 @@ func tsstore_add_associations(p C.uintptr_t, table C.int32_t, n C.size_t, aIDs *
 		}
 		return s.AddParentChildAssociations(pc)
 	})
+}
+
+// associationsIn reads rows[n] of the caller's.
+func associationsIn(in *C.tsstore_association, n C.size_t) ([]assocRow, error) {
+	if n > 1<<32 {
+		return nil, invalidArg("n: %d is too large", n)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	if in == nil {
+		return nil, invalidArg("rows is NULL but n is %d", n)
+	}
+	stride, err := structSize(in.struct_size, associationSize, "rows[0]", "TSSTORE_ASSOCIATION_INIT")
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]assocRow, n)
+	for i := range rows {
+		e := element(in, stride, i)
+		field := "rows[" + itoa(i) + "]"
+		at, err := utf8String(e.a_type, field+".a_type")
+		if err != nil {
+			return nil, err
+		}
+		bt, err := utf8String(e.b_type, field+".b_type")
+		if err != nil {
+			return nil, err
+		}
+		rows[i] = assocRow{int64(e.a_id), int64(e.b_id), at, bt}
+	}
+	return rows, nil
 }
 
 //export tsstore_has_association
@@ -126,7 +160,12 @@ func readFilter(aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t, aTyp
 	if f.bIDs, err = idList(bIDs, nB, "b_ids"); err != nil {
 		return f, err
 	}
-	f.aType, f.bType = typeList(aType), typeList(bType)
+	if f.aType, err = typeList(aType, "a_type"); err != nil {
+		return f, err
+	}
+	if f.bType, err = typeList(bType, "b_type"); err != nil {
+		return f, err
+	}
 	f.supplemental = core.SupplementalFilter{ComponentIDs: f.aIDs, AttributeIDs: f.bIDs, ComponentTypes: f.aType, AttributeTypes: f.bType}
 	f.parentChild = core.ParentChildFilter{ParentIDs: f.aIDs, ChildIDs: f.bIDs, ParentTypes: f.aType, ChildTypes: f.bType}
 	return f, nil
@@ -163,7 +202,7 @@ func tsstore_list_associations(p C.uintptr_t, table C.int32_t, aIDs *C.int64_t, 
 		return err
 	})
 	if st == statusOK {
-		*out = C.uintptr_t(register(kindAssociations, rows))
+		*out = newAssocList(rows)
 	}
 	return st
 }
@@ -215,100 +254,107 @@ func tsstore_replace_association_id(p C.uintptr_t, table C.int32_t, oldID, newID
 }
 
 //export tsstore_association_counts
-func tsstore_association_counts(p C.uintptr_t, table C.int32_t, rows, distinctA, distinctB *C.int64_t) (status C.int32_t) {
+func tsstore_association_counts(p C.uintptr_t, table C.int32_t, counts *C.tsstore_association_tally) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if err := tableArg(table); err != nil {
 			return err
 		}
+		if counts == nil {
+			return invalidArg("counts is NULL")
+		}
+		if _, err := structSize(counts.struct_size, unsafe.Sizeof(C.tsstore_association_tally{}), "counts", "TSSTORE_ASSOCIATION_TALLY_INIT"); err != nil {
+			return err
+		}
 		var c core.AssociationCounts
 		var err error
-		if table == 0 {
+		if table == C.TSSTORE_SUPPLEMENTAL_ASSOCIATIONS {
 			c, err = s.SupplementalAssociationCounts()
 		} else {
 			c, err = s.ParentChildAssociationCounts()
 		}
-		if err != nil {
-			return err
+		if err == nil {
+			counts.rows, counts.distinct_a, counts.distinct_b = C.int64_t(c.Rows), C.int64_t(c.DistinctA), C.int64_t(c.DistinctB)
 		}
-		for _, f := range []struct {
-			p *C.int64_t
-			v int
-		}{{rows, c.Rows}, {distinctA, c.DistinctA}, {distinctB, c.DistinctB}} {
-			if f.p != nil {
-				*f.p = C.int64_t(f.v)
-			}
-		}
-		return nil
+		return err
 	})
 }
 
-func getAssociations(p C.uintptr_t) ([]assocRow, error) {
+// assocList is a listing of association rows, their type names in C memory it owns.
+type assocList struct {
+	rows         []assocRow
+	mem          unsafe.Pointer
+	aOffs, bOffs []int
+}
+
+func newAssocList(rows []assocRow) C.uintptr_t {
+	var p strPack
+	l := &assocList{rows: rows, aOffs: make([]int, len(rows)), bOffs: make([]int, len(rows))}
+	for i, r := range rows {
+		l.aOffs[i], l.bOffs[i] = p.add(r.aType), p.add(r.bType)
+	}
+	l.mem = p.inCMemory()
+	return C.uintptr_t(register(kindAssociations, l))
+}
+
+func getAssociations(p C.uintptr_t) (*assocList, error) {
 	v, ok := lookup(uintptr(p), kindAssociations)
 	if !ok {
 		return nil, badHandle("association list")
 	}
-	return v.([]assocRow), nil
+	return v.(*assocList), nil
 }
 
 //export tsstore_associations_len
 func tsstore_associations_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	rows, err := getAssociations(p)
+	l, err := getAssociations(p)
 	if err == nil && n == nil {
 		err = invalidArg("len is NULL")
 	}
 	if err == nil {
-		*n = C.size_t(len(rows))
+		*n = C.size_t(len(l.rows))
 	}
 	return noFail(err)
 }
 
-func assocAt(p C.uintptr_t, i C.size_t) (assocRow, error) {
-	rows, err := getAssociations(p)
-	if err == nil && uint64(i) >= uint64(len(rows)) {
-		err = invalidArg("i: %d is outside 0–%d", i, len(rows)-1)
+//export tsstore_associations_get
+func tsstore_associations_get(p C.uintptr_t, first, n C.size_t, dst *C.tsstore_association) (status C.int32_t) {
+	defer guard(&status)
+	l, err := getAssociations(p)
+	if err == nil {
+		err = l.put(first, n, dst)
 	}
+	return noFail(err)
+}
+
+func (l *assocList) put(first, n C.size_t, dst *C.tsstore_association) error {
+	if uint64(first) > uint64(len(l.rows)) || uint64(n) > uint64(len(l.rows))-uint64(first) {
+		return invalidArg("first %d, n %d: the list holds %d rows", first, n, len(l.rows))
+	}
+	if n == 0 {
+		return nil
+	}
+	if dst == nil {
+		return invalidArg("dst is NULL")
+	}
+	stride, err := structSize(dst.struct_size, associationSize, "dst[0]", "TSSTORE_ASSOCIATION_INIT")
 	if err != nil {
-		return assocRow{}, err
+		return err
 	}
-	return rows[i], nil
-}
-
-//export tsstore_associations_ids
-func tsstore_associations_ids(p C.uintptr_t, i C.size_t, a, b *C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	r, err := assocAt(p, i)
-	if err == nil {
-		if a != nil {
-			*a = C.int64_t(r.a)
-		}
-		if b != nil {
-			*b = C.int64_t(r.b)
-		}
+	for i := 0; i < int(n); i++ {
+		j := int(first) + i
+		e := element(dst, stride, i)
+		e.a_id, e.b_id = C.int64_t(l.rows[j].a), C.int64_t(l.rows[j].b)
+		e.a_type, e.b_type = at(l.mem, l.aOffs[j]), at(l.mem, l.bOffs[j])
 	}
-	return noFail(err)
-}
-
-//export tsstore_associations_type
-func tsstore_associations_type(p C.uintptr_t, i C.size_t, end C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	r, err := assocAt(p, i)
-	if err == nil {
-		switch end {
-		case 0:
-			err = putString(r.aType, buf, capacity, needed)
-		case 1:
-			err = putString(r.bType, buf, capacity, needed)
-		default:
-			err = invalidArg("end: %d is not 0 (A) or 1 (B)", end)
-		}
-	}
-	return noFail(err)
+	return nil
 }
 
 //export tsstore_associations_free
 func tsstore_associations_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(uintptr(p), kindAssociations)
+	if l, ok := unregister(uintptr(p), kindAssociations).(*assocList); ok {
+		C.free(l.mem)
+	}
 }

@@ -1,151 +1,37 @@
 package main
 
+// #include <stdlib.h>
 // #include "capi.h"
 import "C"
 
 import (
-	"fmt"
-	"strings"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
 )
 
-func getMetadata(p C.uintptr_t) (*core.Metadata, error) {
-	v, ok := lookup(uintptr(p), kindMetadata)
+// stringsHandle is a list of strings in one block of C memory the handle owns.
+type stringsHandle struct {
+	mem  unsafe.Pointer
+	offs []int
+}
+
+func newStringsHandle(vals []string) C.uintptr_t {
+	var p strPack
+	h := &stringsHandle{offs: make([]int, len(vals))}
+	for i, v := range vals {
+		h.offs[i] = p.add(v)
+	}
+	h.mem = p.inCMemory()
+	return C.uintptr_t(register(kindStrings, h))
+}
+
+func getStrings(p C.uintptr_t) (*stringsHandle, error) {
+	v, ok := lookup(uintptr(p), kindStrings)
 	if !ok {
-		return nil, badHandle("metadata")
+		return nil, badHandle("string list")
 	}
-	return v.(*core.Metadata), nil
-}
-
-//export tsstore_get_metadata
-func tsstore_get_metadata(p C.uintptr_t, key C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
-	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
-	}
-	*out = 0
-	var m *core.Metadata
-	st := withStore(p, func(s *core.Store) error {
-		k, err := getKey(key)
-		if err != nil {
-			return err
-		}
-		m, err = s.GetMetadata(k)
-		return err
-	})
-	if st == statusOK {
-		*out = C.uintptr_t(register(kindMetadata, m))
-	}
-	return st
-}
-
-//export tsstore_metadata_free
-func tsstore_metadata_free(p C.uintptr_t) {
-	defer guardVoid()
-	unregister(uintptr(p), kindMetadata)
-}
-
-func withMetadata(p C.uintptr_t, fn func(*core.Metadata) error) C.int32_t {
-	m, err := getMetadata(p)
-	if err == nil {
-		err = fn(m)
-	}
-	return noFail(err)
-}
-
-//export tsstore_metadata_info
-func tsstore_metadata_info(p C.uintptr_t, seriesType, dtype *C.int32_t, length, count, initialMS *C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return withMetadata(p, func(m *core.Metadata) error {
-		if seriesType != nil {
-			*seriesType = C.int32_t(m.Type)
-		}
-		if dtype != nil {
-			*dtype = C.int32_t(m.DType)
-		}
-		if length != nil {
-			*length = C.int64_t(m.Length)
-		}
-		if count != nil {
-			*count = C.int64_t(m.Count)
-		}
-		if initialMS != nil {
-			*initialMS = 0
-			if !m.InitialTimestamp.IsZero() {
-				*initialMS = toMillis(m.InitialTimestamp)
-			}
-		}
-		return nil
-	})
-}
-
-//export tsstore_metadata_element_shape
-func tsstore_metadata_element_shape(p C.uintptr_t, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	return withMetadata(p, func(m *core.Metadata) error { return putShape(m.ElementShape, shape, capacity, ndim) })
-}
-
-//export tsstore_metadata_text
-func tsstore_metadata_text(p C.uintptr_t, field C.int32_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	return withMetadata(p, func(m *core.Metadata) error {
-		var v string
-		switch field {
-		case 0:
-			v = m.OwnerType
-		case 1:
-			v = m.Units
-		case 2:
-			v = m.Ext
-		case 3:
-			v = periodText(m.Resolution)
-		case 4:
-			v = periodText(m.Horizon)
-		case 5:
-			v = periodText(m.Interval)
-		default:
-			return invalidArg("field: unknown code %d (0–5)", field)
-		}
-		return putString(v, buf, capacity, needed)
-	})
-}
-
-//export tsstore_metadata_hash
-func tsstore_metadata_hash(p C.uintptr_t, which C.int32_t, hash *C.uint8_t) (status C.int32_t) {
-	defer guard(&status)
-	return withMetadata(p, func(m *core.Metadata) error {
-		if hash == nil {
-			return invalidArg("hash is NULL")
-		}
-		var h [32]byte
-		switch which {
-		case 0:
-			h = m.DataHash
-		case 1:
-			h = m.FeaturesHash
-		default:
-			return invalidArg("which: unknown code %d (0 data_hash, 1 features_hash)", which)
-		}
-		toC(unsafe.Pointer(hash), h[:])
-		return nil
-	})
-}
-
-//export tsstore_metadata_key
-func tsstore_metadata_key(p C.uintptr_t, out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
-	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
-	}
-	*out = 0
-	m, err := getMetadata(p)
-	if err != nil {
-		return fail(nil, err)
-	}
-	*out = newKeyHandle(m.Key)
-	return statusOK
+	return v.(*stringsHandle), nil
 }
 
 //export tsstore_list_distinct
@@ -160,16 +46,16 @@ func tsstore_list_distinct(p C.uintptr_t, field C.int32_t, out *C.uintptr_t) (st
 		var err error
 		var ps []core.Period
 		switch field {
-		case 0:
+		case C.TSSTORE_FIELD_NAME:
 			vals, err = s.ListNames(core.KeyFilter{})
-		case 1:
+		case C.TSSTORE_FIELD_OWNER_TYPE:
 			vals, err = s.ListOwnerTypes(core.KeyFilter{})
-		case 2:
+		case C.TSSTORE_FIELD_RESOLUTION:
 			ps, err = s.Resolutions(core.KeyFilter{})
-		case 3:
+		case C.TSSTORE_FIELD_INTERVAL:
 			ps, err = s.Intervals(core.KeyFilter{})
 		default:
-			return invalidArg("field: unknown code %d (0 names, 1 owner types, 2 resolutions, 3 intervals)", field)
+			return invalidArg("field: unknown code %d (TSSTORE_FIELD_NAME … TSSTORE_FIELD_INTERVAL, 0–3)", field)
 		}
 		for _, p := range ps {
 			vals = append(vals, p.String())
@@ -177,41 +63,36 @@ func tsstore_list_distinct(p C.uintptr_t, field C.int32_t, out *C.uintptr_t) (st
 		return err
 	})
 	if st == statusOK {
-		*out = C.uintptr_t(register(kindStrings, vals))
+		*out = newStringsHandle(vals)
 	}
 	return st
-}
-
-func getStrings(p C.uintptr_t) ([]string, error) {
-	v, ok := lookup(uintptr(p), kindStrings)
-	if !ok {
-		return nil, badHandle("string list")
-	}
-	return v.([]string), nil
 }
 
 //export tsstore_strings_len
 func tsstore_strings_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	vals, err := getStrings(p)
+	h, err := getStrings(p)
 	if err == nil && n == nil {
 		err = invalidArg("len is NULL")
 	}
 	if err == nil {
-		*n = C.size_t(len(vals))
+		*n = C.size_t(len(h.offs))
 	}
 	return noFail(err)
 }
 
 //export tsstore_strings_get
-func tsstore_strings_get(p C.uintptr_t, i C.size_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_strings_get(p C.uintptr_t, i C.size_t, out **C.char) (status C.int32_t) {
 	defer guard(&status)
-	vals, err := getStrings(p)
-	if err == nil && uint64(i) >= uint64(len(vals)) {
-		err = invalidArg("i: %d is outside 0–%d", i, len(vals)-1)
-	}
-	if err == nil {
-		err = putString(vals[i], buf, capacity, needed)
+	h, err := getStrings(p)
+	switch {
+	case err != nil:
+	case out == nil:
+		err = invalidArg("out is NULL")
+	case uint64(i) >= uint64(len(h.offs)):
+		err = invalidArg("i: %d is outside the list's %d strings", i, len(h.offs))
+	default:
+		*out = at(h.mem, h.offs[i])
 	}
 	return noFail(err)
 }
@@ -219,23 +100,29 @@ func tsstore_strings_get(p C.uintptr_t, i C.size_t, buf *C.char, capacity C.size
 //export tsstore_strings_free
 func tsstore_strings_free(p C.uintptr_t) {
 	defer guardVoid()
-	unregister(uintptr(p), kindStrings)
+	if h, ok := unregister(uintptr(p), kindStrings).(*stringsHandle); ok {
+		C.free(h.mem)
+	}
 }
 
-func putCounts(counts *C.int64_t, byType map[core.SeriesType]int) error {
-	if counts == nil {
+var countsSize = unsafe.Sizeof(C.tsstore_type_counts{})
+
+func putCounts(out *C.tsstore_type_counts, byType map[core.SeriesType]int) error {
+	if out == nil {
 		return invalidArg("counts is NULL")
 	}
-	out := make([]int64, 7)
-	for i := range out {
-		out[i] = int64(byType[core.SeriesType(i)])
+	if _, err := structSize(out.struct_size, countsSize, "counts", "TSSTORE_TYPE_COUNTS_INIT"); err != nil {
+		return err
 	}
-	toC(unsafe.Pointer(counts), bytesOf(out))
+	c := func(t core.SeriesType) C.int64_t { return C.int64_t(byType[t]) }
+	out.single_time_series, out.non_sequential_time_series = c(core.SingleTimeSeriesType), c(core.NonSequentialTimeSeriesType)
+	out.deterministic, out.deterministic_single_time_series = c(core.DeterministicType), c(core.DeterministicSingleTimeSeriesType)
+	out.probabilistic, out.scenarios = c(core.ProbabilisticType), c(core.ScenariosType)
 	return nil
 }
 
 //export tsstore_counts_by_type
-func tsstore_counts_by_type(p C.uintptr_t, counts *C.int64_t) (status C.int32_t) {
+func tsstore_counts_by_type(p C.uintptr_t, counts *C.tsstore_type_counts) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		byType, err := s.CountsByType(core.KeyFilter{})
@@ -261,20 +148,11 @@ func tsstore_count_arrays(p C.uintptr_t, n *C.int64_t) (status C.int32_t) {
 	})
 }
 
-func hashArg(hash *C.uint8_t) ([32]byte, error) {
-	var h [32]byte
-	if hash == nil {
-		return h, invalidArg("hash is NULL")
-	}
-	copy(h[:], fromC(unsafe.Pointer(hash), 32))
-	return h, nil
-}
-
 //export tsstore_count_by_hash
-func tsstore_count_by_hash(p C.uintptr_t, hash *C.uint8_t, counts *C.int64_t) (status C.int32_t) {
+func tsstore_count_by_hash(p C.uintptr_t, hash *C.uint8_t, counts *C.tsstore_type_counts) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		h, err := hashArg(hash)
+		h, err := hashIn(hash)
 		if err != nil {
 			return err
 		}
@@ -286,180 +164,66 @@ func tsstore_count_by_hash(p C.uintptr_t, hash *C.uint8_t, counts *C.int64_t) (s
 	})
 }
 
-//export tsstore_get_array
-func tsstore_get_array(p C.uintptr_t, hash *C.uint8_t, out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
-	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+// putRecords writes vals into the caller's array of structs dst[capacity] (dst[0]'s
+// struct_size is the stride), one fill per element; *n gets the count. As with every
+// buffer, too small a capacity writes nothing.
+func putRecords[T any, V any](dst *T, capacity C.size_t, n *C.size_t, vals []V, size func(*T) C.uint32_t, ours uintptr,
+	init string, fill func(*T, V)) error {
+	if n != nil {
+		*n = C.size_t(len(vals))
 	}
-	*out = 0
-	var arr core.TypedArray
-	st := withStore(p, func(s *core.Store) error {
-		h, err := hashArg(hash)
-		if err != nil {
-			return err
+	if dst == nil {
+		if capacity > 0 {
+			return invalidArg("dst is NULL but capacity is %d", capacity)
 		}
-		arr, err = s.GetArray(h)
-		return err
-	})
-	if st == statusOK {
-		*out = C.uintptr_t(register(kindSeries, &seriesHandle{typ: rawArray, arr: arr}))
+		return nil
 	}
-	return st
+	if uint64(capacity) < uint64(len(vals)) {
+		return tooSmall(uintptr(len(vals)), "elements")
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	stride, err := structSize(size(dst), ours, "dst[0]", init)
+	if err != nil {
+		return err
+	}
+	for i, v := range vals {
+		fill(element(dst, stride, i), v)
+	}
+	return nil
 }
 
 //export tsstore_forecast_parameters
-func tsstore_forecast_parameters(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_forecast_parameters(p C.uintptr_t, dst *C.tsstore_forecast_params, capacity C.size_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		ps, err := s.ForecastParameters(core.KeyFilter{})
 		if err != nil {
 			return err
 		}
-		var b strings.Builder
-		for _, fp := range ps {
-			fmt.Fprintf(&b, "%d %d %s %s %s %d %d\n", fp.Type, fp.InitialTimestamp.UnixMilli(), fp.Resolution,
-				fp.Horizon, fp.Interval, fp.Count, fp.Series)
-		}
-		return putString(b.String(), buf, capacity, needed)
+		return putRecords(dst, capacity, n, ps, func(d *C.tsstore_forecast_params) C.uint32_t { return d.struct_size },
+			unsafe.Sizeof(C.tsstore_forecast_params{}), "TSSTORE_FORECAST_PARAMS_INIT", func(d *C.tsstore_forecast_params, fp core.ForecastParameters) {
+				d.series_type, d.initial_ms = C.int32_t(fp.Type), toMillis(fp.InitialTimestamp)
+				d.resolution, d.horizon, d.interval = periodOut(fp.Resolution), periodOut(fp.Horizon), periodOut(fp.Interval)
+				d.count, d.n_series = C.int64_t(fp.Count), C.int64_t(fp.Series)
+			})
 	})
 }
 
 //export tsstore_static_summary
-func tsstore_static_summary(p C.uintptr_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_static_summary(p C.uintptr_t, dst *C.tsstore_static_grid, capacity C.size_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		grids, err := s.StaticSummary(core.KeyFilter{})
 		if err != nil {
 			return err
 		}
-		var b strings.Builder
-		for _, g := range grids {
-			fmt.Fprintf(&b, "%s %d %d %d %d\n", g.Resolution, g.InitialTimestamp.UnixMilli(), g.Length, g.Series, g.Owners)
-		}
-		return putString(b.String(), buf, capacity, needed)
-	})
-}
-
-// keyResult hands out a key when keyOut is not NULL.
-func keyResult(st C.int32_t, k core.Key, keyOut *C.uintptr_t) C.int32_t {
-	if st == statusOK && keyOut != nil {
-		*keyOut = newKeyHandle(k)
-	}
-	return st
-}
-
-//export tsstore_copy_series
-func tsstore_copy_series(p C.uintptr_t, key C.uintptr_t, ownerID C.int64_t, ownerType *C.char, category C.int32_t,
-	newName *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
-	if keyOut != nil {
-		*keyOut = 0
-	}
-	var nk core.Key
-	st := withStore(p, func(s *core.Store) error {
-		k, err := getKey(key)
-		if err != nil {
-			return err
-		}
-		if category < 0 || !core.OwnerCategory(category).Valid() {
-			return invalidArg("owner_category: unknown code %d", category)
-		}
-		ot, err := reqString(ownerType, "owner_type")
-		if err != nil {
-			return err
-		}
-		nk, err = s.CopySeries(k, core.Owner{ID: int64(ownerID), Type: ot, Category: core.OwnerCategory(category)}, optString(newName))
-		return err
-	})
-	return keyResult(st, nk, keyOut)
-}
-
-//export tsstore_rename_series
-func tsstore_rename_series(p C.uintptr_t, key C.uintptr_t, newName *C.char, keyOut *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
-	if keyOut != nil {
-		*keyOut = 0
-	}
-	var nk core.Key
-	st := withStore(p, func(s *core.Store) error {
-		k, err := getKey(key)
-		if err != nil {
-			return err
-		}
-		n, err := reqString(newName, "new_name")
-		if err != nil {
-			return err
-		}
-		nk, err = s.RenameSeries(k, n)
-		return err
-	})
-	return keyResult(st, nk, keyOut)
-}
-
-//export tsstore_replace_owner_id
-func tsstore_replace_owner_id(p C.uintptr_t, category C.int32_t, oldID, newID C.int64_t, moved *C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
-		if category < 0 || !core.OwnerCategory(category).Valid() {
-			return invalidArg("owner_category: unknown code %d", category)
-		}
-		n, err := s.ReplaceOwnerID(core.OwnerCategory(category), int64(oldID), int64(newID))
-		if err == nil && moved != nil {
-			*moved = C.int64_t(n)
-		}
-		return err
-	})
-}
-
-//export tsstore_compact
-func tsstore_compact(p C.uintptr_t, slots, datasets, featureSets, dead *C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
-		rep, err := s.Compact()
-		if err != nil {
-			return err
-		}
-		for _, f := range []struct {
-			p *C.int64_t
-			v int
-		}{{slots, rep.SlotsReclaimed}, {datasets, rep.DatasetsDropped}, {featureSets, rep.FeatureSetsReclaimed}, {dead, rep.DeadStandalone}} {
-			if f.p != nil {
-				*f.p = C.int64_t(f.v)
-			}
-		}
-		return err
-	})
-}
-
-//export tsstore_verify_integrity
-func tsstore_verify_integrity(p C.uintptr_t, checked, problems *C.int64_t, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
-		rep, err := s.VerifyIntegrity()
-		if err != nil {
-			return err
-		}
-		var lines []string
-		for _, group := range []struct {
-			label string
-			items []string
-		}{{"hash mismatch", rep.HashMismatches}, {"unreadable", rep.Unreadable}, {"dangling row", rep.DanglingRows}, {"shape mismatch", rep.ShapeMismatches}} {
-			for _, it := range group.items {
-				lines = append(lines, group.label+": "+it)
-			}
-		}
-		if checked != nil {
-			*checked = C.int64_t(rep.ArraysChecked)
-		}
-		if problems != nil {
-			*problems = C.int64_t(len(lines))
-		}
-		text := strings.Join(lines, "\n")
-		if len(lines) > 0 {
-			text += "\n"
-		}
-		return putString(text, buf, capacity, needed)
+		return putRecords(dst, capacity, n, grids, func(d *C.tsstore_static_grid) C.uint32_t { return d.struct_size },
+			unsafe.Sizeof(C.tsstore_static_grid{}), "TSSTORE_STATIC_GRID_INIT", func(d *C.tsstore_static_grid, g core.StaticGrid) {
+				d.resolution, d.initial_ms, d.length = periodOut(g.Resolution), toMillis(g.InitialTimestamp), C.int64_t(g.Length)
+				d.n_series, d.n_owners = C.int64_t(g.Series), C.int64_t(g.Owners)
+			})
 	})
 }
 
@@ -482,4 +246,123 @@ func tsstore_check_static_consistency(p C.uintptr_t, consistent *C.int32_t) (sta
 		}
 		return nil
 	})
+}
+
+//export tsstore_copy_series
+func tsstore_copy_series(p C.uintptr_t, which *C.tsstore_lookup, ownerID C.int64_t, ownerType *C.char, category C.int32_t,
+	newName *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		q, err := lookupIn(which, "which")
+		if err != nil {
+			return err
+		}
+		c, err := categoryIn(category, "owner_category", false)
+		if err != nil {
+			return err
+		}
+		ot, err := reqString(ownerType, "owner_type")
+		if err != nil {
+			return err
+		}
+		m, err := s.Find(q)
+		if err != nil {
+			return err
+		}
+		_, err = s.CopySeries(m.Key, core.Owner{ID: int64(ownerID), Type: ot, Category: *c}, optString(newName))
+		return err
+	})
+}
+
+//export tsstore_rename_series
+func tsstore_rename_series(p C.uintptr_t, which *C.tsstore_lookup, newName *C.char) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		q, err := lookupIn(which, "which")
+		if err != nil {
+			return err
+		}
+		n, err := reqString(newName, "new_name")
+		if err != nil {
+			return err
+		}
+		m, err := s.Find(q)
+		if err != nil {
+			return err
+		}
+		_, err = s.RenameSeries(m.Key, n)
+		return err
+	})
+}
+
+//export tsstore_replace_owner_id
+func tsstore_replace_owner_id(p C.uintptr_t, oldID C.int64_t, category C.int32_t, newID C.int64_t, moved *C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		c, err := categoryIn(category, "owner_category", false)
+		if err != nil {
+			return err
+		}
+		n, err := s.ReplaceOwnerID(*c, int64(oldID), int64(newID))
+		if err == nil && moved != nil {
+			*moved = C.int64_t(n)
+		}
+		return err
+	})
+}
+
+//export tsstore_compact
+func tsstore_compact(p C.uintptr_t, report *C.tsstore_compact_report) (status C.int32_t) {
+	defer guard(&status)
+	return withStore(p, func(s *core.Store) error {
+		if report != nil {
+			if _, err := structSize(report.struct_size, unsafe.Sizeof(C.tsstore_compact_report{}), "report", "TSSTORE_COMPACT_REPORT_INIT"); err != nil {
+				return err
+			}
+		}
+		rep, err := s.Compact()
+		if err != nil || report == nil {
+			return err
+		}
+		report.slots_reclaimed, report.datasets_dropped = C.int64_t(rep.SlotsReclaimed), C.int64_t(rep.DatasetsDropped)
+		report.feature_sets_reclaimed, report.dead_standalone = C.int64_t(rep.FeatureSetsReclaimed), C.int64_t(rep.DeadStandalone)
+		return nil
+	})
+}
+
+//export tsstore_verify_integrity
+func tsstore_verify_integrity(p C.uintptr_t, report *C.tsstore_integrity_report, problems *C.uintptr_t) (status C.int32_t) {
+	defer guard(&status)
+	if problems != nil {
+		*problems = 0
+	}
+	var lines []string
+	st := withStore(p, func(s *core.Store) error {
+		if report == nil {
+			return invalidArg("report is NULL")
+		}
+		if _, err := structSize(report.struct_size, unsafe.Sizeof(C.tsstore_integrity_report{}), "report", "TSSTORE_INTEGRITY_REPORT_INIT"); err != nil {
+			return err
+		}
+		rep, err := s.VerifyIntegrity()
+		if err != nil {
+			return err
+		}
+		report.arrays_checked, report.hash_mismatches = C.int64_t(rep.ArraysChecked), C.int64_t(len(rep.HashMismatches))
+		report.unreadable, report.dangling_rows = C.int64_t(len(rep.Unreadable)), C.int64_t(len(rep.DanglingRows))
+		report.shape_mismatches = C.int64_t(len(rep.ShapeMismatches))
+		for _, group := range []struct {
+			label string
+			items []string
+		}{{"hash mismatch", rep.HashMismatches}, {"unreadable", rep.Unreadable}, {"dangling row", rep.DanglingRows}, {"shape mismatch", rep.ShapeMismatches}} {
+			for _, it := range group.items {
+				lines = append(lines, group.label+": "+it)
+			}
+		}
+		return nil
+	})
+	if st == statusOK && problems != nil {
+		*problems = newStringsHandle(lines)
+	}
+	return st
 }

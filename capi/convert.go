@@ -78,37 +78,6 @@ func reqString(p *C.char, field string) (string, error) {
 	return C.GoString(p), nil
 }
 
-func optPeriod(p *C.char, field string) (core.Period, error) {
-	s := optString(p)
-	if s == "" {
-		return core.Period{}, nil
-	}
-	v, err := core.ParsePeriod(s)
-	if err != nil {
-		return core.Period{}, invalidArg("%s: %q is not an ISO-8601 duration (%v)", field, s, err)
-	}
-	return v, nil
-}
-
-func reqPeriod(p *C.char, field string) (core.Period, error) {
-	if p == nil || *p == 0 {
-		return core.Period{}, invalidArg("%s is NULL or empty", field)
-	}
-	return optPeriod(p, field)
-}
-
-func optFeatures(p *C.char) (core.Features, error) {
-	s := optString(p)
-	if s == "" {
-		return core.Features{}, nil
-	}
-	f, err := core.ParseFeaturesJSON(s)
-	if err != nil {
-		return nil, invalidArg("features_json: %v", err)
-	}
-	return f, nil
-}
-
 func fromMillis(ms C.int64_t) time.Time { return time.UnixMilli(int64(ms)).UTC() }
 
 func toMillis(t time.Time) C.int64_t { return C.int64_t(t.UnixMilli()) }
@@ -116,34 +85,45 @@ func toMillis(t time.Time) C.int64_t { return C.int64_t(t.UnixMilli()) }
 // maxNdim bounds a shape passed in (netCDF's limit on dimensions).
 const maxNdim = 1024
 
-// typedArray builds a TypedArray from the caller's shape and bytes, checking every size
-// before reading any memory: the core then checks the bytes against the shape.
-func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t) (core.TypedArray, error) {
+// typedArray builds a TypedArray from a descriptor's dtype, shape and bytes, checking every
+// size before reading any memory: the core then checks the bytes against the shape.
+func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, field string) (core.TypedArray, error) {
 	if dtype < 0 || dtype > 5 {
-		return core.TypedArray{}, invalidArg("dtype: unknown code %d (0 f64 … 5 bool)", dtype)
+		return core.TypedArray{}, invalidArg("%s.dtype: unknown code %d (0 f64 … 5 bool)", field, dtype)
 	}
 	if ndim == 0 || ndim > maxNdim {
-		return core.TypedArray{}, invalidArg("ndim: %d is not in 1–%d", ndim, maxNdim)
+		return core.TypedArray{}, invalidArg("%s.ndim: %d is not in 1–%d", field, ndim, maxNdim)
 	}
 	if shape == nil {
-		return core.TypedArray{}, invalidArg("shape is NULL")
+		return core.TypedArray{}, invalidArg("%s.shape is NULL", field)
 	}
 	dims := valuesFromC[int64](unsafe.Pointer(shape), int(ndim))
 	out := make([]int, ndim)
 	for i, d := range dims {
 		if d <= 0 || d > 1<<40 {
-			return core.TypedArray{}, invalidArg("shape[%d]: %d is not a positive axis length", i, d)
+			return core.TypedArray{}, invalidArg("%s.shape[%d]: %d is not a positive axis length", field, i, d)
 		}
 		out[i] = int(d)
 	}
 	if nbytes > 0 && data == nil {
-		return core.TypedArray{}, invalidArg("data is NULL but nbytes is %d", nbytes)
+		return core.TypedArray{}, invalidArg("%s.data is NULL but nbytes is %d", field, nbytes)
 	}
 	if uint64(nbytes) > 1<<46 {
-		return core.TypedArray{}, invalidArg("nbytes: %d is too large", nbytes)
+		return core.TypedArray{}, invalidArg("%s.nbytes: %d is too large", field, nbytes)
 	}
-	// A copy: the core checks its length against the shape, and the caller's buffer is
-	// theirs again as soon as the call returns.
+	// The size is checked here, before any caller memory is read, and named as the caller
+	// wrote it (the core would check it again under its own name).
+	want := uint64(core.DType(dtype).Width())
+	for _, d := range out {
+		if want > (1<<46)/uint64(d) { // checked before multiplying: the product could wrap
+			return core.TypedArray{}, invalidArg("%s.shape: %v holds more than 2^46 bytes", field, dims)
+		}
+		want *= uint64(d)
+	}
+	if uint64(nbytes) != want {
+		return core.TypedArray{}, invalidArg("%s.nbytes: %d bytes do not match shape %v of %s (%d bytes)", field, nbytes,
+			dims, core.DType(dtype), want)
+	}
 	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: fromC(data, int(nbytes))}, nil
 }
 
@@ -229,4 +209,22 @@ func logCall(name string, before, after core.Stats, took time.Duration) {
 // cString reads the C string at an address taken from a caller's array of char pointers.
 func cString(p uintptr) string {
 	return C.GoString((*C.char)(unsafe.Add(unsafe.Pointer(nil), p)))
+}
+
+// putElements copies a slice of 8-byte elements into buf[capacity] (counted in elements).
+func putElements[T int64 | float64](v []T, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) error {
+	if needed != nil {
+		*needed = C.size_t(len(v))
+	}
+	if buf == nil && capacity == 0 {
+		return nil
+	}
+	if buf == nil {
+		return invalidArg("dst is NULL but capacity is %d", capacity)
+	}
+	if uint64(capacity) < uint64(len(v)) {
+		return tooSmall(uintptr(len(v)), "elements")
+	}
+	toC(buf, bytesOf(v))
+	return nil
 }

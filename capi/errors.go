@@ -55,6 +55,7 @@ var kinds = []struct {
 	{core.ErrDuplicateTimeSeries, statusDuplicateTimeSeries}, {core.ErrDuplicateAssociation, statusDuplicateAssociation},
 	{core.ErrIntegrity, statusIntegrity}, {core.ErrReadOnly, statusReadOnly}, {core.ErrIO, statusIO},
 	{core.ErrIncompatibleFormat, statusIncompatibleFormat}, {core.ErrInternal, statusInternal},
+	{core.ErrBufferTooSmall, statusBufferTooSmall},
 }
 
 // apiError is a failure of the translation layer itself (a NULL pointer, a bad handle).

@@ -8,16 +8,11 @@ type kind uint8
 
 const (
 	kindStore kind = iota + 1
-	kindKey
-	kindSeries
 	kindKeys
-	kindBatch
 	kindStaticReader
 	kindForecastReader
-	kindMetadata
 	kindStrings
 	kindAssociations
-	kindFilter
 )
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a

@@ -9,6 +9,8 @@ package main
 import "C"
 
 import (
+	"errors"
+	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -41,20 +43,8 @@ func getStore(p C.uintptr_t) (*storeHandle, error) {
 	return v.(*storeHandle), nil
 }
 
-func getKey(p C.uintptr_t) (core.Key, error) {
-	v, ok := lookup(uintptr(p), kindKey)
-	if !ok {
-		return core.Key{}, badHandle("key")
-	}
-	return v.(core.Key), nil
-}
-
-func newKeyHandle(k core.Key) C.uintptr_t {
-	return C.uintptr_t(register(kindKey, k))
-}
-
 //export tsstore_version
-func tsstore_version() C.int32_t { return 100 }
+func tsstore_version() C.int32_t { return C.TSSTORE_VERSION_NUMBER }
 
 //export tsstore_status_name
 func tsstore_status_name(status C.int32_t) *C.char {
@@ -64,18 +54,15 @@ func tsstore_status_name(status C.int32_t) *C.char {
 	return cStatusNames[status]
 }
 
-//export tsstore_last_error
-func tsstore_last_error(buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	msg := C.GoString(C.ts_get_error())
-	if err := putString(msg, buf, capacity, needed); err != nil {
-		return statusOf(err) // not recorded: reading the message must not replace it
-	}
-	return statusOK
-}
+//export tsstore_errmsg
+func tsstore_errmsg() *C.char { return C.ts_get_error() }
 
 func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			// The header's NOT_FOUND: no such file or directory, whatever layer saw it.
+			return fail(nil, &apiError{statusNotFound, strings.TrimSuffix(err.Error(), " (i/o error)") + " (not found)"})
+		}
 		return fail(nil, err)
 	}
 	*out = C.uintptr_t(register(kindStore, &storeHandle{s: s}))
@@ -228,7 +215,7 @@ func tsstore_store_recovered(p C.uintptr_t, buf *C.char, capacity C.size_t, need
 		return fail(nil, err)
 	}
 	if err := putString(h.s.Recovered(), buf, capacity, needed); err != nil {
-		return statusOf(err)
+		return fail(nil, err)
 	}
 	return statusOK
 }
@@ -244,7 +231,7 @@ func tsstore_store_last_error(p C.uintptr_t, buf *C.char, capacity C.size_t, nee
 	msg := h.lastErr
 	h.mu.Unlock()
 	if err := putString(msg, buf, capacity, needed); err != nil {
-		return statusOf(err)
+		return fail(nil, err) // the thread's message, not the store's: that one is being read
 	}
 	return statusOK
 }

@@ -4,65 +4,96 @@ package main
 import "C"
 
 import (
+	"errors"
+	"strings"
 	"time"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core"
 )
 
-// A reader handle keeps its store's handle, for the debug log of its reads (the reads
-// themselves take the store's lock inside the core).
-type staticHandle struct {
-	rd *core.StaticReader
-	st *storeHandle
+// reader is what the C API needs of either core reader: the two kinds differ in their
+// grids and groups, and share every export below.
+type reader interface {
+	info() C.tsstore_reader_info
+	group(g int) (C.tsstore_group_info, []int, error)
+	bind(g int, dst []byte) error
+	readStep(i int) error
+	readAt(t time.Time) error
 }
 
-type forecastHandle struct {
-	rd *core.ForecastReader
-	st *storeHandle
+type staticReader struct{ rd *core.StaticReader }
+
+func (r staticReader) info() C.tsstore_reader_info {
+	t0, res, n := r.rd.Grid()
+	return C.tsstore_reader_info{n_groups: C.int32_t(len(r.rd.Groups())), initial_ms: toMillis(t0), steps: C.int64_t(n),
+		step_period: periodOut(res), resolution: periodOut(res)}
 }
 
-func getStaticReader(p C.uintptr_t) (*core.StaticReader, error) {
-	v, ok := lookup(uintptr(p), kindStaticReader)
-	if !ok {
-		return nil, badHandle("static reader")
+func (r staticReader) group(g int) (C.tsstore_group_info, []int, error) {
+	gs := r.rd.Groups()
+	if g < 0 || g >= len(gs) {
+		return C.tsstore_group_info{}, nil, invalidArg("group: %d is outside the reader's %d groups", g, len(gs))
 	}
-	return v.(*staticHandle).rd, nil
+	in, err := groupInfo(gs[g].DType, len(gs[g].Keys), 1, 1, gs[g].ElementShape, len(gs[g].Values.Data))
+	return in, gs[g].Keys, err
 }
 
-func getForecastReader(p C.uintptr_t) (*core.ForecastReader, error) {
-	v, ok := lookup(uintptr(p), kindForecastReader)
-	if !ok {
-		return nil, badHandle("forecast reader")
+func (r staticReader) bind(g int, dst []byte) error { return r.rd.Bind(g, dst) }
+func (r staticReader) readStep(i int) error         { return r.rd.ReadStep(i) }
+func (r staticReader) readAt(t time.Time) error     { return r.rd.Read(t) }
+
+type forecastReader struct{ rd *core.ForecastReader }
+
+func (r forecastReader) info() C.tsstore_reader_info {
+	g := r.rd.Grid()
+	return C.tsstore_reader_info{n_groups: C.int32_t(len(r.rd.Groups())), initial_ms: toMillis(g.InitialTimestamp),
+		steps: C.int64_t(g.Count), step_period: periodOut(g.Interval), resolution: periodOut(g.Resolution)}
+}
+
+func (r forecastReader) group(g int) (C.tsstore_group_info, []int, error) {
+	gs := r.rd.Groups()
+	if g < 0 || g >= len(gs) {
+		return C.tsstore_group_info{}, nil, invalidArg("group: %d is outside the reader's %d groups", g, len(gs))
 	}
-	return v.(*forecastHandle).rd, nil
+	fg := gs[g]
+	in, err := groupInfo(fg.DType, len(fg.Keys), fg.Layers, fg.Steps, fg.ElementShape, len(fg.Values.Data))
+	return in, fg.Keys, err
 }
 
-// readerStore is the store handle behind a reader handle (nil when the handle is not live).
-func readerStore(p C.uintptr_t, k kind) *storeHandle {
+func (r forecastReader) bind(g int, dst []byte) error { return r.rd.Bind(g, dst) }
+func (r forecastReader) readStep(i int) error         { return r.rd.ReadWindow(i) }
+func (r forecastReader) readAt(t time.Time) error     { return r.rd.Read(t) }
+
+func groupInfo(dt core.DType, keys, layers, steps int, eshape []int, nbytes int) (C.tsstore_group_info, error) {
+	in := C.tsstore_group_info{dtype: C.int32_t(dt), n_keys: C.int64_t(keys), layers: C.int64_t(layers),
+		steps: C.int64_t(steps), element_ndim: C.int32_t(len(eshape)), nbytes: C.uint64_t(nbytes)}
+	if len(eshape) > C.TSSTORE_MAX_RANK {
+		return in, invalidArg("the group's element rank %d exceeds TSSTORE_MAX_RANK", len(eshape))
+	}
+	for i, d := range eshape {
+		in.element_shape[i] = C.int64_t(d)
+	}
+	return in, nil
+}
+
+// readerHandle is a reader and its store's handle (for the debug log of its reads).
+type readerHandle struct {
+	r     reader
+	close func()
+	st    *storeHandle
+}
+
+func getReader(p C.uintptr_t, k kind) (*readerHandle, error) {
 	v, ok := lookup(uintptr(p), k)
 	if !ok {
-		return nil
+		what := "static reader"
+		if k == kindForecastReader {
+			what = "forecast reader"
+		}
+		return nil, badHandle(what)
 	}
-	switch h := v.(type) {
-	case *staticHandle:
-		return h.st
-	case *forecastHandle:
-		return h.st
-	}
-	return nil
-}
-
-// logRead runs a reader's read and, when the debug log is on, logs what it did.
-func logRead(p C.uintptr_t, k kind, name string, read func() error) error {
-	st := readerStore(p, k)
-	if st == nil || !logging() {
-		return read()
-	}
-	before, start := st.s.Stats(), time.Now()
-	err := read()
-	logCall(name, before, st.s.Stats(), time.Since(start))
-	return err
+	return v.(*readerHandle), nil
 }
 
 func noFail(err error) C.int32_t {
@@ -72,328 +103,278 @@ func noFail(err error) C.int32_t {
 	return statusOK
 }
 
-//export tsstore_static_reader_new
-func tsstore_static_reader_new(p C.uintptr_t, resolution *C.char, keys *C.uintptr_t, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
+// newReader resolves the lookups and builds a reader over their series.
+func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t,
+	build func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error)) C.int32_t {
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
 	*out = 0
-	var rd *core.StaticReader
+	var h *readerHandle
 	st := withStore(p, func(s *core.Store) error {
-		res, err := reqPeriod(resolution, "resolution")
+		if resolution == nil {
+			return invalidArg("resolution is NULL")
+		}
+		res, err := reqPeriodIn(*resolution, "resolution")
 		if err != nil {
 			return err
 		}
-		ks, err := keyList(keys, n, "keys")
+		qs, err := lookupsIn(which, n)
 		if err != nil {
 			return err
 		}
-		rd, err = s.NewStaticReader(res, ks)
-		return err
+		ms, _, err := s.DescribeMany(qs)
+		if err != nil {
+			return err
+		}
+		keys := make([]core.Key, len(ms))
+		for i, m := range ms {
+			keys[i] = m.Key
+		}
+		r, closeFn, err := build(s, res, keys)
+		if err != nil {
+			return whichError(err)
+		}
+		sh, _ := getStore(p)
+		h = &readerHandle{r: r, close: closeFn, st: sh}
+		return nil
 	})
 	if st == statusOK {
-		h, _ := getStore(p)
-		*out = C.uintptr_t(register(kindStaticReader, &staticHandle{rd, h}))
+		*out = C.uintptr_t(register(k, h))
 	}
 	return st
 }
 
-//export tsstore_static_reader_grid
-func tsstore_static_reader_grid(p C.uintptr_t, initialMS, length *C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getStaticReader(p)
-	if err != nil {
-		return fail(nil, err)
+// whichError names a reader's refused item as the caller passed it: "which[3]", where the
+// core, given keys, says "keys[3]".
+func whichError(err error) error {
+	var e *core.Error
+	if errors.As(err, &e) {
+		if rest, ok := strings.CutPrefix(e.Field, "keys["); ok {
+			e.Field = "which[" + rest
+		}
 	}
-	t0, _, n := rd.Grid()
-	if initialMS != nil {
-		*initialMS = toMillis(t0)
-	}
-	if length != nil {
-		*length = C.int64_t(n)
-	}
-	return statusOK
+	return err
 }
 
-//export tsstore_static_reader_read
-func tsstore_static_reader_read(p C.uintptr_t, timestampMS C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getStaticReader(p)
-	if err == nil {
-		err = logRead(p, kindStaticReader, "tsstore_static_reader_read", func() error { return rd.Read(fromMillis(timestampMS)) })
-	}
-	return noFail(err)
-}
+var readerInfoSize, groupInfoSize = unsafe.Sizeof(C.tsstore_reader_info{}), unsafe.Sizeof(C.tsstore_group_info{})
 
-//export tsstore_static_reader_read_step
-func tsstore_static_reader_read_step(p C.uintptr_t, step C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getStaticReader(p)
+func readerInfo(p C.uintptr_t, k kind, out *C.tsstore_reader_info) C.int32_t {
+	h, err := getReader(p, k)
+	if err == nil && out == nil {
+		err = invalidArg("info is NULL")
+	}
 	if err == nil {
-		if step < 0 || step > 1<<40 {
-			err = invalidArg("step: %d is out of range", step)
-		} else {
-			err = logRead(p, kindStaticReader, "tsstore_static_reader_read_step", func() error { return rd.ReadStep(int(step)) })
+		var size uintptr
+		if size, err = structSize(out.struct_size, readerInfoSize, "info", "TSSTORE_READER_INFO_INIT"); err == nil {
+			in := h.r.info()
+			in.struct_size = C.uint32_t(size)
+			*out = in
 		}
 	}
 	return noFail(err)
 }
 
-//export tsstore_static_reader_groups
-func tsstore_static_reader_groups(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getStaticReader(p)
-	if err == nil && n == nil {
-		err = invalidArg("n_groups is NULL")
+func readerGroup(p C.uintptr_t, k kind, g C.size_t, out *C.tsstore_group_info) C.int32_t {
+	h, err := getReader(p, k)
+	if err == nil && out == nil {
+		err = invalidArg("info is NULL")
 	}
-	if err != nil {
-		return fail(nil, err)
-	}
-	*n = C.size_t(len(rd.Groups()))
-	return statusOK
-}
-
-func staticGroup(p C.uintptr_t, g C.size_t) (*core.StaticGroup, error) {
-	rd, err := getStaticReader(p)
-	if err != nil {
-		return nil, err
-	}
-	if uint64(g) >= uint64(len(rd.Groups())) {
-		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
-	}
-	return rd.Groups()[g], nil
-}
-
-// putShape copies an element shape into shape[capacity].
-func putShape(eshape []int, shape *C.int64_t, capacity C.size_t, ndim *C.size_t) error {
-	if ndim != nil {
-		*ndim = C.size_t(len(eshape))
-	}
-	if shape == nil && capacity == 0 {
-		return nil
-	}
-	if shape == nil {
-		return invalidArg("element_shape is NULL but capacity is %d", capacity)
-	}
-	if uint64(capacity) < uint64(len(eshape)) {
-		return tooSmall(uintptr(len(eshape)), "dimensions")
-	}
-	dims := make([]int64, len(eshape))
-	for i, d := range eshape {
-		dims[i] = int64(d)
-	}
-	toC(unsafe.Pointer(shape), bytesOf(dims))
-	return nil
-}
-
-func keyIndices(keys []int) []int64 {
-	out := make([]int64, len(keys))
-	for i, k := range keys {
-		out[i] = int64(k)
-	}
-	return out
-}
-
-//export tsstore_static_reader_group_info
-func tsstore_static_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
-	eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	grp, err := staticGroup(p, g)
+	var size uintptr
 	if err == nil {
-		if dtype != nil {
-			*dtype = C.int32_t(grp.DType)
+		size, err = structSize(out.struct_size, groupInfoSize, "info", "TSSTORE_GROUP_INFO_INIT")
+	}
+	if err == nil {
+		var in C.tsstore_group_info
+		if in, _, err = h.r.group(int(g)); err == nil {
+			in.struct_size = C.uint32_t(size)
+			*out = in
 		}
-		if nKeys != nil {
-			*nKeys = C.size_t(len(grp.Keys))
-		}
-		err = putShape(grp.ElementShape, eshape, capacity, ndim)
 	}
 	return noFail(err)
 }
 
-// groupKeys and groupValues serve both readers' groups: the key indices, and the values of
-// the last read.
-func groupKeys(keys []int, buf *C.int64_t, capacity C.size_t, needed *C.size_t) C.int32_t {
-	return noFail(putElements(keyIndices(keys), unsafe.Pointer(buf), capacity, needed))
+func readerGroupKeys(p C.uintptr_t, k kind, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) C.int32_t {
+	h, err := getReader(p, k)
+	if err == nil {
+		var keys []int
+		if _, keys, err = h.r.group(int(g)); err == nil {
+			idx := make([]int64, len(keys))
+			for i, v := range keys {
+				idx[i] = int64(v)
+			}
+			err = putElements(idx, unsafe.Pointer(dst), capacity, n)
+		}
+	}
+	return noFail(err)
 }
 
-func groupValues(values []byte, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) C.int32_t {
-	return noFail(putBytes(values, buf, capacity, needed))
+func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity C.size_t) C.int32_t {
+	h, err := getReader(p, k)
+	if err != nil {
+		return noFail(err)
+	}
+	var buf []byte
+	switch {
+	case dst != nil:
+		if buf, err = cBytes(dst, capacity, "dst"); err != nil {
+			return noFail(err)
+		}
+	case capacity != 0: // as every call refuses a NULL buffer given a size; unbinding gives 0
+		return noFail(invalidArg("dst is NULL but capacity is %d (unbind with dst NULL, capacity 0)", capacity))
+	}
+	return noFail(h.r.bind(int(g), buf))
+}
+
+// readerRead runs one step and, when the debug log is on, logs what it did.
+func readerRead(p C.uintptr_t, k kind, name string, read func(reader) error) C.int32_t {
+	h, err := getReader(p, k)
+	if err != nil {
+		return noFail(err)
+	}
+	if h.st == nil || !logging() {
+		return noFail(read(h.r))
+	}
+	before, start := h.st.s.Stats(), time.Now()
+	err = read(h.r)
+	logCall(name, before, h.st.s.Stats(), time.Since(start))
+	return noFail(err)
+}
+
+func stepArg(i C.int64_t) (int, error) {
+	if i < 0 || i > 1<<40 {
+		return 0, invalidArg("step: %d is out of range", i)
+	}
+	return int(i), nil
+}
+
+func readerFree(p C.uintptr_t, k kind) {
+	if h, ok := unregister(uintptr(p), k).(*readerHandle); ok && h.close != nil {
+		h.close()
+	}
+}
+
+//export tsstore_static_reader_new
+func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
+	defer guard(&status)
+	return newReader(p, kindStaticReader, resolution, which, n, out, func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error) {
+		rd, err := s.NewStaticReader(res, keys)
+		if err != nil {
+			return nil, nil, err
+		}
+		return staticReader{rd}, rd.Close, nil
+	})
+}
+
+//export tsstore_static_reader_info
+func tsstore_static_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) (status C.int32_t) {
+	defer guard(&status)
+	return readerInfo(p, kindStaticReader, info)
+}
+
+//export tsstore_static_reader_group
+func tsstore_static_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) (status C.int32_t) {
+	defer guard(&status)
+	return readerGroup(p, kindStaticReader, g, info)
 }
 
 //export tsstore_static_reader_group_keys
-func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	grp, err := staticGroup(p, g)
-	if err != nil {
-		return fail(nil, err)
-	}
-	return groupKeys(grp.Keys, buf, capacity, needed)
+	return readerGroupKeys(p, kindStaticReader, g, dst, capacity, n)
 }
 
-//export tsstore_static_reader_group_values
-func tsstore_static_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+//export tsstore_static_reader_bind
+func tsstore_static_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	grp, err := staticGroup(p, g)
-	if err != nil {
-		return fail(nil, err)
-	}
-	return groupValues(grp.Values.Data, buf, capacity, needed)
+	return readerBind(p, kindStaticReader, g, dst, capacity)
+}
+
+//export tsstore_static_reader_read
+func tsstore_static_reader_read(p C.uintptr_t, step C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return readerRead(p, kindStaticReader, "tsstore_static_reader_read", func(r reader) error {
+		i, err := stepArg(step)
+		if err != nil {
+			return err
+		}
+		return r.readStep(i)
+	})
+}
+
+//export tsstore_static_reader_read_at
+func tsstore_static_reader_read_at(p C.uintptr_t, timestampMS C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return readerRead(p, kindStaticReader, "tsstore_static_reader_read_at", func(r reader) error { return r.readAt(fromMillis(timestampMS)) })
 }
 
 //export tsstore_static_reader_free
 func tsstore_static_reader_free(p C.uintptr_t) {
 	defer guardVoid()
-	if v := unregister(uintptr(p), kindStaticReader); v != nil {
-		v.(*staticHandle).rd.Close()
-	}
+	readerFree(p, kindStaticReader)
 }
 
 //export tsstore_forecast_reader_new
-func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.char, keys *C.uintptr_t, n C.size_t,
+func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t,
 	out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
-	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
-	}
-	*out = 0
-	var rd *core.ForecastReader
-	st := withStore(p, func(s *core.Store) error {
-		if seriesType < 0 || !core.SeriesType(seriesType).Valid() {
-			return invalidArg("series_type: unknown code %d", seriesType)
-		}
-		res, err := reqPeriod(resolution, "resolution")
+	return newReader(p, kindForecastReader, resolution, which, n, out, func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error) {
+		typ, err := typeIn(seriesType, "series_type", false)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		ks, err := keyList(keys, n, "keys")
+		rd, err := s.NewForecastReader(*typ, res, keys)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		rd, err = s.NewForecastReader(core.SeriesType(seriesType), res, ks)
-		return err
+		return forecastReader{rd}, rd.Close, nil
 	})
-	if st == statusOK {
-		h, _ := getStore(p)
-		*out = C.uintptr_t(register(kindForecastReader, &forecastHandle{rd, h}))
-	}
-	return st
 }
 
-//export tsstore_forecast_reader_grid
-func tsstore_forecast_reader_grid(p C.uintptr_t, initialMS, count *C.int64_t) (status C.int32_t) {
+//export tsstore_forecast_reader_info
+func tsstore_forecast_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) (status C.int32_t) {
 	defer guard(&status)
-	rd, err := getForecastReader(p)
-	if err != nil {
-		return fail(nil, err)
-	}
-	g := rd.Grid()
-	if initialMS != nil {
-		*initialMS = toMillis(g.InitialTimestamp)
-	}
-	if count != nil {
-		*count = C.int64_t(g.Count)
-	}
-	return statusOK
+	return readerInfo(p, kindForecastReader, info)
 }
 
-//export tsstore_forecast_reader_read
-func tsstore_forecast_reader_read(p C.uintptr_t, startMS C.int64_t) (status C.int32_t) {
+//export tsstore_forecast_reader_group
+func tsstore_forecast_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) (status C.int32_t) {
 	defer guard(&status)
-	rd, err := getForecastReader(p)
-	if err == nil {
-		err = logRead(p, kindForecastReader, "tsstore_forecast_reader_read", func() error { return rd.Read(fromMillis(startMS)) })
-	}
-	return noFail(err)
-}
-
-//export tsstore_forecast_reader_read_window
-func tsstore_forecast_reader_read_window(p C.uintptr_t, window C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getForecastReader(p)
-	if err == nil {
-		if window < 0 || window > 1<<40 {
-			err = invalidArg("window: %d is out of range", window)
-		} else {
-			err = logRead(p, kindForecastReader, "tsstore_forecast_reader_read_window", func() error { return rd.ReadWindow(int(window)) })
-		}
-	}
-	return noFail(err)
-}
-
-//export tsstore_forecast_reader_groups
-func tsstore_forecast_reader_groups(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	rd, err := getForecastReader(p)
-	if err == nil && n == nil {
-		err = invalidArg("n_groups is NULL")
-	}
-	if err != nil {
-		return fail(nil, err)
-	}
-	*n = C.size_t(len(rd.Groups()))
-	return statusOK
-}
-
-func forecastGroup(p C.uintptr_t, g C.size_t) (*core.ForecastGroup, error) {
-	rd, err := getForecastReader(p)
-	if err != nil {
-		return nil, err
-	}
-	if uint64(g) >= uint64(len(rd.Groups())) {
-		return nil, invalidArg("group: %d is outside 0–%d", g, len(rd.Groups())-1)
-	}
-	return rd.Groups()[g], nil
-}
-
-//export tsstore_forecast_reader_group_info
-func tsstore_forecast_reader_group_info(p C.uintptr_t, g C.size_t, dtype *C.int32_t, nKeys *C.size_t,
-	layers, steps *C.int64_t, eshape *C.int64_t, capacity C.size_t, ndim *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	grp, err := forecastGroup(p, g)
-	if err == nil {
-		if dtype != nil {
-			*dtype = C.int32_t(grp.DType)
-		}
-		if nKeys != nil {
-			*nKeys = C.size_t(len(grp.Keys))
-		}
-		if layers != nil {
-			*layers = C.int64_t(grp.Layers)
-		}
-		if steps != nil {
-			*steps = C.int64_t(grp.Steps)
-		}
-		err = putShape(grp.ElementShape, eshape, capacity, ndim)
-	}
-	return noFail(err)
+	return readerGroup(p, kindForecastReader, g, info)
 }
 
 //export tsstore_forecast_reader_group_keys
-func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, buf *C.int64_t, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	grp, err := forecastGroup(p, g)
-	if err != nil {
-		return fail(nil, err)
-	}
-	return groupKeys(grp.Keys, buf, capacity, needed)
+	return readerGroupKeys(p, kindForecastReader, g, dst, capacity, n)
 }
 
-//export tsstore_forecast_reader_group_values
-func tsstore_forecast_reader_group_values(p C.uintptr_t, g C.size_t, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
+//export tsstore_forecast_reader_bind
+func tsstore_forecast_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) (status C.int32_t) {
 	defer guard(&status)
-	grp, err := forecastGroup(p, g)
-	if err != nil {
-		return fail(nil, err)
-	}
-	return groupValues(grp.Values.Data, buf, capacity, needed)
+	return readerBind(p, kindForecastReader, g, dst, capacity)
+}
+
+//export tsstore_forecast_reader_read
+func tsstore_forecast_reader_read(p C.uintptr_t, window C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return readerRead(p, kindForecastReader, "tsstore_forecast_reader_read", func(r reader) error {
+		i, err := stepArg(window)
+		if err != nil {
+			return err
+		}
+		return r.readStep(i)
+	})
+}
+
+//export tsstore_forecast_reader_read_at
+func tsstore_forecast_reader_read_at(p C.uintptr_t, startMS C.int64_t) (status C.int32_t) {
+	defer guard(&status)
+	return readerRead(p, kindForecastReader, "tsstore_forecast_reader_read_at", func(r reader) error { return r.readAt(fromMillis(startMS)) })
 }
 
 //export tsstore_forecast_reader_free
 func tsstore_forecast_reader_free(p C.uintptr_t) {
 	defer guardVoid()
-	if v := unregister(uintptr(p), kindForecastReader); v != nil {
-		v.(*forecastHandle).rd.Close()
-	}
+	readerFree(p, kindForecastReader)
 }

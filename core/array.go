@@ -181,6 +181,15 @@ func parseShapeJSON(s string) ([]int, error) {
 	return shape, nil
 }
 
+// into is dst[:n] when the caller gave a destination (a read straight into its memory,
+// which the caller has sized), else n new bytes from alignedBytes.
+func into(dst []byte, n int) []byte {
+	if dst == nil {
+		return alignedBytes(n)
+	}
+	return dst[:n:n]
+}
+
 // alignedBytes returns n zeroed bytes aligned for any element type. The netcdf typed I/O
 // calls reinterpret byte buffers as []float64 etc., which must be aligned.
 func alignedBytes(n int) []byte {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
@@ -37,45 +38,55 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	}
 	defer s.mu.Unlock()
 	var out []TimeSeries
-	err := s.snapshot(func() (err error) {
-		out, err = s.getManyLocked(op, keys, start, end)
+	err := s.snapshot(func() error {
+		found := make([]foundRow, len(keys))
+		for i, k := range keys {
+			r, m, err := s.lookupMetadata(k, k.Features)
+			if err != nil {
+				return withOp(op, itemField(err, "keys["+itoa(int64(i))+"]"))
+			}
+			found[i] = foundRow{r, m}
+		}
+		var err error
+		out, err = s.getManyLocked(op, "keys", found, start, end, nil)
 		return err
 	})
 	return out, err
 }
 
-func (s *Store) getManyLocked(op string, keys []Key, start, end *time.Time) ([]TimeSeries, error) {
+// foundRow is a catalog row a lookup found, with its decoded record.
+type foundRow struct {
+	r *catalog.Row
+	m *Metadata
+}
+
+// destinations are the caller's buffers of a bulk read, one per item (nil: new memory).
+type destinations [][]byte
+
+func (d destinations) of(i int) []byte {
+	if d == nil {
+		return nil
+	}
+	return d[i]
+}
+
+// getManyLocked reads the found series into dsts, each sized by the caller.
+func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *time.Time, dsts destinations) ([]TimeSeries, error) {
 	if start != nil && end.Before(*start) {
 		return nil, invalid(op, "end", "is before start")
 	}
-	out := make([]TimeSeries, len(keys))
+	out := make([]TimeSeries, len(found))
 	byDS := map[*packedDS][]*bulkColumn{}
 	var order []*packedDS
-	for i, k := range keys {
-		field := "keys[" + itoa(int64(i)) + "]"
-		r, m, err := s.lookupMetadata(k, k.Features)
-		if err != nil {
-			return nil, withOp(op, itemField(err, field))
-		}
+	for i, fr := range found {
+		field := what + "[" + itoa(int64(i)) + "]"
+		r, m := fr.r, fr.m
 		slot, packed := s.nc.packed[hashing.Digest(m.DataHash)]
 		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {
 			// Not in a packed column of the file: read it as Get does.
-			var ts TimeSeries
-			switch {
-			case m.Type == SingleTimeSeriesType:
-				ts, err = s.readSingle(m, start, end)
-			case m.Type == NonSequentialTimeSeriesType:
-				ts, err = s.readNonSequential(m, r, start, end)
-			case start != nil:
-				err = invalid("", field+".type", "%s is a forecast; a time range reads static series only", m.Key)
-			default:
-				var g forecastRow
-				if g, err = forecastRowOf(m); err == nil {
-					ts, err = s.readWindows(m, g, 0, g.count)
-				}
-			}
+			ts, err := s.readSeries(m, r, start, end, dsts.of(i))
 			if err != nil {
-				return nil, withOp(op, err)
+				return nil, withOp(op, itemField(err, field))
 			}
 			out[i] = ts
 			continue
@@ -92,7 +103,7 @@ func (s *Store) getManyLocked(op string, keys []Key, start, end *time.Time) ([]T
 		if byDS[ds] == nil {
 			order = append(order, ds)
 		}
-		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, col: slot.col, first: first, n: n})
+		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, col: slot.col, first: first, n: n, data: dsts.of(i)})
 	}
 	for _, ds := range order {
 		cols := byDS[ds]
@@ -121,7 +132,7 @@ func (f *ncFile) readColumns(ds *packedDS, cols []*bulkColumn) error {
 	for _, c := range cols {
 		lo, hi = min(lo, c.col), max(hi, c.col+1)
 		r0, r1 = min(r0, c.first), max(r1, c.first+c.n)
-		c.data = alignedBytes(c.n * elementCount(ds.eshape) * ds.fam.dtype.Width())
+		c.data = into(c.data, c.n*elementCount(ds.eshape)*ds.fam.dtype.Width())
 	}
 	span := hi - lo
 	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()

@@ -103,9 +103,9 @@ func (c *columnCache) setBudget(bytes int) {
 }
 
 // column copies rows [first, first+n) of column col out of a block.
-func (b *columnBlock) column(col, first, n, eb int) []byte {
+func (b *columnBlock) column(col, first, n, eb int, dst []byte) []byte {
 	span := b.hi - b.lo
-	out := alignedBytes(n * eb)
+	out := into(dst, n*eb)
 	for t := 0; t < n; t++ {
 		src := ((first+t)*span + col - b.lo) * eb
 		copy(out[t*eb:(t+1)*eb], b.data[src:src+eb])

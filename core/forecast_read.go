@@ -131,22 +131,22 @@ func (s *Store) getWindows(op string, k Key, first, last time.Time) (Forecast, e
 	if i1 < i0 {
 		return nil, invalid(op, "last", "%s is before first %s", isotime.FormatTimestamp(last), isotime.FormatTimestamp(first))
 	}
-	fc, err := s.readWindows(m, g, i0, i1-i0+1)
+	fc, err := s.readWindows(m, g, i0, i1-i0+1, nil)
 	return fc, withOp(op, err)
 }
 
 // readWindows reads windows [i0, i0+n) of a forecast. A DeterministicSingleTimeSeries reads
 // only the source rows those windows cover; a dense forecast only the blocks holding them.
-func (s *Store) readWindows(m *Metadata, g forecastRow, i0, n int) (Forecast, error) {
+func (s *Store) readWindows(m *Metadata, g forecastRow, i0, n int, dst []byte) (Forecast, error) {
 	var data []byte
 	var err error
 	if m.Type == DeterministicSingleTimeSeriesType {
 		var src []byte
-		if src, err = s.readRows(m, i0*g.step, (n-1)*g.step+g.h); err != nil {
+		if src, err = s.readRows(m, i0*g.step, (n-1)*g.step+g.h, nil); err != nil {
 			return nil, err
 		}
-		data = synthWindows(src, g.layout(m.DType).stepBytes(), g.h, g.step, n)
-	} else if data, err = s.readDenseWindows(m, g, i0, n); err != nil {
+		data = synthWindows(src, g.layout(m.DType).stepBytes(), g.h, g.step, n, dst)
+	} else if data, err = s.readDenseWindows(m, g, i0, n, dst); err != nil {
 		return nil, err
 	}
 	t0, err := g.grid.WindowStart(i0)
@@ -187,14 +187,14 @@ func (s *Store) denseVar(m *Metadata) (*standaloneVar, error) {
 	return sv, nil
 }
 
-func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int) ([]byte, error) {
+func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int, dst []byte) ([]byte, error) {
 	if p, ok := s.pendingArray(hashing.Digest(m.DataHash), false); ok {
 		full := append([]int{m.Length}, m.ElementShape...)
 		if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
 				m.DType, full, p.arr.DType, p.arr.Shape)
 		}
-		return sliceWindows(g.layout(m.DType), p.arr.Data, i0, n), nil
+		return sliceWindows(g.layout(m.DType), p.arr.Data, i0, n, dst), nil
 	}
 	sv, err := s.denseVar(m)
 	if err != nil {
@@ -204,13 +204,13 @@ func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int) ([]byte,
 	start := make([]uint64, len(sv.shape))
 	count := append([]uint64(nil), sv.shape...)
 	start[axis], count[axis] = uint64(i0), uint64(n)
-	return s.nc.readStandalone(sv, start, count)
+	return s.nc.readStandalone(sv, start, count, dst)
 }
 
 // sliceWindows copies windows [i0, i0+n) out of a whole array laid out lead × H × count × E.
-func sliceWindows(l forecastLayout, data []byte, i0, n int) []byte {
+func sliceWindows(l forecastLayout, data []byte, i0, n int, dst []byte) []byte {
 	eb := l.stepBytes()
-	out := alignedBytes(l.lead * l.h * n * eb)
+	out := into(dst, l.lead*l.h*n*eb)
 	for a := 0; a < l.lead; a++ {
 		for h := 0; h < l.h; h++ {
 			src := ((a*l.h+h)*l.count + i0) * eb
@@ -223,8 +223,8 @@ func sliceWindows(l forecastLayout, data []byte, i0, n int) []byte {
 
 // synthWindows lays n windows of a DeterministicSingleTimeSeries out as [H, n, *E]: window j
 // is source rows [j·step, j·step + H) of src (which starts at the first window's first row).
-func synthWindows(src []byte, eb, h, step, n int) []byte {
-	out := alignedBytes(h * n * eb)
+func synthWindows(src []byte, eb, h, step, n int, dst []byte) []byte {
+	out := into(dst, h*n*eb)
 	for j := 0; j < n; j++ {
 		for i := 0; i < h; i++ {
 			from := (j*step + i) * eb

@@ -337,14 +337,14 @@ func (f *ncFile) columnHyperslab(ds *packedDS, col int) (start, count []uint64) 
 }
 
 // readPackedRows reads rows [first, first+n) of one packed column.
-func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
+func (f *ncFile) readPackedRows(slot packedSlot, first, n int, dst []byte) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	ds := slot.ds
 	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
 	if b := f.colCache.find(ds, slot.col); b != nil {
 		f.colCache.hits++
-		return b.column(slot.col, first, n, eb), nil
+		return b.column(slot.col, first, n, eb, dst), nil
 	}
 	if first == 0 && n == ds.fam.length {
 		// A whole column inflates every chunk of the dataset: read its block instead.
@@ -354,13 +354,13 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int) ([]byte, error) {
 				return nil, err
 			}
 			f.colCache.add(b)
-			return b.column(slot.col, first, n, eb), nil
+			return b.column(slot.col, first, n, eb, dst), nil
 		}
 	}
 	start, count := f.columnHyperslab(ds, slot.col)
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
-	buf := alignedBytes(n * eb)
+	buf := into(dst, n*eb)
 	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}

@@ -183,6 +183,17 @@ func (s *Store) CountByHash(hash [32]byte) (map[SeriesType]int, error) {
 
 // KeysByHash lists the keys of every series that references one array, in insertion order.
 func (s *Store) KeysByHash(hash [32]byte) ([]Key, error) {
+	ms, err := s.MetadataByHash(hash)
+	keys := make([]Key, len(ms))
+	for i := range ms {
+		keys[i] = ms[i].Key
+	}
+	return keys, err
+}
+
+// MetadataByHash returns the records of every series that references the array with this
+// hash, in insertion order.
+func (s *Store) MetadataByHash(hash [32]byte) ([]Metadata, error) {
 	const op = "keys_by_hash"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
@@ -192,15 +203,15 @@ func (s *Store) KeysByHash(hash [32]byte) ([]Key, error) {
 	if err != nil {
 		return nil, wrapIO(op, err, "listing rows of %x", hash[:])
 	}
-	keys := make([]Key, 0, len(rows))
+	out := make([]Metadata, 0, len(rows))
 	for i := range rows {
 		m, err := s.metadataOf(&rows[i], nil)
 		if err != nil {
 			return nil, withOp(op, err)
 		}
-		keys = append(keys, m.Key)
+		out = append(out, *m)
 	}
-	return keys, nil
+	return out, nil
 }
 
 // GetArray reads a stored array by its content hash, whichever series reference it: a
@@ -218,14 +229,14 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 		}
 	}
 	if slot, ok := s.nc.packed[d]; ok {
-		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length)
+		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", slot.ds.name)
 		}
 		return TypedArray{DType: slot.ds.fam.dtype, Shape: append([]int{slot.ds.fam.length}, slot.ds.eshape...), Data: data}, nil
 	}
 	if sv, ok := s.nc.standalone[d]; ok {
-		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape)
+		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", sv.name)
 		}

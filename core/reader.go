@@ -47,6 +47,7 @@ type ForecastGroup struct {
 	Keys         []int // indices into the reader's keys
 	Values       TypedArray
 
+	own     []byte // the reader's buffer for Values, when no caller buffer is bound
 	members []member
 }
 
@@ -166,7 +167,8 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 			shape = append(shape, grp.Layers)
 		}
 		shape = append(append(shape, grp.Steps), grp.ElementShape...)
-		grp.Values = TypedArray{DType: grp.DType, Shape: shape, Data: alignedBytes(len(grp.Keys) * wb)}
+		grp.own = alignedBytes(len(grp.Keys) * wb)
+		grp.Values = TypedArray{DType: grp.DType, Shape: shape, Data: grp.own}
 	}
 	for _, b := range bands {
 		rd.bands = append(rd.bands, b)
@@ -354,6 +356,16 @@ func (rd *ForecastReader) checkColumns() error {
 	return nil
 }
 
+// Bind makes every later Read write group g's values into dst, which must hold the group's
+// bytes, instead of the reader's own buffer; nil goes back to that buffer. The caller keeps
+// dst valid while it is bound.
+func (rd *ForecastReader) Bind(g int, dst []byte) error {
+	if g < 0 || g >= len(rd.groups) {
+		return invalid("forecast_reader_bind", "group", "%d is outside 0–%d", g, len(rd.groups)-1)
+	}
+	return bindGroup(&rd.groups[g].Values, rd.groups[g].own, dst)
+}
+
 // Close releases the reader's caches. Closing twice is harmless.
 func (rd *ForecastReader) Close() {
 	rd.s, rd.dense, rd.bands = nil, nil, nil
@@ -373,7 +385,7 @@ func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
 	start := make([]uint64, len(d.sv.shape))
 	count := slices.Clone(d.sv.shape)
 	start[d.axis], count[d.axis] = uint64(first), uint64(n)
-	buf, err := f.readStandalone(d.sv, start, count)
+	buf, err := f.readStandalone(d.sv, start, count, nil)
 	if err != nil {
 		d.loaded = -1
 		return err

@@ -470,30 +470,34 @@ func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	var ts TimeSeries
-	switch m.Type {
-	case SingleTimeSeriesType:
-		ts, err = s.readSingle(m, start, end)
-	case NonSequentialTimeSeriesType:
-		ts, err = s.readNonSequential(m, r, start, end)
-	default:
-		if start != nil {
-			return nil, invalid(op, "key.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
-		}
-		var g forecastRow
-		if g, err = forecastRowOf(m); err == nil {
-			ts, err = s.readWindows(m, g, 0, g.count)
-		}
-	}
+	ts, err := s.readSeries(m, r, start, end, nil)
 	return ts, withOp(op, err)
 }
 
-func (s *Store) readSingle(m *Metadata, start, end *time.Time) (*SingleTimeSeries, error) {
+// readSeries reads a whole series, or a range of a static one, into dst (nil: new memory).
+func (s *Store) readSeries(m *Metadata, r *catalog.Row, start, end *time.Time, dst []byte) (TimeSeries, error) {
+	switch m.Type {
+	case SingleTimeSeriesType:
+		return s.readSingle(m, start, end, dst)
+	case NonSequentialTimeSeriesType:
+		return s.readNonSequential(m, r, start, end, dst)
+	}
+	if start != nil {
+		return nil, invalid("", "key.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+	}
+	g, err := forecastRowOf(m)
+	if err != nil {
+		return nil, err
+	}
+	return s.readWindows(m, g, 0, g.count, dst)
+}
+
+func (s *Store) readSingle(m *Metadata, start, end *time.Time, dst []byte) (*SingleTimeSeries, error) {
 	first, n, err := singleRange(m, start, end)
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.readRows(m, first, n)
+	data, err := s.readRows(m, first, n, dst)
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +534,7 @@ func singleOf(m *Metadata, first, n int, data []byte) *SingleTimeSeries {
 		Data: TypedArray{DType: m.DType, Shape: append([]int{n}, m.ElementShape...), Data: data}}
 }
 
-func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.Time) (*NonSequentialTimeSeries, error) {
+func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.Time, dst []byte) (*NonSequentialTimeSeries, error) {
 	stamps, err := parseTimestampsJSON(r)
 	if err != nil {
 		return nil, err
@@ -546,7 +550,7 @@ func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.
 	n := last - first
 	data := []byte{}
 	if n > 0 {
-		if data, err = s.readRows(m, first, n); err != nil {
+		if data, err = s.readRows(m, first, n, dst); err != nil {
 			return nil, err
 		}
 	}
@@ -557,14 +561,14 @@ func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.
 // readRows reads steps [first, first+n) of the array a row names, wherever it is stored.
 // What the file holds must have the dtype and shape the row claims, checked before any read:
 // a disagreement is an IntegrityError, never a read of the wrong bytes.
-func (s *Store) readRows(m *Metadata, first, n int) ([]byte, error) {
+func (s *Store) readRows(m *Metadata, first, n int, dst []byte) ([]byte, error) {
 	d := hashing.Digest(m.DataHash)
 	for _, packed := range []bool{true, false} {
 		if p, ok := s.pendingArray(d, packed); ok {
-			return pendingRows(m, p, first, n)
+			return pendingRows(m, p, first, n, dst)
 		}
 	}
-	data, err := s.readStoredRows(m, d, first, n)
+	data, err := s.readStoredRows(m, d, first, n, dst)
 	if err == nil && first == 0 && n == m.Length {
 		err = verifyWhole(m, data)
 	}
@@ -588,14 +592,14 @@ func verifyWhole(m *Metadata, data []byte) error {
 }
 
 // readStoredRows reads steps [first, first+n) of the array with digest d from the file.
-func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int) ([]byte, error) {
+func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst []byte) ([]byte, error) {
 	if slot, ok := s.nc.packed[d]; ok {
 		ds := slot.ds
 		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
 				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
 		}
-		return s.nc.readPackedRows(slot, first, n)
+		return s.nc.readPackedRows(slot, first, n, dst)
 	}
 	if sv, ok := s.nc.standalone[d]; ok {
 		full := append([]int{m.Length}, m.ElementShape...)
@@ -606,21 +610,21 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int) ([]b
 		start := make([]uint64, len(sv.shape))
 		count := append([]uint64(nil), sv.shape...)
 		start[0], count[0] = uint64(first), uint64(n)
-		return s.nc.readStandalone(sv, start, count)
+		return s.nc.readStandalone(sv, start, count, dst)
 	}
 	return nil, errNoArray(d)
 }
 
 // pendingRows serves rows of an array the unit holds in memory, under the same check as a
 // read from the file.
-func pendingRows(m *Metadata, p *prepared, first, n int) ([]byte, error) {
+func pendingRows(m *Metadata, p *prepared, first, n int, dst []byte) ([]byte, error) {
 	full := append([]int{m.Length}, m.ElementShape...)
 	if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
 		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
 			m.DType, full, p.arr.DType, p.arr.Shape)
 	}
 	rb := elementCount(m.ElementShape) * m.DType.Width()
-	out := alignedBytes(n * rb)
+	out := into(dst, n*rb)
 	copy(out, p.arr.Data[first*rb:(first+n)*rb])
 	return out, nil
 }

@@ -125,7 +125,7 @@ func (f *ncFile) fillStandalone(sv *standaloneVar, data []byte, d hashing.Digest
 }
 
 // readStandalone reads the hyperslab [start, start+count) of a standalone array.
-func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64) ([]byte, error) {
+func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64, dst []byte) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	chunks, err := f.chunkShape(sv)
@@ -133,7 +133,7 @@ func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64) ([]byt
 		return nil, err
 	}
 	f.chunkReads += chunksTouched(chunks, start, count)
-	buf := alignedBytes(elementCount(fromU64(count)) * sv.dtype.Width())
+	buf := into(dst, elementCount(fromU64(count))*sv.dtype.Width())
 	if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}

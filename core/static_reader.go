@@ -35,7 +35,9 @@ type StaticReader struct {
 // copy: a reader over a batch in column order copies each dataset's row whole, instead of
 // one 8-byte copy per key (1.5 ms a step at 100,000 keys).
 type copyRun struct {
-	dst, src []byte
+	grp *StaticGroup
+	off int // byte offset in the group's Values
+	src []byte
 }
 
 // StaticGroup holds the keys of a reader with one dtype and element shape; after each Read,
@@ -45,6 +47,7 @@ type StaticGroup struct {
 	ElementShape []int
 	Keys         []int // indices into the reader's keys
 	Values       TypedArray
+	own          []byte // the reader's buffer for Values, when no caller buffer is bound
 }
 
 // rowSet is one packed dataset and the span of its columns the reader needs.
@@ -151,8 +154,8 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 	}
 	for _, g := range rd.groups {
 		eb := elementCount(g.ElementShape) * g.DType.Width()
-		g.Values = TypedArray{DType: g.DType, Shape: append([]int{len(g.Keys)}, g.ElementShape...),
-			Data: alignedBytes(len(g.Keys) * eb)}
+		g.own = alignedBytes(len(g.Keys) * eb)
+		g.Values = TypedArray{DType: g.DType, Shape: append([]int{len(g.Keys)}, g.ElementShape...), Data: g.own}
 	}
 	next := map[*StaticGroup]int{}
 	type span struct {
@@ -177,8 +180,7 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 		spans = append(spans, span{p.grp, p.set, dst, src, eb})
 	}
 	for _, sp := range spans {
-		rd.runs = append(rd.runs, copyRun{dst: sp.grp.Values.Data[sp.dst : sp.dst+sp.nbytes],
-			src: sp.set.buf[sp.src : sp.src+sp.nbytes]})
+		rd.runs = append(rd.runs, copyRun{grp: sp.grp, off: sp.dst, src: sp.set.buf[sp.src : sp.src+sp.nbytes]})
 	}
 	rd.frees = s.nc.frees
 	return rd, nil
@@ -241,9 +243,32 @@ func (rd *StaticReader) ReadStep(i int) error {
 		return wrapIO(op, err, "reading step %d", i)
 	}
 	for _, r := range rd.runs {
-		copy(r.dst, r.src)
+		copy(r.grp.Values.Data[r.off:], r.src)
 	}
 	rd.step = i
+	return nil
+}
+
+// Bind makes every later Read write group g's values into dst, which must hold the group's
+// bytes, instead of the reader's own buffer; nil goes back to that buffer. The caller keeps
+// dst valid while it is bound.
+func (rd *StaticReader) Bind(g int, dst []byte) error {
+	if g < 0 || g >= len(rd.groups) {
+		return invalid("static_reader_bind", "group", "%d is outside 0–%d", g, len(rd.groups)-1)
+	}
+	return bindGroup(&rd.groups[g].Values, rd.groups[g].own, dst)
+}
+
+// bindGroup points a reader group's Values at dst (nil: own), refusing a dst too short.
+func bindGroup(values *TypedArray, own, dst []byte) error {
+	if dst == nil {
+		values.Data = own
+		return nil
+	}
+	if len(dst) < len(own) {
+		return newErr(ErrBufferTooSmall, "reader_bind", "dst", "%d bytes cannot hold the group's %d", len(dst), len(own))
+	}
+	values.Data = dst[:len(own):len(own)]
 	return nil
 }
 

@@ -31,6 +31,9 @@ func Minutes(n int64) Period { return isotime.FixedMillis(n * 60_000) }
 func Days(n int64) Period    { return isotime.FixedMillis(n * 86_400_000) }
 func Months(n int64) Period  { return isotime.CalendarMonths(n) }
 
+// Milliseconds builds a fixed period of n milliseconds.
+func Milliseconds(n int64) Period { return isotime.FixedMillis(n) }
+
 // ParseTimestamp reads any RFC 3339 timestamp and returns it in UTC.
 func ParseTimestamp(s string) (time.Time, error) {
 	t, err := isotime.ParseTimestamp(s)
@@ -162,6 +165,9 @@ type Metadata struct {
 	DataHash         [32]byte
 	FeaturesHash     [32]byte
 }
+
+// StoredShape is the shape of the stored array: [length, *element_shape].
+func (m *Metadata) StoredShape() []int { return append([]int{m.Length}, m.ElementShape...) }
 
 // TimeSeries is implemented by the series types the store holds.
 type TimeSeries interface {

@@ -92,6 +92,9 @@ mkdir -p "$OUT"
 group no-binaries ./scripts/check-no-binaries.sh
 group vet "$GO" vet ./...
 group gofmt gofmt_clean
+# The bindings' raw layers are what include/tsstore.h generates (else: a diff; the fix is to
+# run scripts/gen-bindings and commit its output).
+group bindings-generated python3 scripts/gen-bindings --check
 # Every Go test with the race detector; the file-layout checks use ncdump, ncatted and
 # sqlite3, which must be present (TSSTORE_REQUIRE_TOOLS makes a missing tool a failure).
 group go-test-race env TSSTORE_REQUIRE_TOOLS=1 "${gotest[@]}" -race ./...

@@ -4,11 +4,13 @@
  *   calls make STORE.nc N LENGTH      writes N hourly f64 series of LENGTH steps in one batch
  *   calls time STORE.nc N LENGTH REPEATS
  *     opens the store read-only and prints the median of REPEATS calls, in µs:
- *       get_us   tsstore_get + tsstore_series_data into a caller buffer + tsstore_series_free
- *       step_us  tsstore_static_reader_read_step over all N + group_values into a buffer
+ *       get_us   tsstore_get_info, a buffer of its nbytes, tsstore_get into it (what a binding's
+ *                get does: describe, allocate, read into the caller's memory)
+ *       step_us  tsstore_static_reader_read over all N, into the buffer bound to its group
  *       has_us   tsstore_has
  * Owners are 0..N-1, name "max_active_power", values 50 + 30 sin((h + i) / 24), as the Python
- * side (calls.py) expects.
+ * side (calls.py) expects. The lookups give every field of the key (features "": none), so
+ * each costs one index probe.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,16 +20,13 @@
 #include <tsstore.h>
 
 static void die(int32_t st, const char *what) {
-    char msg[512];
-    size_t needed = 0;
-    tsstore_last_error(msg, sizeof msg, &needed);
-    fprintf(stderr, "calls: %s: status %d: %s\n", what, st, msg);
+    fprintf(stderr, "calls: %s: %s: %s\n", what, tsstore_status_name(st), tsstore_errmsg());
     exit(1);
 }
-#define CALL(x)                               \
-    do {                                      \
-        int32_t st_ = (x);                    \
-        if (st_ != TSSTORE_OK) die(st_, #x);  \
+#define CALL(x)                              \
+    do {                                     \
+        int32_t st_ = (x);                   \
+        if (st_ != TSSTORE_OK) die(st_, #x); \
     } while (0)
 
 static double now_us(void) {
@@ -47,62 +46,82 @@ static double median(double *v, size_t n) {
 }
 
 static const int64_t T0_MS = 1893456000000; /* 2030-01-01T00:00:00Z */
+static const tsstore_period HOURLY = {3600000, TSSTORE_PERIOD_MILLIS, 0};
 
 static int make(const char *path, size_t n, size_t length) {
     tsstore_store *s = NULL;
-    tsstore_batch *b = NULL;
-    double *v = malloc(length * sizeof *v);
+    double *v = malloc(n * length * sizeof *v);
+    tsstore_series_desc *descs = malloc(n * sizeof *descs);
+    if (!v || !descs) die(TSSTORE_E_INTERNAL, "out of memory");
     CALL(tsstore_create(path, NULL, &s));
-    CALL(tsstore_batch_new(s, &b));
     int64_t shape[1] = {(int64_t)length};
     for (size_t i = 0; i < n; i++) {
-        for (size_t h = 0; h < length; h++) v[h] = 50 + 30 * sin((double)(h + i) / 24);
-        CALL(tsstore_batch_add_single(b, (int64_t)i, "PowerLoad", TSSTORE_OWNER_COMPONENT, "max_active_power", T0_MS,
-                                      "PT1H", TSSTORE_DTYPE_F64, shape, 1, v, length * sizeof *v, NULL, NULL, NULL));
+        for (size_t h = 0; h < length; h++) v[i * length + h] = 50 + 30 * sin((double)(h + i) / 24);
+        tsstore_series_desc d = TSSTORE_SERIES_DESC_INIT;
+        d.owner_id = (int64_t)i;
+        d.owner_type = "PowerLoad";
+        d.name = "max_active_power";
+        d.initial_ms = T0_MS;
+        d.resolution = HOURLY;
+        d.shape = shape;
+        d.ndim = 1;
+        d.data = &v[i * length];
+        d.nbytes = length * sizeof *v;
+        descs[i] = d;
     }
-    CALL(tsstore_batch_commit(b, NULL));
-    tsstore_batch_free(b);
+    CALL(tsstore_add_batch(s, descs, n));
     CALL(tsstore_close(s));
+    free(descs);
     free(v);
     return 0;
+}
+
+/* What a binding's get does: describe the series, allocate its buffer, read into it. */
+static double *get(tsstore_store *s, const tsstore_lookup *q) {
+    tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
+    CALL(tsstore_get_info(s, q, &info));
+    double *buf = malloc(info.nbytes > 0 ? (size_t)info.nbytes : 1);
+    if (!buf) die(TSSTORE_E_INTERNAL, "out of memory");
+    CALL(tsstore_get(s, q, buf, (size_t)info.nbytes, &info));
+    return buf;
 }
 
 static int time_calls(const char *path, size_t n, size_t length, size_t repeats) {
     tsstore_store *s = NULL;
     CALL(tsstore_open(path, 1, &s));
-    tsstore_key **keys = malloc(n * sizeof *keys);
-    for (size_t i = 0; i < n; i++)
-        CALL(tsstore_key_new((int64_t)i, TSSTORE_OWNER_COMPONENT, TSSTORE_SINGLE_TIME_SERIES, "max_active_power", "PT1H",
-                             NULL, NULL, &keys[i]));
+    tsstore_lookup *keys = malloc(n * sizeof *keys);
     double *took = malloc(repeats * sizeof *took);
-    double *buf = malloc((length > n ? length : n) * sizeof(double));
-    size_t needed = 0;
-    for (size_t r = 0; r < repeats / 10; r++) { /* warm-up: the catalog's pages, the chunk cache */
-        tsstore_series *ts = NULL;
-        CALL(tsstore_get(s, keys[(r * 7919) % n], &ts));
-        tsstore_series_free(ts);
+    double *step = malloc(n * sizeof *step);
+    if (!keys || !took || !step) die(TSSTORE_E_INTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        tsstore_lookup q = TSSTORE_LOOKUP_INIT; /* a component's SingleTimeSeries */
+        q.owner_id = (int64_t)i;
+        q.name = "max_active_power";
+        q.resolution = HOURLY;
+        q.features_json = ""; /* no features: the key is complete */
+        keys[i] = q;
     }
+    for (size_t r = 0; r < repeats / 10; r++) /* warm-up: the catalog's pages, the chunk cache */
+        free(get(s, &keys[(r * 7919) % n]));
     for (size_t r = 0; r < repeats; r++) {
         size_t i = (r * 7919) % n;
         double t = now_us();
-        tsstore_series *ts = NULL;
-        CALL(tsstore_get(s, keys[i], &ts));
-        CALL(tsstore_series_data(ts, buf, length * sizeof(double), &needed));
-        tsstore_series_free(ts);
+        double *buf = get(s, &keys[i]);
         took[r] = now_us() - t;
         if (fabs(buf[1] - (50 + 30 * sin((double)(1 + i) / 24))) > 1e-12) {
             fprintf(stderr, "calls: series %zu read back a wrong value\n", i);
             return 1;
         }
+        free(buf);
     }
     double get_us = median(took, repeats);
 
     tsstore_static_reader *rd = NULL;
-    CALL(tsstore_static_reader_new(s, "PT1H", (const tsstore_key *const *)keys, n, &rd));
+    CALL(tsstore_static_reader_new(s, &HOURLY, keys, n, &rd));
+    CALL(tsstore_static_reader_bind(rd, 0, step, n * sizeof *step));
     for (size_t r = 0; r < repeats; r++) {
         double t = now_us();
-        CALL(tsstore_static_reader_read_step(rd, (int64_t)(r % length)));
-        CALL(tsstore_static_reader_group_values(rd, 0, buf, n * sizeof(double), &needed));
+        CALL(tsstore_static_reader_read(rd, (int64_t)(r % length)));
         took[r] = now_us() - t;
     }
     double step_us = median(took, repeats);
@@ -111,7 +130,7 @@ static int time_calls(const char *path, size_t n, size_t length, size_t repeats)
     for (size_t r = 0; r < repeats; r++) {
         int32_t found = 0;
         double t = now_us();
-        CALL(tsstore_has(s, keys[(r * 7919) % n], &found));
+        CALL(tsstore_has(s, &keys[(r * 7919) % n], &found));
         took[r] = now_us() - t;
         if (!found) {
             fprintf(stderr, "calls: has missed a stored key\n");
@@ -120,11 +139,10 @@ static int time_calls(const char *path, size_t n, size_t length, size_t repeats)
     }
     double has_us = median(took, repeats);
     printf("get_us=%.3f\nstep_us=%.3f\nhas_us=%.3f\n", get_us, step_us, has_us);
-    for (size_t i = 0; i < n; i++) tsstore_key_free(keys[i]);
     CALL(tsstore_close(s));
     free(keys);
     free(took);
-    free(buf);
+    free(step);
     return 0;
 }
 

@@ -25,7 +25,7 @@ class BuildWithGo(build_py):
         exports = src / "capi" / "exports.map"
         subprocess.check_call(
             ["go", "build", "-trimpath", "-buildmode=c-shared",
-             f"-ldflags=-extldflags=-Wl,--version-script={exports},-soname,libtsstore.so.0",
+             f"-ldflags=-extldflags=-Wl,--version-script={exports},-soname,libtsstore.so.1",
              "-o", str(out / "libtsstore.so"), "./capi"],
             cwd=src, env={**os.environ, "CGO_ENABLED": "1"})
         header = out / "libtsstore.h"  # the cgo header is not part of the package

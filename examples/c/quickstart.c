@@ -5,10 +5,11 @@
  * Loads a year of hourly demand for every bus in one batch (f64), daily quadratic cost curves
  * for the generators (f64, three coefficients per day), must-run flags (bool), irregular
  * outage records, and day-ahead wind forecasts of each kind (Deterministic, Probabilistic,
- * Scenarios); derives day-ahead views over the demand (a transform); then, as a simulation
- * would, sweeps a week of demand hour by hour with a StaticReader and every day-ahead window
- * of the year with a ForecastReader. Everything read is checked against what was written,
- * and a short summary is printed. */
+ * Scenarios); derives day-ahead views over the demand (a transform); reads one series back
+ * into a buffer of its own size; then, as a simulation would, sweeps a week of demand hour by
+ * hour with a StaticReader and every day-ahead window of the year with a ForecastReader, both
+ * writing into buffers bound once. Everything read is checked against what was written, and a
+ * short summary is printed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,18 +23,17 @@
 #define HOURS 8760
 #define GENS 50
 #define WIND 20
-#define H 48                     /* day-ahead horizon: 48 hours */
+#define H 48                           /* day-ahead horizon: 48 hours */
 #define WINDOWS ((HOURS - H) / 24 + 1) /* one window a day: 364 */
 
-
-#define verify(cond, ...)                                      \
-    do {                                                       \
-        if (!(cond)) {                                         \
-            fprintf(stderr, "quickstart: " __VA_ARGS__);       \
-            fprintf(stderr, "\n");                             \
-            status = 1;                                        \
-            goto done;                                         \
-        }                                                      \
+#define verify(cond, ...)                                \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            fprintf(stderr, "quickstart: " __VA_ARGS__); \
+            fprintf(stderr, "\n");                       \
+            status = 1;                                  \
+            goto done;                                   \
+        }                                                \
     } while (0)
 
 static double demand(int bus, int h) {
@@ -54,123 +54,202 @@ int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     int buses = argc > 2 ? atoi(argv[2]) : 500;
     if (buses < 1 || buses > 100000) buses = 500;
+    int n = buses + WIND; /* the components the ForecastReader reads */
     char path[1024];
     fresh_store_path(path, sizeof path, dir, "quickstart");
 
     int status = 0;
     tsstore_store *s = NULL;
-    tsstore_batch *batch = NULL;
-    tsstore_key **keys = calloc((size_t)buses + WIND, sizeof *keys);
     tsstore_static_reader *sr = NULL;
     tsstore_forecast_reader *fr = NULL;
-    double *year = malloc(HOURS * sizeof *year);
+    tsstore_series_desc *loads = malloc((size_t)buses * sizeof *loads);
+    double *year = malloc((size_t)buses * HOURS * sizeof *year);
     double *det = malloc((size_t)H * WINDOWS * sizeof *det);
     double *quant = malloc((size_t)3 * H * WINDOWS * sizeof *quant);
-    double *values = malloc(((size_t)buses + WIND) * H * sizeof *values);
-    int64_t *order = malloc(((size_t)buses + WIND) * sizeof *order);
-    if (!keys || !year || !det || !quant || !values || !order) {
+    tsstore_lookup *which = malloc((size_t)n * sizeof *which);
+    double *values = malloc((size_t)n * H * sizeof *values);
+    int64_t *order = malloc((size_t)n * sizeof *order);
+    double *back = NULL;
+    if (!loads || !year || !det || !quant || !which || !values || !order) {
         fprintf(stderr, "quickstart: out of memory\n");
         status = 1;
         goto done;
     }
+    /* Periods come from ISO-8601 text, parsed by the store's own calendar. */
+    tsstore_period hourly, daily, day_ahead;
+    check(tsstore_period_parse("PT1H", &hourly));
+    check(tsstore_period_parse("P1D", &daily));
+    check(tsstore_period_parse("PT48H", &day_ahead));
 
     double began = now();
     check(tsstore_create(path, NULL, &s));
-    /* A year of hourly demand per bus, in one all-or-nothing batch. */
-    check(tsstore_batch_new(s, &batch));
-    int64_t yshape[1] = {HOURS};
+    /* A year of hourly demand per bus: one descriptor each, added in one all-or-nothing call. */
+    int64_t year_shape[1];
     for (int b = 0; b < buses; b++) {
-        for (int h = 0; h < HOURS; h++) year[h] = demand(b, h);
-        check(tsstore_batch_add_single(batch, 1000 + b, "PowerLoad", TSSTORE_OWNER_COMPONENT, "max_active_power", T0,
-                                       "PT1H", TSSTORE_DTYPE_F64, yshape, 1, year, HOURS * sizeof *year,
-                                       "{\"scenario\": \"reference\"}", "MW", NULL));
+        for (int h = 0; h < HOURS; h++) year[(size_t)b * HOURS + h] = demand(b, h);
+        loads[b] = hourly_series(1000 + b, "PowerLoad", "max_active_power", T0, &year[(size_t)b * HOURS], HOURS,
+                                 year_shape);
+        loads[b].features_json = "{\"scenario\": \"reference\"}";
+        loads[b].units = "MW";
     }
-    check(tsstore_batch_commit(batch, NULL));
+    check(tsstore_add_batch(s, loads, (size_t)buses));
 
-    /* Generators: daily cost curves ([365, 3]), must-run flags; outage records on lines. */
+    /* Generators: daily cost curves (shape [365, 3]) and hourly must-run flags. */
     static double cost[365 * 3];
     static unsigned char must_run[HOURS];
-    int64_t cshape[2] = {365, 3};
+    int64_t cost_shape[2] = {365, 3};
     for (int g = 0; g < GENS; g++) {
         for (int d = 0; d < 365; d++) {
             cost[3 * d] = 0.01 * (g % 5 + 1), cost[3 * d + 1] = 20 + d % 30, cost[3 * d + 2] = 150;
         }
         for (int h = 0; h < HOURS; h++) must_run[h] = (h % 24) < 6 && g % 3 == 0;
-        check(tsstore_add_single(s, 5000 + g, "ThermalStandard", TSSTORE_OWNER_COMPONENT, "variable_cost", T0, "P1D",
-                                 TSSTORE_DTYPE_F64, cshape, 2, cost, sizeof cost, NULL, "$/MWh",
-                                 "{\"function_type\":\"QuadraticFunctionData\"}", NULL));
-        check(tsstore_add_single(s, 5000 + g, "ThermalStandard", TSSTORE_OWNER_COMPONENT, "must_run", T0, "PT1H",
-                                 TSSTORE_DTYPE_BOOL, yshape, 1, must_run, sizeof must_run, NULL, NULL, NULL, NULL));
+        tsstore_series_desc curve = TSSTORE_SERIES_DESC_INIT;
+        curve.owner_id = 5000 + g;
+        curve.owner_type = "ThermalStandard";
+        curve.name = "variable_cost";
+        curve.initial_ms = T0;
+        curve.resolution = daily;
+        curve.shape = cost_shape;
+        curve.ndim = 2;
+        curve.data = cost;
+        curve.nbytes = sizeof cost;
+        curve.units = "$/MWh";
+        curve.ext = "{\"function_type\":\"QuadraticFunctionData\"}";
+        check(tsstore_add(s, &curve));
+
+        tsstore_series_desc flags = TSSTORE_SERIES_DESC_INIT;
+        flags.owner_id = 5000 + g;
+        flags.owner_type = "ThermalStandard";
+        flags.name = "must_run";
+        flags.initial_ms = T0;
+        flags.resolution = hourly;
+        flags.dtype = TSSTORE_DTYPE_BOOL; /* one byte per step, 0 or 1 */
+        flags.shape = year_shape;
+        flags.ndim = 1;
+        flags.data = must_run;
+        flags.nbytes = sizeof must_run;
+        check(tsstore_add(s, &flags));
     }
+    /* Outage records on lines: irregular timestamps (a NonSequentialTimeSeries). */
     for (int l = 0; l < 10; l++) {
         int64_t stamps[4] = {T0 + (l * 31 + 2) * DAY, T0 + (l * 31 + 2) * DAY + 90 * 60000LL, T0 + (l * 31 + 9) * DAY,
                              T0 + (l * 31 + 20) * DAY};
         double derate[4] = {0.5, 0.0, 1.0, 0.25};
-        int64_t oshape[1] = {4};
-        check(tsstore_add_nonsequential(s, 9000 + l, "Line", TSSTORE_OWNER_COMPONENT, "outage", stamps, 4,
-                                        TSSTORE_DTYPE_F64, oshape, 1, derate, sizeof derate, NULL, NULL, NULL, NULL));
+        int64_t outage_shape[1] = {4};
+        tsstore_series_desc outage = TSSTORE_SERIES_DESC_INIT;
+        outage.series_type = TSSTORE_NON_SEQUENTIAL_TIME_SERIES;
+        outage.owner_id = 9000 + l;
+        outage.owner_type = "Line";
+        outage.name = "outage";
+        outage.timestamps_ms = stamps;
+        outage.shape = outage_shape;
+        outage.ndim = 1;
+        outage.data = derate;
+        outage.nbytes = sizeof derate;
+        check(tsstore_add(s, &outage));
     }
-    /* Day-ahead wind forecasts: [48, 364]; quantiles and scenarios: [3, 48, 364]. */
-    int64_t dshape[2] = {H, WINDOWS}, qshape[3] = {3, H, WINDOWS};
-    double pct[3] = {0.1, 0.5, 0.9};
+    /* Day-ahead wind forecasts, one window a day: Deterministic [48, 364]; Probabilistic
+     * (three percentiles) and Scenarios (three scenarios) [3, 48, 364]. */
+    int64_t det_shape[2] = {H, WINDOWS}, layered_shape[3] = {3, H, WINDOWS};
+    double percentiles[3] = {0.1, 0.5, 0.9};
     for (int p = 0; p < WIND; p++) {
         for (int h = 0; h < H; h++)
             for (int w = 0; w < WINDOWS; w++) det[h * WINDOWS + w] = wind(p, w, h);
         for (int q = 0; q < 3; q++)
             for (int i = 0; i < H * WINDOWS; i++) quant[q * H * WINDOWS + i] = det[i] * (0.7 + 0.3 * q);
-        int64_t owner = 7000 + p;
-        check(tsstore_add_forecast(s, owner, "RenewableDispatch", TSSTORE_OWNER_COMPONENT, "max_active_power",
-                                   TSSTORE_DETERMINISTIC, T0, "PT1H", "PT48H", "P1D", WINDOWS, NULL, 0,
-                                   TSSTORE_DTYPE_F64, dshape, 2, det, (size_t)H * WINDOWS * sizeof *det, NULL, "MW",
-                                   NULL, NULL));
-        check(tsstore_add_forecast(s, owner, "RenewableDispatch", TSSTORE_OWNER_COMPONENT, "max_active_power",
-                                   TSSTORE_PROBABILISTIC, T0, "PT1H", "PT48H", "P1D", WINDOWS, pct, 3,
-                                   TSSTORE_DTYPE_F64, qshape, 3, quant, (size_t)3 * H * WINDOWS * sizeof *quant, NULL,
-                                   "MW", NULL, NULL));
-        check(tsstore_add_forecast(s, owner, "RenewableDispatch", TSSTORE_OWNER_COMPONENT, "max_active_power",
-                                   TSSTORE_SCENARIOS, T0, "PT1H", "PT48H", "P1D", WINDOWS, NULL, 0, TSSTORE_DTYPE_F64,
-                                   qshape, 3, quant, (size_t)3 * H * WINDOWS * sizeof *quant, NULL, "MW", NULL, NULL));
-    }
-    /* Day-ahead views over every bus's demand: catalog rows only. */
-    int64_t derived = 0;
-    check(tsstore_transform_single_time_series(s, "PT48H", "P1D", TSSTORE_OWNER_COMPONENT, "PT1H", &derived));
-    check(tsstore_flush(s));
-    double load_time = (now() - began);
+        tsstore_series_desc f = TSSTORE_SERIES_DESC_INIT;
+        f.series_type = TSSTORE_DETERMINISTIC;
+        f.owner_id = 7000 + p;
+        f.owner_type = "RenewableDispatch";
+        f.name = "max_active_power";
+        f.initial_ms = T0;
+        f.resolution = hourly;
+        f.horizon = day_ahead;
+        f.interval = daily;
+        f.count = WINDOWS;
+        f.shape = det_shape;
+        f.ndim = 2;
+        f.data = det;
+        f.nbytes = (size_t)H * WINDOWS * sizeof *det;
+        f.units = "MW";
+        check(tsstore_add(s, &f));
 
-    /* A week of demand, hour by hour, for every bus. */
-    for (int b = 0; b < buses; b++)
-        check(tsstore_key_new(1000 + b, TSSTORE_OWNER_COMPONENT, TSSTORE_SINGLE_TIME_SERIES, "max_active_power",
-                              "PT1H", NULL, "{\"scenario\": \"reference\"}", &keys[b]));
-    check(tsstore_static_reader_new(s, "PT1H", (const tsstore_key *const *)keys, (size_t)buses, &sr));
+        f.series_type = TSSTORE_PROBABILISTIC; /* the same forecast, with a layer axis */
+        f.percentiles = percentiles;
+        f.n_percentiles = 3;
+        f.shape = layered_shape;
+        f.ndim = 3;
+        f.data = quant;
+        f.nbytes = (size_t)3 * H * WINDOWS * sizeof *quant;
+        check(tsstore_add(s, &f));
+
+        f.series_type = TSSTORE_SCENARIOS;
+        f.percentiles = NULL;
+        f.n_percentiles = 0;
+        check(tsstore_add(s, &f));
+    }
+    /* Day-ahead views over every bus's demand: catalog rows only, no array copied. */
+    int64_t derived = 0;
+    check(tsstore_transform_single_time_series(s, &day_ahead, &daily, TSSTORE_OWNER_COMPONENT, &hourly, &derived));
+    check(tsstore_flush(s));
+    double load_time = now() - began;
+
+    /* One series read back into a buffer of its own size: describe it, then read it. */
+    tsstore_lookup bus7 = TSSTORE_LOOKUP_INIT; /* a component's SingleTimeSeries */
+    bus7.owner_id = 1000 + 7 % buses;
+    bus7.name = "max_active_power";
+    tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
+    check(tsstore_get_info(s, &bus7, &info));
+    char resolution[32];
     size_t needed = 0;
-    check(tsstore_static_reader_group_keys(sr, 0, order, (size_t)buses, &needed));
+    check(tsstore_period_format(&info.key.resolution, resolution, sizeof resolution, &needed));
+    printf("bus %lld's %s: %lld steps of %s in %s, features %s\n", (long long)info.key.owner_id, info.key.name,
+           (long long)info.length, resolution, info.units, info.key.features_json);
+    back = malloc((size_t)info.nbytes);
+    verify(back != NULL, "out of memory");
+    check(tsstore_get(s, &bus7, back, (size_t)info.nbytes, &info));
+    for (int h = 0; h < HOURS; h++)
+        verify(back[h] == demand(7 % buses, h), "bus 7 hour %d reads %g", h, back[h]);
+
+    /* A week of demand, hour by hour, for every bus: the reader writes each step straight
+     * into the buffer bound to its group (one group: every key is an f64 scalar). */
+    for (int b = 0; b < buses; b++) {
+        tsstore_lookup q = TSSTORE_LOOKUP_INIT;
+        q.owner_id = 1000 + b;
+        q.name = "max_active_power";
+        which[b] = q;
+    }
+    check(tsstore_static_reader_new(s, &hourly, which, (size_t)buses, &sr));
+    check(tsstore_static_reader_group_keys(sr, 0, order, (size_t)buses, &needed)); /* which[] index per value */
+    check(tsstore_static_reader_bind(sr, 0, values, (size_t)buses * sizeof *values));
     began = now();
     for (int h = 0; h < 24 * 7; h++) {
-        check(tsstore_static_reader_read(sr, T0 + h * HOUR));
-        check(tsstore_static_reader_group_values(sr, 0, values, (size_t)buses * sizeof *values, &needed));
+        check(tsstore_static_reader_read(sr, h));
         for (int j = 0; j < buses; j++)
             verify(values[j] == demand((int)order[j], h), "bus %d hour %d reads %g", (int)order[j], h, values[j]);
     }
-    double static_time = (now() - began);
+    double static_time = now() - began;
 
-    /* Every day-ahead window of the year: the bus views and the wind forecasts together. */
-    for (int b = 0; b < buses; b++) {
-        tsstore_key_free(keys[b]);
-        keys[b] = NULL;
-        check(tsstore_key_new(1000 + b, TSSTORE_OWNER_COMPONENT, TSSTORE_ABSTRACT_DETERMINISTIC, "max_active_power",
-                              "PT1H", "P1D", "{\"scenario\": \"reference\"}", &keys[b]));
+    /* Every day-ahead window of the year: the bus views and the wind forecasts together.
+     * TSSTORE_ABSTRACT_DETERMINISTIC takes a Deterministic or a derived view alike. */
+    for (int k = 0; k < n; k++) {
+        tsstore_lookup q = TSSTORE_LOOKUP_INIT;
+        q.series_type = TSSTORE_ABSTRACT_DETERMINISTIC;
+        q.owner_id = k < buses ? 1000 + k : 7000 + (k - buses);
+        q.name = "max_active_power";
+        q.interval = daily;
+        which[k] = q;
     }
-    for (int p = 0; p < WIND; p++)
-        check(tsstore_key_new(7000 + p, TSSTORE_OWNER_COMPONENT, TSSTORE_ABSTRACT_DETERMINISTIC, "max_active_power",
-                              "PT1H", "P1D", NULL, &keys[buses + p]));
-    int n = buses + WIND;
-    check(tsstore_forecast_reader_new(s, TSSTORE_ABSTRACT_DETERMINISTIC, "PT1H", (const tsstore_key *const *)keys,
-                                      (size_t)n, &fr));
+    check(tsstore_forecast_reader_new(s, TSSTORE_ABSTRACT_DETERMINISTIC, &hourly, which, (size_t)n, &fr));
+    tsstore_reader_info timeline = TSSTORE_READER_INFO_INIT;
+    check(tsstore_forecast_reader_info(fr, &timeline));
+    verify(timeline.steps == WINDOWS && timeline.n_groups == 1, "%lld windows in %d groups",
+           (long long)timeline.steps, (int)timeline.n_groups);
     check(tsstore_forecast_reader_group_keys(fr, 0, order, (size_t)n, &needed));
+    check(tsstore_forecast_reader_bind(fr, 0, values, (size_t)n * H * sizeof *values)); /* [n, 48] */
     began = now();
     for (int w = 0; w < WINDOWS; w++) {
-        check(tsstore_forecast_reader_read(fr, T0 + w * DAY));
-        check(tsstore_forecast_reader_group_values(fr, 0, values, (size_t)n * H * sizeof *values, &needed));
+        check(tsstore_forecast_reader_read(fr, w));
         for (int j = 0; j < n; j++) {
             int k = (int)order[j];
             for (int h = 0; h < H; h++) {
@@ -180,15 +259,16 @@ int main(int argc, char **argv) {
             }
         }
     }
-    double forecast_time = (now() - began);
+    double forecast_time = now() - began;
 
-    int64_t counts[7];
-    check(tsstore_counts_by_type(s, counts));
+    tsstore_type_counts counts = TSSTORE_TYPE_COUNTS_INIT;
+    check(tsstore_counts_by_type(s, &counts));
     printf("tsstore %s (data format %s): %s\n", TSSTORE_VERSION_STRING, TSSTORE_DATA_FORMAT_VERSION, path);
     printf("  %lld SingleTimeSeries, %lld NonSequential, %lld Deterministic, %lld DeterministicSingleTimeSeries,"
            " %lld Probabilistic, %lld Scenarios\n",
-           (long long)counts[0], (long long)counts[1], (long long)counts[2], (long long)counts[3],
-           (long long)counts[4], (long long)counts[5]);
+           (long long)counts.single_time_series, (long long)counts.non_sequential_time_series,
+           (long long)counts.deterministic, (long long)counts.deterministic_single_time_series,
+           (long long)counts.probabilistic, (long long)counts.scenarios);
     printf("  wrote %d buses x %d hours, %d generators, 10 lines, %d wind plants; %lld views derived: %.2f s\n",
            buses, HOURS, GENS, WIND, (long long)derived, load_time);
     printf("  StaticReader, 168 hours x %d buses: %.3f us per (bus, hour), verified\n", buses,
@@ -199,15 +279,14 @@ int main(int argc, char **argv) {
 done:
     tsstore_forecast_reader_free(fr);
     tsstore_static_reader_free(sr);
-    tsstore_batch_free(batch);
-    if (keys)
-        for (int i = 0; i < buses + WIND; i++) tsstore_key_free(keys[i]);
-    free(keys);
+    if (tsstore_close(s) != TSSTORE_OK) status = 1;
+    free(loads);
     free(year);
     free(det);
     free(quant);
+    free(which);
     free(values);
     free(order);
-    if (tsstore_close(s) != TSSTORE_OK) status = 1;
+    free(back);
     return status;
 }

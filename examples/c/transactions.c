@@ -2,21 +2,22 @@
  *
  *   transactions [output-directory]
  *
- * A batch adds many series all or nothing; a transaction groups writes so that a rollback
- * undoes all of them, and nested transactions undo only their own part. */
+ * A batch adds many series in one call, all or nothing; a transaction groups writes so that a
+ * rollback undoes all of them, and nested transactions undo only their own part. */
 #include <stdio.h>
 #define EXAMPLE "transactions"
 #include "example.h"
 
-#define T0 1893456000000LL
+#define T0 1893456000000LL /* 2030-01-01T00:00:00Z */
 
-
+/* How many series the store holds (-1 if the listing fails). */
 static int64_t count(tsstore_store *s) {
     tsstore_keys *keys = NULL;
     size_t n = 0;
-    if (tsstore_list_keys(s, 0, 0, -1, -1, NULL, NULL, NULL, &keys) == TSSTORE_OK) tsstore_keys_len(keys, &n);
+    int32_t st = tsstore_list_keys(s, NULL, &keys); /* NULL: no filter */
+    if (st == TSSTORE_OK) st = tsstore_keys_len(keys, &n);
     tsstore_keys_free(keys);
-    return (int64_t)n;
+    return st == TSSTORE_OK ? (int64_t)n : -1;
 }
 
 int main(int argc, char **argv) {
@@ -24,40 +25,38 @@ int main(int argc, char **argv) {
     fresh_store_path(path, sizeof path, argc > 1 ? argv[1] : ".", "transactions");
     int status = 0;
     tsstore_store *s = NULL;
-    tsstore_batch *b = NULL;
     double v[24];
-    int64_t shape[1] = {24};
     for (int h = 0; h < 24; h++) v[h] = h;
+    static tsstore_series_desc batch[100];
+    int64_t shape[1];
 
     check(tsstore_create(path, NULL, &s));
-    check(tsstore_batch_new(s, &b));
-    for (int i = 0; i < 100; i++)
-        check(tsstore_batch_add_single(b, i, "PowerLoad", TSSTORE_OWNER_COMPONENT, "max_active_power", T0, "PT1H",
-                                       TSSTORE_DTYPE_F64, shape, 1, v, sizeof v, NULL, "MW", NULL));
-    check(tsstore_batch_commit(b, NULL));
+    for (int i = 0; i < 100; i++) {
+        batch[i] = hourly_series(i, "PowerLoad", "max_active_power", T0, v, 24, shape);
+        batch[i].units = "MW";
+    }
+    check(tsstore_add_batch(s, batch, 100));
     printf("a batch of 100: %lld series\n", (long long)count(s));
 
     /* Item 1 repeats owner 0's key: the whole batch is refused, nothing is added. */
-    check(tsstore_batch_add_single(b, 500, "PowerLoad", 0, "max_active_power", T0, "PT1H", 0, shape, 1, v, sizeof v,
-                                   NULL, NULL, NULL));
-    check(tsstore_batch_add_single(b, 0, "PowerLoad", 0, "max_active_power", T0, "PT1H", 0, shape, 1, v, sizeof v,
-                                   NULL, NULL, NULL));
-    int32_t st = tsstore_batch_commit(b, NULL);
-    printf("a batch with a duplicate: %s, still %lld series\n", tsstore_status_name(st), (long long)count(s));
+    tsstore_series_desc again[2] = {hourly_series(500, "PowerLoad", "max_active_power", T0, v, 24, shape),
+                                    hourly_series(0, "PowerLoad", "max_active_power", T0, v, 24, shape)};
+    int32_t st = tsstore_add_batch(s, again, 2);
+    printf("a batch with a duplicate: %s (%s), still %lld series\n", tsstore_status_name(st), tsstore_errmsg(),
+           (long long)count(s));
 
     check(tsstore_begin(s));
-    check(tsstore_add_single(s, 600, "PowerLoad", 0, "max_active_power", T0, "PT1H", 0, shape, 1, v, sizeof v, NULL,
-                             NULL, NULL, NULL));
+    tsstore_series_desc one = hourly_series(600, "PowerLoad", "max_active_power", T0, v, 24, shape);
+    check(tsstore_add(s, &one));
     check(tsstore_begin(s)); /* nested: a savepoint */
-    check(tsstore_add_single(s, 601, "PowerLoad", 0, "max_active_power", T0, "PT1H", 0, shape, 1, v, sizeof v, NULL,
-                             NULL, NULL, NULL));
+    one.owner_id = 601;
+    check(tsstore_add(s, &one));
     printf("inside both transactions: %lld series\n", (long long)count(s));
     check(tsstore_rollback(s)); /* undoes 601 only */
     check(tsstore_commit(s));   /* 600 is durable */
     printf("after the inner rollback and the outer commit: %lld series\n", (long long)count(s));
 
 done:
-    tsstore_batch_free(b);
     if (tsstore_close(s) != TSSTORE_OK) status = 1;
     return status;
 }

@@ -1,10 +1,10 @@
 /* Many threads on one store handle at once, reads and writes mixed: writers adding series
  * one at a time and in a batch, reading each back, checking it with has and removing every
  * third; readers stepping a StaticReader of their own over a shared base set, reading it in
- * bulk and one series at a time through key handles all threads share, and reading one
- * shared series handle; a flusher committing all the while; and the last error kept per
- * thread. The same program runs under valgrind (memcheck_test_threads) and, linked against
- * a -race build of the library, under Go's race detector (threads_race).
+ * bulk and one series at a time by lookups all threads share, and reading one key list all
+ * threads share; a flusher committing all the while; the strings of a description and the
+ * last error kept per thread. The same program runs under valgrind (memcheck_test_threads)
+ * and, linked against a -race build of the library, under Go's race detector (threads_race).
  *
  * Usage: test_threads DIR [ROUNDS]: the threads run ROUNDS times (default 1) on one store. */
 #define _POSIX_C_SOURCE 200809L
@@ -14,7 +14,6 @@
 #include <time.h>
 #include "check.h"
 
-#define T0 1704067200000LL
 #define WRITERS 6
 #define ADDS 30     /* one-at-a-time adds per writer; every third is removed again */
 #define BATCH 5     /* plus one batch per writer */
@@ -26,9 +25,9 @@
 #define THREADS (WRITERS + READERS + 1)
 
 static tsstore_store *store;
-static int round_no; /* set before each round's threads start */
-static tsstore_key *base_keys[BASE];  /* shared by every reader */
-static tsstore_series *base_series;   /* base series 0, read once, shared by every thread */
+static int round_no;                 /* set before each round's threads start */
+static tsstore_lookup base_keys[BASE]; /* shared by every reader */
+static tsstore_keys *base_list;      /* the base set's key list, read by every thread */
 static int thread_failures[THREADS];
 static atomic_int writers_done;
 static int flushes;
@@ -37,11 +36,8 @@ static int flushes;
 #define FAIL(t, what, st)                                                                                  \
     do {                                                                                                   \
         thread_failures[t]++;                                                                              \
-        char m_[512];                                                                                      \
-        size_t n_ = 0;                                                                                     \
-        if (tsstore_last_error(m_, sizeof m_, &n_) != TSSTORE_OK) m_[0] = '\0';                            \
         fprintf(stderr, "%s:%d: thread %d: %s -> %s (%s)\n", __FILE__, __LINE__, t, what,                \
-                tsstore_status_name(st), m_);                                                              \
+                tsstore_status_name(st), errmsg());                                                        \
     } while (0)
 #define TRY(t, call)                                                                                       \
     do {                                                                                                   \
@@ -58,117 +54,110 @@ static double value(int64_t owner, int h) { return (double)owner * 100.0 + h; }
 
 static int64_t writer_owner(int round, int t, int i) { return 10000 * (int64_t)round + 1000 * (int64_t)(t + 1) + i; }
 
-/* Whether series r holds owner's values over len steps. */
-static int holds(tsstore_series *r, int64_t owner, int len) {
-    double back[BASE_LEN];
-    size_t needed = 0;
-    if (tsstore_series_data(r, back, sizeof back, &needed) != TSSTORE_OK || needed != (size_t)len * sizeof(double))
-        return 0;
+/* Whether back[len] holds owner's values. */
+static int holds(const double *back, int64_t owner, int len) {
     for (int h = 0; h < len; h++)
         if (back[h] != value(owner, h)) return 0;
     return 1;
 }
 
-/* Reads the shared handles, as every thread may at any time. */
+/* Whether the series q names holds owner's values over len steps. */
+static int reads_as(const tsstore_lookup *q, int64_t owner, int len) {
+    double back[BASE_LEN];
+    tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
+    if (tsstore_get(store, q, back, sizeof back, &info) != TSSTORE_OK) return 0;
+    return info.nbytes == (uint64_t)len * sizeof(double) && holds(back, owner, len);
+}
+
+/* Reads the shared key list, as every thread may at any time, and through it a base series;
+ * a description's strings stay this thread's while the others call. */
 static void read_shared(int t) {
-    int32_t type = -1, dtype = -1;
-    int64_t initial = 0;
-    TRY(t, tsstore_series_info(base_series, &type, &dtype, NULL, &initial, NULL));
-    WANT(t, type == TSSTORE_SINGLE_TIME_SERIES && dtype == TSSTORE_DTYPE_F64 && initial == T0);
-    WANT(t, holds(base_series, 9000, BASE_LEN));
-    char name[16];
-    size_t needed = 0;
-    TRY(t, tsstore_key_name(base_keys[t % BASE], name, sizeof name, &needed));
-    WANT(t, strcmp(name, "base") == 0);
+    tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
+    int j = t % BASE;
+    TRY(t, tsstore_keys_get(base_list, (size_t)j, 1, &info));
+    WANT(t, strcmp(info.key.name, "base") == 0 && strcmp(info.owner_type, "Base") == 0);
+    WANT(t, info.key.owner_id == 9000 + j && info.initial_ms == T0 && info.length == BASE_LEN);
+    WANT(t, reads_as(&info.key, 9000 + j, BASE_LEN));
+    TRY(t, tsstore_get_info(store, &base_keys[j], &info));
+    for (int i = 0; i < 100; i++) sched_yield();
+    WANT(t, strcmp(info.key.name, "base") == 0 && strcmp(info.owner_type, "Base") == 0);
 }
 
 /* Checks that the calling thread's last error is its own, whatever the others did since. */
 static void own_last_error(int t) {
-    char name[32], msg[512];
-    snprintf(name, sizeof name, "thread-%d", t);
-    tsstore_key *bad = NULL;
-    int32_t st = tsstore_key_new(1, 0, 0, name, "not-a-period", NULL, NULL, &bad);
-    WANT(t, st == TSSTORE_E_INVALID_PARAMETER && bad == NULL);
+    char text[32];
+    snprintf(text, sizeof text, "thread-%d", t);
+    tsstore_period p;
+    int32_t st = tsstore_period_parse(text, &p);
+    WANT(t, st == TSSTORE_E_INVALID_PARAMETER);
     for (int i = 0; i < 100; i++) sched_yield();
-    size_t needed = 0;
-    TRY(t, tsstore_last_error(msg, sizeof msg, &needed));
-    WANT(t, strstr(msg, "not-a-period") != NULL);
+    WANT(t, strstr(errmsg(), text) != NULL);
 }
 
 static void *writer(void *arg) {
     int t = (int)(size_t)arg;
     double v[LEN];
-    int64_t shape[1] = {LEN};
     for (int i = 0; i < ADDS; i++) {
         int64_t owner = writer_owner(round_no, t, i);
         for (int h = 0; h < LEN; h++) v[h] = value(owner, h);
-        tsstore_key *k = NULL;
-        int32_t st = tsstore_add_single(store, owner, "G", 0, "p", T0, "PT1H", TSSTORE_DTYPE_F64, shape, 1, v, sizeof v,
-                                        NULL, NULL, NULL, &k);
+        int32_t st = add_hourly(store, owner, "G", "p", v, LEN, NULL, NULL);
         if (st != TSSTORE_OK) {
-            FAIL(t, "tsstore_add_single", st);
+            FAIL(t, "add_hourly", st);
             continue;
         }
+        tsstore_lookup k = lookup_of(owner, "p");
         int32_t found = -1;
-        TRY(t, tsstore_has(store, k, &found));
+        TRY(t, tsstore_has(store, &k, &found));
         WANT(t, found == 1);
-        tsstore_series *r = NULL;
-        TRY(t, tsstore_get(store, k, &r));
-        WANT(t, r != NULL && holds(r, owner, LEN));
-        tsstore_series_free(r);
+        WANT(t, reads_as(&k, owner, LEN));
         if (i % 3 == 2) {
-            TRY(t, tsstore_remove(store, k));
-            TRY(t, tsstore_has(store, k, &found));
+            TRY(t, tsstore_remove(store, &k));
+            TRY(t, tsstore_has(store, &k, &found));
             WANT(t, found == 0);
-            r = NULL;
-            st = tsstore_get(store, k, &r);
-            WANT(t, st == TSSTORE_E_NOT_FOUND && r == NULL);
-            st = tsstore_remove(store, k);
+            st = tsstore_get(store, &k, v, sizeof v, NULL);
+            WANT(t, st == TSSTORE_E_NOT_FOUND);
+            st = tsstore_remove(store, &k);
             WANT(t, st == TSSTORE_E_NOT_FOUND);
         }
         if (i % 10 == 9) {
             /* This writer's series so far: i + 1 added, (i + 1) / 3 removed. */
-            tsstore_keys *mine = NULL;
-            size_t n = 0;
             for (int j = 0; j <= i; j++) {
-                TRY(t, tsstore_list_keys(store, 1, writer_owner(round_no, t, j), 0, -1, "p", NULL, NULL, &mine));
+                tsstore_filter f = TSSTORE_FILTER_INIT;
+                f.match_owner_id = 1;
+                f.owner_id = writer_owner(round_no, t, j);
+                f.owner_category = TSSTORE_OWNER_COMPONENT;
+                f.name = "p";
+                tsstore_keys *mine = NULL;
+                size_t n = 0;
+                TRY(t, tsstore_list_keys(store, &f, &mine));
                 TRY(t, tsstore_keys_len(mine, &n));
                 WANT(t, n == (size_t)(j % 3 == 2 ? 0 : 1));
                 tsstore_keys_free(mine);
-                mine = NULL;
             }
         }
-        tsstore_key_free(k);
         if (i % 5 == 0) read_shared(t);
     }
 
     /* A batch, all or nothing, read back in bulk. */
-    tsstore_batch *b = NULL;
-    TRY(t, tsstore_batch_new(store, &b));
+    static double values[WRITERS][BATCH][LEN];
+    int64_t shapes[BATCH][1];
+    tsstore_series_desc descs[BATCH];
+    tsstore_lookup ks[BATCH];
     for (int j = 0; j < BATCH; j++) {
         int64_t owner = writer_owner(round_no, t, 500 + j);
-        for (int h = 0; h < LEN; h++) v[h] = value(owner, h);
-        TRY(t, tsstore_batch_add_single(b, owner, "G", 0, "p", T0, "PT1H", TSSTORE_DTYPE_F64, shape, 1, v, sizeof v,
-                                        NULL, NULL, NULL));
+        for (int h = 0; h < LEN; h++) values[t][j][h] = value(owner, h);
+        descs[j] = hourly_desc(owner, "G", "p", values[t][j], shapes[j], LEN);
+        ks[j] = lookup_of(owner, "p");
     }
-    tsstore_keys *keys = NULL;
-    size_t n = 0;
-    TRY(t, tsstore_batch_commit(b, &keys));
-    tsstore_batch_free(b);
-    if (keys != NULL) {
-        TRY(t, tsstore_keys_len(keys, &n));
-        WANT(t, n == BATCH);
-        tsstore_key *ks[BATCH] = {NULL};
-        tsstore_series *rs[BATCH] = {NULL};
-        for (size_t j = 0; j < n && j < BATCH; j++) TRY(t, tsstore_keys_get(keys, j, &ks[j]));
-        TRY(t, tsstore_get_many(store, (const tsstore_key *const *)ks, BATCH, rs));
-        for (int j = 0; j < BATCH; j++) {
-            WANT(t, rs[j] != NULL && holds(rs[j], writer_owner(round_no, t, 500 + j), LEN));
-            tsstore_series_free(rs[j]);
-            tsstore_key_free(ks[j]);
-        }
-        tsstore_keys_free(keys);
-    }
+    TRY(t, tsstore_add_batch(store, descs, BATCH));
+    static double back[WRITERS][BATCH][LEN];
+    void *dst[BATCH];
+    size_t cap[BATCH];
+    tsstore_series_info infos[BATCH];
+    infos[0] = (tsstore_series_info)TSSTORE_SERIES_INFO_INIT;
+    for (int j = 0; j < BATCH; j++) dst[j] = back[t][j], cap[j] = sizeof back[t][j];
+    TRY(t, tsstore_get_many(store, ks, BATCH, dst, cap, infos));
+    for (int j = 0; j < BATCH; j++) WANT(t, holds(back[t][j], writer_owner(round_no, t, 500 + j), LEN));
     own_last_error(t);
     atomic_fetch_add(&writers_done, 1);
     return NULL;
@@ -176,36 +165,37 @@ static void *writer(void *arg) {
 
 static void *reader(void *arg) {
     int t = (int)(size_t)arg;
-    tsstore_key *const *ks = base_keys;
-    tsstore_series *rs[BASE];
     /* A StaticReader of this thread's own (a reader handle is not to be shared). */
     tsstore_static_reader *sr = NULL;
-    TRY(t, tsstore_static_reader_new(store, "PT1H", (const tsstore_key *const *)ks, BASE, &sr));
+    tsstore_period hour = millis(HOUR);
+    TRY(t, tsstore_static_reader_new(store, &hour, base_keys, BASE, &sr));
     int64_t idx[BASE] = {0};
-    size_t groups = 0, needed = 0;
-    TRY(t, tsstore_static_reader_groups(sr, &groups));
-    WANT(t, groups == 1);
-    TRY(t, tsstore_static_reader_group_keys(sr, 0, idx, BASE, &needed));
+    size_t n = 0;
+    tsstore_reader_info ri = TSSTORE_READER_INFO_INIT;
+    TRY(t, tsstore_static_reader_info(sr, &ri));
+    WANT(t, ri.n_groups == 1 && ri.steps == BASE_LEN);
+    TRY(t, tsstore_static_reader_group_keys(sr, 0, idx, BASE, &n));
+    double step[BASE];
+    TRY(t, tsstore_static_reader_bind(sr, 0, step, sizeof step));
+    static double many[READERS][BASE][BASE_LEN];
+    double(*mine)[BASE_LEN] = many[t - WRITERS];
+    void *dst[BASE];
+    size_t cap[BASE];
+    tsstore_series_info infos[BASE];
+    infos[0] = (tsstore_series_info)TSSTORE_SERIES_INFO_INIT;
+    for (int j = 0; j < BASE; j++) dst[j] = mine[j], cap[j] = sizeof mine[j];
     for (int pass = 0; pass < PASSES; pass++) {
-        double step[BASE];
         for (int h = 0; h < BASE_LEN; h++) {
-            TRY(t, tsstore_static_reader_read_step(sr, h));
-            TRY(t, tsstore_static_reader_group_values(sr, 0, step, sizeof step, &needed));
+            TRY(t, tsstore_static_reader_read(sr, h));
             for (int j = 0; j < BASE; j++) WANT(t, step[j] == value(9000 + idx[j], h));
         }
-        int32_t st = tsstore_get_many(store, (const tsstore_key *const *)ks, BASE, rs);
+        int32_t st = tsstore_get_many(store, base_keys, BASE, dst, cap, infos);
         if (st != TSSTORE_OK) FAIL(t, "tsstore_get_many", st);
-        for (int j = 0; j < BASE && st == TSSTORE_OK; j++) {
-            WANT(t, holds(rs[j], 9000 + j, BASE_LEN));
-            tsstore_series_free(rs[j]);
-        }
+        for (int j = 0; j < BASE && st == TSSTORE_OK; j++) WANT(t, holds(mine[j], 9000 + j, BASE_LEN));
         int j = (t + pass) % BASE;
-        tsstore_series *one = NULL;
-        TRY(t, tsstore_get(store, ks[j], &one));
-        WANT(t, one != NULL && holds(one, 9000 + j, BASE_LEN));
-        tsstore_series_free(one);
+        WANT(t, reads_as(&base_keys[j], 9000 + j, BASE_LEN));
         int32_t found = 0;
-        TRY(t, tsstore_has(store, ks[j], &found));
+        TRY(t, tsstore_has(store, &base_keys[j], &found));
         WANT(t, found == 1);
         read_shared(t);
     }
@@ -223,7 +213,7 @@ static void *flusher(void *arg) {
         flushes++;
         tsstore_keys *all = NULL;
         size_t n = 0;
-        TRY(t, tsstore_list_keys(store, 0, 0, -1, -1, NULL, NULL, NULL, &all));
+        TRY(t, tsstore_list_keys(store, NULL, &all));
         TRY(t, tsstore_keys_len(all, &n));
         WANT(t, n >= BASE && n <= BASE + (size_t)(round_no + 1) * WRITERS * (ADDS + BATCH));
         tsstore_keys_free(all);
@@ -242,24 +232,22 @@ int main(int argc, char **argv) {
         return 2;
     }
     char path[1024];
-    store_path(path, sizeof path, dir, "threads");
-    CHECK(tsstore_create(path, NULL, &store));
+    store = fresh_store(dir, "threads", path);
 
     /* The base set the readers read, committed before any thread starts. */
-    tsstore_batch *b = NULL;
-    double v[BASE_LEN];
-    int64_t shape[1] = {BASE_LEN};
-    CHECK(tsstore_batch_new(store, &b));
+    static double v[BASE][BASE_LEN];
+    int64_t shapes[BASE][1];
+    tsstore_series_desc descs[BASE];
     for (int j = 0; j < BASE; j++) {
-        for (int h = 0; h < BASE_LEN; h++) v[h] = value(9000 + j, h);
-        CHECK(tsstore_batch_add_single(b, 9000 + j, "Base", 0, "base", T0, "PT1H", TSSTORE_DTYPE_F64, shape, 1, v,
-                                       sizeof v, NULL, NULL, NULL));
+        for (int h = 0; h < BASE_LEN; h++) v[j][h] = value(9000 + j, h);
+        descs[j] = hourly_desc(9000 + j, "Base", "base", v[j], shapes[j], BASE_LEN);
+        base_keys[j] = lookup_of(9000 + j, "base");
     }
-    CHECK(tsstore_batch_commit(b, NULL));
-    tsstore_batch_free(b);
+    CHECK(tsstore_add_batch(store, descs, BASE));
     CHECK(tsstore_flush(store));
-    for (int j = 0; j < BASE; j++) CHECK(tsstore_key_new(9000 + j, 0, 0, "base", "PT1H", NULL, NULL, &base_keys[j]));
-    CHECK(tsstore_get(store, base_keys[0], &base_series));
+    tsstore_filter base = TSSTORE_FILTER_INIT;
+    base.name = "base";
+    CHECK(tsstore_list_keys(store, &base, &base_list));
 
     for (round_no = 0; round_no < rounds; round_no++) {
         atomic_store(&writers_done, 0);
@@ -271,8 +259,7 @@ int main(int argc, char **argv) {
         for (int t = 0; t < THREADS; t++) pthread_join(th[t], NULL);
     }
     for (int t = 0; t < THREADS; t++) ASSERT(thread_failures[t] == 0);
-    tsstore_series_free(base_series);
-    for (int j = 0; j < BASE; j++) tsstore_key_free(base_keys[j]);
+    tsstore_keys_free(base_list);
 
     /* What is left: the base set, two of every three single adds, every batch. */
     size_t want = BASE + (size_t)rounds * WRITERS * (ADDS - ADDS / 3 + BATCH);
@@ -281,19 +268,11 @@ int main(int argc, char **argv) {
     /* And it is what a fresh open finds. */
     CHECK(tsstore_open(path, 1, &store));
     ASSERT(count_keys(store) == want);
-    tsstore_key *k = NULL;
-    tsstore_series *r = NULL;
-    CHECK(tsstore_key_new(writer_owner(rounds - 1, WRITERS - 1, ADDS - 2), 0, 0, "p", "PT1H", NULL, NULL, &k));
-    CHECK(tsstore_get(store, k, &r));
-    ASSERT(holds(r, writer_owner(rounds - 1, WRITERS - 1, ADDS - 2), LEN));
-    tsstore_series_free(r);
-    tsstore_key_free(k);
+    tsstore_lookup k = lookup_of(writer_owner(rounds - 1, WRITERS - 1, ADDS - 2), "p");
+    ASSERT(reads_as(&k, writer_owner(rounds - 1, WRITERS - 1, ADDS - 2), LEN));
     CHECK(tsstore_close(store));
-    if (failures) {
-        fprintf(stderr, "%d failures\n", failures);
-        return 1;
-    }
-    printf("test_threads: ok (%d rounds of %d writers, %d readers and a flusher; %d flushes)\n", rounds, WRITERS,
-           READERS, flushes);
-    return 0;
+    if (!failures)
+        printf("test_threads: %d rounds of %d writers, %d readers and a flusher; %d flushes\n", rounds, WRITERS,
+               READERS, flushes);
+    return finish("test_threads");
 }

@@ -3,8 +3,10 @@
 
 Julia binding of tsstore, a time-series store for power-system modelling: a NetCDF4 file of
 arrays and a SQLite catalog beside it, through the tsstore C library. Two layers:
-`TsStore.LibTsStore` (one `ccall` per C function) and this module (stores, series, readers,
-exceptions) in InfrastructureSystems.jl's vocabulary.
+`TsStore.LibTsStore` (generated from `include/tsstore.h` by `scripts/gen-bindings`: one `ccall`
+per C function, the structs and constants) and this module (stores, series, readers,
+exceptions) in InfrastructureSystems.jl's vocabulary. Periods and timelines are the library's
+own: this module converts units (Dates periods to milliseconds or months) and nothing more.
 
 Array layout: Julia is column-major and the store row-major, so a Julia array's dimensions
 are the store's reversed. Time is the last Julia dimension (a `3 × T` matrix is T steps of
@@ -31,6 +33,7 @@ export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTime
        ABSTRACT_DETERMINISTIC,
        add_time_series!, add_time_series_bulk!, bulk_add, get_time_series, get_time_series_many, get_windows,
        has_time_series, remove_time_series!, list_keys, transform_single_time_series!, transaction,
+       get_timestamps, window_starts, infer_resolution,
        StaticReader, ForecastReader, ReaderGroup, read_step!, read_window!, timestamps,
        add_supplemental_attribute_associations!, add_parent_child_associations!,
        has_supplemental_attribute_association, has_parent_child_association,
@@ -48,7 +51,9 @@ export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTime
 
 function __init__()
     v = L.tsstore_version()
-    v ÷ 100 == 1 || error("TsStore: libtsstore version $v is not the 0.1 this package expects")
+    v ÷ 100 == L.TSSTORE_VERSION_NUMBER ÷ 100 ||
+        error("TsStore: libtsstore version $v is not the $(L.TSSTORE_VERSION_STRING) this package was generated for " *
+              "(major and minor must match)")
 end
 
 end # module TsStore

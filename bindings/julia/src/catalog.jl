@@ -1,6 +1,6 @@
 # Associations, queries, summaries and owner moves.
 
-const SUPPLEMENTAL, PARENT_CHILD = Int32(0), Int32(1)
+const SUPPLEMENTAL, PARENT_CHILD = L.TSSTORE_SUPPLEMENTAL_ASSOCIATIONS, L.TSSTORE_PARENT_CHILD_ASSOCIATIONS
 
 """A NULL id list (matches everything) or the ids (an empty list matches nothing)."""
 id_list(::Nothing) = (Ptr{Int64}(C_NULL), 0)
@@ -11,11 +11,12 @@ end
 
 function add_associations!(s::Store, table::Int32, rows)
     rows = collect(rows)
-    a, b = Int64[r[1] for r in rows], Int64[r[3] for r in rows]
-    at, bt = String[cstr(r[2]::AbstractString) for r in rows], String[cstr(r[4]::AbstractString) for r in rows]
-    GC.@preserve at bt begin
-        ap, bp = Ptr{UInt8}[pointer(x) for x in at], Ptr{UInt8}[pointer(x) for x in bt]
-        check(L.tsstore_add_associations(handle(s), table, length(rows), a, ap, b, bp))
+    h = handle(s)
+    types = [(cstr(r[2]::AbstractString), cstr(r[4]::AbstractString)) for r in rows]
+    GC.@preserve types begin
+        arr = L.tsstore_association[L.tsstore_association(; a_id = Int64(r[1]), a_type = ptr(t[1]), b_id = Int64(r[3]),
+                                                          b_type = ptr(t[2])) for (r, t) in zip(rows, types)]
+        check(L.tsstore_add_associations(h, table, arr, length(arr)))
     end
     return nothing
 end
@@ -44,20 +45,18 @@ function list_associations(s::Store, table::Int32, a_ids, b_ids, a_type, b_type)
     (a, na), (b, nb) = id_list(a_ids), id_list(b_ids)
     out = Ref{Ptr{L.tsstore_associations}}(C_NULL)
     check(L.tsstore_list_associations(handle(s), table, a, na, b, nb, cstr(a_type), cstr(b_type), out))
-    rows = Tuple{Int64,String,Int64,String}[]
     try
         n = Ref{Csize_t}(0)
         check(L.tsstore_associations_len(out[], n))
-        for i in 0:Int(n[])-1
-            ai, bi = Ref{Int64}(0), Ref{Int64}(0)
-            check(L.tsstore_associations_ids(out[], i, ai, bi))
-            push!(rows, (ai[], read_text(L.tsstore_associations_type, out[], i, Int32(0)), bi[],
-                         read_text(L.tsstore_associations_type, out[], i, Int32(1))))
-        end
+        n[] == 0 && return Tuple{Int64,String,Int64,String}[]
+        arr = fill(L.tsstore_association(), Int(n[]))
+        check(L.tsstore_associations_get(out[], 0, n[], arr))
+        # (the strings are the list's: read before it is freed)
+        return Tuple{Int64,String,Int64,String}[(r.a_id, text_field(r.a_type), r.b_id, text_field(r.b_type))
+                                                for r in arr]
     finally
         L.tsstore_associations_free(out[])
     end
-    return rows
 end
 
 """Rows of (component_id, component_type, attribute_id, attribute_type) matching every filter."""
@@ -89,11 +88,11 @@ remove_parent_child_associations!(s::Store; parent_ids = nothing, child_ids = no
 
 """The children of a component, ascending."""
 get_children(s::Store, parent_id::Integer) =
-    sort!(unique([r[3] for r in list_parent_child_associations(s; parent_ids = [parent_id])]))
+    sort!(unique(Int64[r[3] for r in list_parent_child_associations(s; parent_ids = [parent_id])]))
 
 """The parents of a component, ascending."""
 get_parents(s::Store, child_id::Integer) =
-    sort!(unique([r[1] for r in list_parent_child_associations(s; child_ids = [child_id])]))
+    sort!(unique(Int64[r[1] for r in list_parent_child_associations(s; child_ids = [child_id])]))
 
 function replace_association_id!(s::Store, table::Int32, old::Integer, new::Integer)
     changed = Ref{Int64}(0)
@@ -108,9 +107,9 @@ replace_component_id_in_associations!(s::Store, old, new) = replace_association_
 replace_parent_child_id!(s::Store, old, new) = replace_association_id!(s, PARENT_CHILD, old, new)
 
 function association_counts(s::Store, table::Int32)
-    rows, a, b = Ref{Int64}(0), Ref{Int64}(0), Ref{Int64}(0)
-    check(L.tsstore_association_counts(handle(s), table, rows, a, b))
-    return rows[], a[], b[]
+    c = Ref(L.tsstore_association_tally())
+    check(L.tsstore_association_counts(handle(s), table, c))
+    return Int(c[].rows), Int(c[].distinct_a), Int(c[].distinct_b)
 end
 
 """`(rows, components, attributes)` of the supplemental-attribute associations."""
@@ -134,55 +133,63 @@ function hash_bytes(h::AbstractString)
     return hex2bytes(h)
 end
 
+# The stored dimensions before the element shape: [T, *E], [H, count, *E], [P, H, count, *E].
+lead_axes(t::SeriesType) = t in (SINGLE_TIME_SERIES, NON_SEQUENTIAL_TIME_SERIES) ? 1 :
+                           t in (PROBABILISTIC, SCENARIOS) ? 3 : 2
+
+"""The catalog record of a series_info (its strings read now)."""
+function metadata_of(info::L.tsstore_series_info)
+    key = key_from_lookup(info.key)
+    t = SeriesType(info.key.series_type)
+    opt(x) = isempty(x) ? nothing : x
+    shape = shape_of(info.shape, info.ndim)
+    return (series_type = t, dtype = dtype_of(info.dtype), length = Int(info.length), count = Int(info.count),
+            initial_timestamp = t == NON_SEQUENTIAL_TIME_SERIES ? nothing : from_millis(info.initial_ms),
+            element_shape = Tuple(shape[lead_axes(t)+1:end]), owner_type = opt(text_field(info.owner_type)),
+            units = opt(text_field(info.units)), ext = opt(text_field(info.ext)), resolution = key.resolution,
+            horizon = dates_period(info.horizon), interval = key.interval, data_hash = bytes2hex(collect(info.data_hash)),
+            features_hash = bytes2hex(collect(info.features_hash)), key = key)
+end
+
 """
     get_metadata(store, key) -> NamedTuple
+    get_metadata(store, T, owner_id, name; owner_category, resolution, interval, features...)
 
-The catalog record of a series: series_type, dtype, length (the store's first axis), count,
-initial_timestamp, element_shape (store order), owner_type, units, ext, resolution, horizon,
-interval, data_hash and features_hash (hex), key.
+The catalog record of a series (one C call, no array read): series_type, dtype, length (the
+store's first axis), count, initial_timestamp, element_shape (store order), owner_type, units,
+ext, resolution, horizon, interval, data_hash and features_hash (hex), key.
 """
-function get_metadata(s::Store, key::Key)
-    out = Ref{Ptr{L.tsstore_metadata}}(C_NULL)
-    with_key(kh -> check(L.tsstore_get_metadata(handle(s), kh, out)), key)
-    m = out[]
-    try
-        typ, dtype, len, count, initial = Ref{Int32}(0), Ref{Int32}(0), Ref{Int64}(0), Ref{Int64}(0), Ref{Int64}(0)
-        check(L.tsstore_metadata_info(m, typ, dtype, len, count, initial))
-        ndim = Ref{Csize_t}(0)
-        check(L.tsstore_metadata_element_shape(m, Ptr{Int64}(C_NULL), 0, ndim))
-        shape = Vector{Int64}(undef, ndim[])
-        check(L.tsstore_metadata_element_shape(m, shape, length(shape), ndim))
-        text = [read_text(L.tsstore_metadata_text, m, Int32(i)) for i in 0:5]
-        hashes = map(0:1) do which
-            h = Vector{UInt8}(undef, 32)
-            check(L.tsstore_metadata_hash(m, Int32(which), h))
-            bytes2hex(h)
+get_metadata(s::Store, key::Key) = metadata(s, Which(key))
+get_metadata(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
+             resolution = nothing, interval = nothing, features = nothing, kw...) =
+    metadata(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
+                      features = lookup_features(features, kw)))
+
+function metadata(s::Store, w::Which)
+    h = handle(s)
+    info = Ref(L.tsstore_series_info())
+    return with_lookup(w) do q
+        # The info's strings live until this thread's next call into the library: copied
+        # before any finalizer may make one.
+        without_finalizers() do
+            check(L.tsstore_get_info(h, q, info))
+            metadata_of(info[])
         end
-        kh = Ref{Ptr{L.tsstore_key}}(C_NULL)
-        check(L.tsstore_metadata_key(m, kh))
-        k = try
-            key_from_handle(kh[])
-        finally
-            L.tsstore_key_free(kh[])
-        end
-        t = SeriesType(typ[])
-        opt(x) = isempty(x) ? nothing : x
-        per(x) = isempty(x) ? nothing : parse_period(x)
-        return (series_type = t, dtype = DTYPES[dtype[]+1], length = Int(len[]), count = Int(count[]),
-                initial_timestamp = t == NON_SEQUENTIAL_TIME_SERIES ? nothing : from_millis(initial[]),
-                element_shape = Tuple(Int.(shape)), owner_type = opt(text[1]), units = opt(text[2]), ext = opt(text[3]),
-                resolution = per(text[4]), horizon = per(text[5]), interval = per(text[6]), data_hash = hashes[1],
-                features_hash = hashes[2], key = k)
-    finally
-        L.tsstore_metadata_free(m)
     end
+end
+
+function by_type(c::L.tsstore_type_counts)
+    counts = (SINGLE_TIME_SERIES => c.single_time_series, NON_SEQUENTIAL_TIME_SERIES => c.non_sequential_time_series,
+              DETERMINISTIC => c.deterministic, DETERMINISTIC_SINGLE_TIME_SERIES => c.deterministic_single_time_series,
+              PROBABILISTIC => c.probabilistic, SCENARIOS => c.scenarios)
+    return Dict{SeriesType,Int}(t => Int(n) for (t, n) in counts if n > 0)
 end
 
 """The number of series of each type present."""
 function get_counts_by_type(s::Store)
-    counts = zeros(Int64, 7)
-    check(L.tsstore_counts_by_type(handle(s), counts))
-    return Dict(SeriesType(i - 1) => Int(counts[i]) for i in 1:6 if counts[i] > 0)
+    c = Ref(L.tsstore_type_counts())
+    check(L.tsstore_counts_by_type(handle(s), c))
+    return by_type(c[])
 end
 
 """The number of distinct stored arrays."""
@@ -194,9 +201,9 @@ end
 
 """How many series of each type reference the array with this hash."""
 function get_counts_by_hash(s::Store, data_hash)
-    counts = zeros(Int64, 7)
-    check(L.tsstore_count_by_hash(handle(s), hash_bytes(data_hash), counts))
-    return Dict(SeriesType(i - 1) => Int(counts[i]) for i in 1:6 if counts[i] > 0)
+    c = Ref(L.tsstore_type_counts())
+    check(L.tsstore_count_by_hash(handle(s), hash_bytes(data_hash), c))
+    return by_type(c[])
 end
 
 """The keys of every series that references the array with this hash."""
@@ -208,90 +215,96 @@ end
 
 """A stored array by its content hash, as a Julia array (dimensions reversed)."""
 function get_array(s::Store, data_hash)
-    out = Ref{Ptr{L.tsstore_series}}(C_NULL)
-    check(L.tsstore_get_array(handle(s), hash_bytes(data_hash), out))
-    return take_series(out, "")
+    h, digest = handle(s), hash_bytes(data_hash)
+    info = Ref(L.tsstore_series_info())
+    sized(L.tsstore_get_array(h, digest, C_NULL, 0, info))
+    arr = array_for(info[])
+    check(L.tsstore_get_array(h, digest, arr, sizeof(arr), info))
+    return arr
 end
 
-function distinct(s::Store, field::Integer)
+function distinct(s::Store, field::Int32)
     out = Ref{Ptr{L.tsstore_strings}}(C_NULL)
-    check(L.tsstore_list_distinct(handle(s), Int32(field), out))
-    try
-        n = Ref{Csize_t}(0)
-        check(L.tsstore_strings_len(out[], n))
-        return [read_text(L.tsstore_strings_get, out[], i) for i in 0:Int(n[])-1]
-    finally
-        L.tsstore_strings_free(out[])
-    end
+    check(L.tsstore_list_distinct(handle(s), field, out))
+    return strings_from_list(out[])
 end
 
 """Distinct series names."""
-list_names(s::Store) = distinct(s, 0)
+list_names(s::Store) = distinct(s, L.TSSTORE_FIELD_NAME)
 """Distinct owner type names."""
-list_owner_types(s::Store) = distinct(s, 1)
+list_owner_types(s::Store) = distinct(s, L.TSSTORE_FIELD_OWNER_TYPE)
 """Distinct resolutions, shortest first."""
-list_resolutions(s::Store) = parse_period.(distinct(s, 2))
+list_resolutions(s::Store) = Period[parse_period(x) for x in distinct(s, L.TSSTORE_FIELD_RESOLUTION)]
 """Distinct forecast intervals, shortest first."""
-list_intervals(s::Store) = parse_period.(distinct(s, 3))
+list_intervals(s::Store) = Period[parse_period(x) for x in distinct(s, L.TSSTORE_FIELD_INTERVAL)]
+
+"""The records a (dst, capacity, *n) call writes: sized, then filled (again if another task
+added some in between)."""
+function records(f, ::Type{T}) where {T}
+    n = Ref{Csize_t}(0)
+    sized(f(C_NULL, 0, n))
+    for _ in 1:3
+        dst = fill(T(), max(Int(n[]), 1))
+        status = f(dst, length(dst), n)
+        status == L.TSSTORE_E_BUFFER_TOO_SMALL && continue
+        check(status)
+        return dst[1:Int(n[])]
+    end
+    throw(BufferTooSmallError("the records kept growing while they were read"))
+end
 
 """One NamedTuple per distinct set of forecast window parameters."""
 function get_forecast_parameters(s::Store)
-    map(split(read_text(L.tsstore_forecast_parameters, handle(s)), '\n'; keepempty = false)) do line
-        t, t0, res, hor, iv, count, n = split(line)
-        (series_type = SeriesType(parse(Int32, t)), initial_timestamp = from_millis(parse(Int64, t0)),
-         resolution = parse_period(res), horizon = parse_period(hor), interval = parse_period(iv),
-         count = parse(Int, count), series = parse(Int, n))
+    h = handle(s)
+    return map(records((dst, cap, n) -> L.tsstore_forecast_parameters(h, dst, cap, n), L.tsstore_forecast_params)) do p
+        (series_type = SeriesType(p.series_type), initial_timestamp = from_millis(p.initial_ms),
+         resolution = dates_period(p.resolution), horizon = dates_period(p.horizon),
+         interval = dates_period(p.interval), count = Int(p.count), series = Int(p.n_series))
     end
 end
 
 """One NamedTuple per grid of the SingleTimeSeries: resolution, initial_timestamp, length,
 series and owners."""
 function get_static_summary(s::Store)
-    map(split(read_text(L.tsstore_static_summary, handle(s)), '\n'; keepempty = false)) do line
-        res, t0, len, n, owners = split(line)
-        (resolution = parse_period(res), initial_timestamp = from_millis(parse(Int64, t0)), length = parse(Int, len),
-         series = parse(Int, n), owners = parse(Int, owners))
+    h = handle(s)
+    return map(records((dst, cap, n) -> L.tsstore_static_summary(h, dst, cap, n), L.tsstore_static_grid)) do g
+        (resolution = dates_period(g.resolution), initial_timestamp = from_millis(g.initial_ms), length = Int(g.length),
+         series = Int(g.n_series), owners = Int(g.n_owners))
     end
 end
 
 # ---- owner moves --------------------------------------------------------------------------
 
-function take_key(out::Ref{Ptr{L.tsstore_key}})
-    try
-        return key_from_handle(out[])
-    finally
-        L.tsstore_key_free(out[])
-    end
-end
-
-"""Attaches a stored series to another owner too (the array is shared), optionally renamed."""
+"""Attaches a stored series to another owner too (the array is shared), optionally renamed;
+returns the new key."""
 function copy_time_series!(s::Store, key::Key; owner_id::Integer, owner_type::AbstractString,
                            owner_category::OwnerCategory = COMPONENT, name = nothing)
-    out = Ref{Ptr{L.tsstore_key}}(C_NULL)
-    with_key(key) do kh
-        check(L.tsstore_copy_series(handle(s), kh, Int64(owner_id), cstr(owner_type), Int32(owner_category),
-                                    cstr(name), out))
+    h = handle(s)
+    with_lookup(Which(key)) do q
+        check(L.tsstore_copy_series(h, q, Int64(owner_id), cstr(owner_type), Int32(owner_category), cstr(name)))
     end
-    return take_key(out)
+    return Key(Int64(owner_id), owner_category, key.series_type, name === nothing ? key.name : String(name),
+               key.resolution, key.interval, copy(key.features))
 end
 
 """Renames a stored series and returns its new key."""
 function rename_time_series!(s::Store, key::Key, name::AbstractString)
-    out = Ref{Ptr{L.tsstore_key}}(C_NULL)
-    with_key(kh -> check(L.tsstore_rename_series(handle(s), kh, cstr(name), out)), key)
-    return take_key(out)
+    h = handle(s)
+    with_lookup(q -> check(L.tsstore_rename_series(h, q, cstr(name))), Which(key))
+    return Key(key.owner_id, key.owner_category, key.series_type, String(name), key.resolution, key.interval,
+               copy(key.features))
 end
 
 """Moves every series of one owner to another id, all or nothing; returns how many."""
 function replace_owner_id!(s::Store, old::Integer, new::Integer; owner_category::OwnerCategory = COMPONENT)
     moved = Ref{Int64}(0)
-    check(L.tsstore_replace_owner_id(handle(s), Int32(owner_category), Int64(old), Int64(new), moved))
+    check(L.tsstore_replace_owner_id(handle(s), Int64(old), Int32(owner_category), Int64(new), moved))
     return Int(moved[])
 end
 
 # ---- the library --------------------------------------------------------------------------
 
-"""The library's version number (100 × major + minor, × 100 + patch: 100 is 0.1.0)."""
+"""The library's version number (major × 10000 + minor × 100 + patch: 200 is 0.2.0)."""
 library_version() = Int(L.tsstore_version())
 
 """The name of a status code ("TSSTORE_E_NOT_FOUND")."""
@@ -317,7 +330,7 @@ function set_log_callback(f)
         end
         return nothing
     end
-    cb = @cfunction($deliver, Cvoid, (Ptr{UInt8}, Ptr{Cvoid}))
+    cb = @cfunction($deliver, Cvoid, (Ptr{Cchar}, Ptr{Cvoid}))
     push!(LOG_CALLBACKS, cb)
     check(L.tsstore_set_log_callback(Base.unsafe_convert(Ptr{Cvoid}, cb), C_NULL))
     return nothing

@@ -1,5 +1,7 @@
 # Conversions between Julia values and the library's: timestamps, periods, dtypes, features,
-# strings and caller-filled buffers.
+# strings and caller-filled buffers. Units only: the period grammar (ISO-8601 text) and every
+# step or calendar computation are the library's (tsstore_period_parse / _format,
+# tsstore_timeline, tsstore_infer_resolution).
 
 const EPOCH = DateTime(1970)
 
@@ -11,82 +13,123 @@ millis(x) = throw(ArgumentError("a timestamp is a Dates.DateTime or Date, not $(
 """The DateTime of Unix milliseconds."""
 from_millis(ms::Integer) = EPOCH + Millisecond(ms)
 
+# RFC 3339 bounds the store's timestamps (format-details §5): the open ends of a range.
+const MIN_MS = millis(DateTime(1, 1, 1))
+const MAX_MS = millis(DateTime(9999, 12, 31, 23, 59, 59, 999))
+
+# ---- periods ------------------------------------------------------------------------------
+
 """What a period argument may be: a Dates period, a compound one, or an ISO-8601 string."""
 const PeriodLike = Union{Period,Dates.CompoundPeriod,AbstractString}
 
 const FIXED = Union{Week,Day,Hour,Minute,Second,Millisecond}
+const CALENDAR = Union{Month,Quarter,Year}
 
-"""The ISO-8601 duration the library takes ("PT1H", "P1D", "P1M")."""
-iso(p::AbstractString) = String(p)
-iso(p::Month) = "P$(Dates.value(p))M"
-iso(p::Quarter) = "P$(3 * Dates.value(p))M"
-iso(p::Year) = "P$(Dates.value(p))Y"
-iso(p::FIXED) = iso_fixed(Int64(Dates.toms(p)))
-iso(p::Period) = throw(ArgumentError("tsstore periods are whole milliseconds, not $p"))
-function iso(p::Dates.CompoundPeriod)
-    months, ms = 0, Int64(0)
+"""The absent period (unit TSSTORE_PERIOD_NONE): none, or "any" in lookups and filters."""
+const NO_PERIOD = L.tsstore_period()
+
+months(p::Month) = Int64(Dates.value(p))
+months(p::Quarter) = 3 * Int64(Dates.value(p))
+months(p::Year) = 12 * Int64(Dates.value(p))
+
+fixed(ms::Integer) = L.tsstore_period(; value = Int64(ms), unit = L.TSSTORE_PERIOD_MILLIS)
+calendar(n::Integer) = L.tsstore_period(; value = Int64(n), unit = L.TSSTORE_PERIOD_MONTHS)
+
+"""
+    period(p) -> LibTsStore.tsstore_period
+
+The library's period of p: Week / Day / Hour / Minute / Second / Millisecond as a count of
+milliseconds, Month / Quarter / Year as a count of calendar months (P1M is not 30 days), a
+CompoundPeriod of one kind as their sum, ISO-8601 text parsed by the library (`"PT1H"`,
+`"P1M"`), `nothing` as the absent period.
+"""
+period(::Nothing) = NO_PERIOD
+period(p::L.tsstore_period) = p
+period(p::FIXED) = fixed(Dates.toms(p))
+period(p::CALENDAR) = calendar(months(p))
+period(p::Period) = throw(ArgumentError("tsstore periods are whole milliseconds or calendar months, not $p"))
+function period(p::Dates.CompoundPeriod)
+    ms, mo = Int64(0), Int64(0)
     for q in p.periods
-        if q isa Year
-            months += 12 * Dates.value(q)
-        elseif q isa Quarter
-            months += 3 * Dates.value(q)
-        elseif q isa Month
-            months += Dates.value(q)
-        elseif q isa FIXED
+        if q isa FIXED
             ms += Dates.toms(q)
+        elseif q isa CALENDAR
+            mo += months(q)
         else
-            throw(ArgumentError("tsstore periods are whole milliseconds, not $q"))
+            throw(ArgumentError("tsstore periods are whole milliseconds or calendar months, not $q"))
         end
     end
-    months == 0 && return iso_fixed(ms)
-    ms == 0 && return "P$(months)M"
-    throw(ArgumentError("$p mixes calendar and fixed parts; the store keeps them apart"))
+    mo != 0 && ms != 0 && throw(ArgumentError("$p mixes calendar and fixed parts; the store keeps them apart"))
+    return mo != 0 ? calendar(mo) : fixed(ms)
+end
+function period(text::AbstractString)
+    out = Ref(NO_PERIOD)
+    check(L.tsstore_period_parse(cstr(text), out))
+    return out[]
 end
 
-function iso_fixed(ms::Int64)
-    ms < 0 && return "-" * iso_fixed(-ms)
-    days, rest = divrem(ms, 86_400_000)
-    hours, rest = divrem(rest, 3_600_000)
-    minutes, rest = divrem(rest, 60_000)
-    seconds, msec = divrem(rest, 1000)
-    out = "P" * (days != 0 ? "$(days)D" : "")
-    time = (hours != 0 ? "$(hours)H" : "") * (minutes != 0 ? "$(minutes)M" : "")
-    if seconds != 0 || msec != 0
-        frac = msec == 0 ? "" : rstrip("." * lpad(string(msec), 3, '0'), '0')
-        time *= "$(seconds)$(frac)S"
+"""
+    dates_period(p::LibTsStore.tsstore_period)
+
+The Dates period of a library period, in the largest unit that holds it exactly
+(3 600 000 ms is `Hour(1)`, 5 400 000 ms `Minute(90)`, 86 400 000 ms `Day(1)`, 12 months
+`Year(1)`, 14 months `Month(14)`); `nothing` for the absent period.
+"""
+function dates_period(p::L.tsstore_period)
+    p.unit == L.TSSTORE_PERIOD_NONE && return nothing
+    v = p.value
+    if p.unit == L.TSSTORE_PERIOD_MONTHS
+        return v % 12 == 0 ? Year(v ÷ 12) : Month(v)
     end
-    isempty(time) || (out *= "T" * time)
-    return out == "P" ? "PT0S" : out
+    p.unit == L.TSSTORE_PERIOD_MILLIS || throw(ArgumentError("unknown period unit $(p.unit)"))
+    v == 0 && return Second(0)
+    v % 86_400_000 == 0 && return Day(v ÷ 86_400_000)
+    v % 3_600_000 == 0 && return Hour(v ÷ 3_600_000)
+    v % 60_000 == 0 && return Minute(v ÷ 60_000)
+    v % 1000 == 0 && return Second(v ÷ 1000)
+    return Millisecond(v)
 end
 
-const ISO_PERIOD = r"^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.(\d+))?S)?)?$"
-
-"""The Dates period of an ISO-8601 duration ("PT1H" → Hour(1), "P1M" → Month(1)); several
-parts give a Dates.CompoundPeriod."""
-function parse_period(s::AbstractString)
-    startswith(s, "-") && return -parse_period(s[2:end])
-    m = match(ISO_PERIOD, s)
-    (m === nothing || s == "P" || endswith(s, "T")) && throw(ArgumentError("not an ISO-8601 duration: \"$s\""))
-    y, mo, w, d, h, mi, sec, frac = m.captures
-    parts = Period[]
-    y === nothing || push!(parts, Year(parse(Int, y)))
-    mo === nothing || push!(parts, Month(parse(Int, mo)))
-    w === nothing || push!(parts, Week(parse(Int, w)))
-    d === nothing || push!(parts, Day(parse(Int, d)))
-    h === nothing || push!(parts, Hour(parse(Int, h)))
-    mi === nothing || push!(parts, Minute(parse(Int, mi)))
-    if sec !== nothing  # fractional seconds as one Millisecond period
-        ms = 1000 * parse(Int, sec) + (frac === nothing ? 0 : parse(Int, rpad(frac, 3, '0')[1:3]))
-        push!(parts, ms % 1000 == 0 ? Second(ms ÷ 1000) : Millisecond(ms))
-    end
-    isempty(parts) && return Millisecond(0)
-    return length(parts) == 1 ? parts[1] : Dates.CompoundPeriod(parts)
-end
+"""The Dates period of an ISO-8601 duration, parsed by the library ("PT1H" → Hour(1),
+"P1M" → Month(1), "PT0.25S" → Millisecond(250))."""
+parse_period(text::AbstractString) = dates_period(period(text))
 
 to_period(p::AbstractString) = parse_period(p)
 to_period(p::Union{Period,Dates.CompoundPeriod}) = p
 
-"""Julia element type of each dtype code (format-details §1)."""
+"""The canonical ISO-8601 text of a period, written by the library ("PT1H", "P1D", "P1M")."""
+function iso(p)
+    q = Ref(period(p))
+    return read_text((buf, cap, needed) -> L.tsstore_period_format(q, buf, cap, needed))
+end
+
+# ---- timelines: computed by the library -----------------------------------------------------
+
+"""The n timestamps (Unix ms) initial_ms + (first + i) × step, i < n, from the library
+(calendar steps follow the calendar: Jan 31 + P1M is Feb 29 in a leap year)."""
+function timeline(initial_ms::Integer, step, n::Integer; first::Integer = 0)
+    out = Vector{Int64}(undef, n)
+    n == 0 && return out
+    check(L.tsstore_timeline(Int64(initial_ms), Ref(period(step)), Int64(first), Int64(n), out))
+    return out
+end
+
+"""
+    infer_resolution(timestamps) -> Union{Period,Nothing}
+
+The regular step of two or more strictly increasing timestamps, found by the library: a fixed
+period or a whole number of calendar months; `nothing` when the gaps differ.
+"""
+function infer_resolution(timestamps::AbstractVector)
+    ms = Int64[millis(t) for t in timestamps]
+    regular, res = Ref{Int32}(0), Ref(NO_PERIOD)
+    check(L.tsstore_infer_resolution(ms, length(ms), regular, res))
+    return regular[] == 0 ? nothing : dates_period(res[])
+end
+
+# ---- dtypes and arrays ------------------------------------------------------------------
+
+"""Julia element type of each dtype code (TSSTORE_DTYPE_F64 = 0 … TSSTORE_DTYPE_BOOL = 5)."""
 const DTYPES = (Float64, Float32, Int64, Int32, UInt64, Bool)
 
 function dtype_code(::Type{T}) where {T}
@@ -96,12 +139,24 @@ function dtype_code(::Type{T}) where {T}
     return Int32(i - 1)
 end
 
+dtype_of(code::Integer) = 0 <= code < length(DTYPES) ? DTYPES[code+1] :
+    throw(InternalError("the library returned dtype code $code, which this binding does not know"))
+
 """A dense Array of data (a copy only when data is not one already)."""
 dense(data::Array) = data
 dense(data::AbstractArray{T}) where {T} = Array{T}(data)
 
 """The store shape of a Julia array: its dimensions reversed (see the README)."""
 store_shape(a::AbstractArray) = Int64[reverse(size(a))...]
+
+"""The first ndim entries of a shape the library filled (an NTuple of TSSTORE_MAX_RANK)."""
+shape_of(shape::NTuple, ndim::Integer) = Int[shape[i] for i in 1:ndim]
+
+"""A Julia array of the store shape `shape` (dimensions reversed), uninitialised: the library
+fills it."""
+new_array(dtype::Integer, shape::AbstractVector) = Array{dtype_of(dtype)}(undef, reverse(Tuple(shape))...)
+
+# ---- strings -----------------------------------------------------------------------------
 
 """A text argument: nothing is NULL; a NUL character is refused."""
 cstr(::Nothing) = Ptr{UInt8}(C_NULL)
@@ -110,16 +165,28 @@ function cstr(s::AbstractString)
     return String(s)
 end
 
+"""An optional text argument checked as cstr does, kept as a String (or nothing)."""
+opt_text(::Nothing) = nothing
+opt_text(s::AbstractString) = cstr(s)
+
+"""The pointer a struct field takes for a String (or NULL for nothing). The String must be
+GC.@preserve'd while the library reads it."""
+ptr(::Nothing) = Ptr{Cchar}(C_NULL)
+ptr(s::String) = Ptr{Cchar}(pointer(s))
+
+"""A string field the library filled (NULL as "")."""
+text_field(p::Ptr{Cchar}) = p == C_NULL ? "" : unsafe_string(p)
+
 """Runs a (buf, capacity, *needed) call: once for the size, once to fill."""
-function read_text(f, args...)
+function read_text(f)
     needed = Ref{Csize_t}(0)
-    check(f(args..., Ptr{UInt8}(C_NULL), 0, needed))
+    sized(f(Ptr{Cchar}(C_NULL), 0, needed))
     for _ in 1:4  # the text can grow in between (a store's last error is shared by its threads)
-        buf = Vector{UInt8}(undef, 2 * max(needed[], 1))
-        status = f(args..., buf, length(buf), needed)
-        status == status_code(BufferTooSmallError) && continue
+        buf = Vector{UInt8}(undef, 2 * max(Int(needed[]), 1))
+        status = GC.@preserve buf f(Ptr{Cchar}(pointer(buf)), length(buf), needed)
+        status == L.TSSTORE_E_BUFFER_TOO_SMALL && continue
         check(status)
-        return String(buf[1:max(needed[], 1)-1])
+        return String(buf[1:max(Int(needed[]), 1)-1])
     end
     throw(BufferTooSmallError("text kept growing while it was read"))
 end
@@ -152,22 +219,26 @@ function json_value(v::AbstractFloat)
 end
 json_value(v::AbstractString) = json_string(v)
 
-"""The JSON object of a features dict (nothing or empty: NULL)."""
-function features_json(f)
-    (f === nothing || isempty(f)) && return Ptr{UInt8}(C_NULL)
+"""The JSON object of a features dict or NamedTuple; nothing when there are none."""
+function json_object(f)
+    (f === nothing || isempty(f)) && return nothing
     parts = String[]
-    for (k, v) in pairs(f)  # a Dict or a NamedTuple
+    for (k, v) in pairs(f)
         v isa FeatureValue || throw(ArgumentError("feature $k: values are strings, integers, floats or booleans, not $(typeof(v))"))
         push!(parts, json_string(string(k)) * ":" * json_value(v))
     end
-    return "{" * join(parts, ",") * "}"
+    return cstr("{" * join(parts, ",") * "}")
 end
 
-"""Parses the flat JSON object the library returns for a key's features."""
+"""The JSON object of a features dict ("" for none is not NULL: it means no features)."""
+features_json(f) = something(json_object(f), "")
+
+"""Parses the flat JSON object the library returns for a series' features ("" or "{}": none)."""
 function parse_features(s::AbstractString)
     out = Dict{String,Any}()
     i = skipws(s, 1)
-    (i <= ncodeunits(s) && s[i] == '{') || throw(ArgumentError("features are not a JSON object: $s"))
+    i > ncodeunits(s) && return out
+    s[i] == '{' || throw(ArgumentError("features are not a JSON object: $s"))
     i = skipws(s, i + 1)
     s[i] == '}' && return out
     while true
@@ -190,6 +261,8 @@ function skipws(s, i)
     return i
 end
 
+const JSON_ESCAPES = Dict('n' => '\n', 't' => '\t', 'r' => '\r', 'b' => '\b', 'f' => '\f')
+
 function parse_json_string(s, i)
     s[i] == '"' || throw(ArgumentError("bad features JSON: $s"))
     io = IOBuffer()
@@ -199,11 +272,10 @@ function parse_json_string(s, i)
             i = nextind(s, i)
             c = s[i]
             if c == 'u'
-                code = parse(UInt32, s[i+1:i+4], base = 16)
-                print(io, Char(code))
+                print(io, Char(parse(UInt32, s[i+1:i+4], base = 16)))
                 i += 4
             else
-                print(io, get(Dict('n' => '\n', 't' => '\t', 'r' => '\r', 'b' => '\b', 'f' => '\f'), c, c))
+                print(io, get(JSON_ESCAPES, c, c))
             end
         else
             print(io, s[i])

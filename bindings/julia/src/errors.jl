@@ -6,24 +6,25 @@ abstract type TsStoreError <: Exception end
 const ERROR_TYPES = Dict{Int32,DataType}()
 
 for (T, code, doc) in (
-    (:InvalidParameterError, 1, "A bad argument; the message names it and its value."),
-    (:NotFoundError, 2, "No such series, array or association."),
-    (:DuplicateTimeSeriesError, 3, "The key is already stored."),
-    (:DuplicateAssociationError, 4, "The pair is already associated."),
-    (:IntegrityError, 5, "The two files of the store disagree."),
-    (:ReadOnlyError, 6, "A write on a store opened read-only."),
-    (:TsStoreIOError, 7, "netcdf-c, HDF5, SQLite or the operating system failed."),
-    (:IncompatibleFormatError, 8, "The store's data_format_version is not the one this library reads."),
-    (:InternalError, 9, "A bug in tsstore: please report the message."),
-    (:BufferTooSmallError, 10, "A buffer was too small (the binding sizes its buffers: a bug)."),
-    (:InvalidHandleError, 11, "A handle was used after it was closed or freed."),
+    (:InvalidParameterError, L.TSSTORE_E_INVALID_PARAMETER, "A bad argument; the message names it and its value."),
+    (:NotFoundError, L.TSSTORE_E_NOT_FOUND, "No such series, array or association."),
+    (:DuplicateTimeSeriesError, L.TSSTORE_E_DUPLICATE_TIME_SERIES, "The key is already stored."),
+    (:DuplicateAssociationError, L.TSSTORE_E_DUPLICATE_ASSOCIATION, "The pair is already associated."),
+    (:IntegrityError, L.TSSTORE_E_INTEGRITY, "The two files of the store disagree."),
+    (:ReadOnlyError, L.TSSTORE_E_READ_ONLY, "A write on a store opened read-only."),
+    (:TsStoreIOError, L.TSSTORE_E_IO, "netcdf-c, HDF5, SQLite or the operating system failed."),
+    (:IncompatibleFormatError, L.TSSTORE_E_INCOMPATIBLE_FORMAT,
+     "The store's data_format_version is not the one this library reads."),
+    (:InternalError, L.TSSTORE_E_INTERNAL, "A bug in tsstore: please report the message."),
+    (:BufferTooSmallError, L.TSSTORE_E_BUFFER_TOO_SMALL, "A buffer was too small (the binding sizes its buffers: a bug)."),
+    (:InvalidHandleError, L.TSSTORE_E_INVALID_HANDLE, "A handle was used after it was closed or freed."),
 )
     @eval begin
         @doc $doc struct $T <: TsStoreError
             msg::String
         end
-        status(::Type{$T}) = Int32($code)
-        ERROR_TYPES[Int32($code)] = $T
+        status(::Type{$T}) = $code
+        ERROR_TYPES[$code] = $T
     end
 end
 
@@ -34,18 +35,37 @@ end
 
 Base.showerror(io::IO, e::TsStoreError) = print(io, nameof(typeof(e)), ": ", e.msg)
 
-"""The calling thread's last error message from the library."""
-function last_error()
-    needed = Ref{Csize_t}(0)
-    L.tsstore_last_error(Ptr{UInt8}(C_NULL), 0, needed)
-    buf = Vector{UInt8}(undef, max(needed[], 1))
-    L.tsstore_last_error(buf, length(buf), needed)
-    return String(buf[1:max(needed[], 1)-1])
+"""
+    without_finalizers(f)
+
+Runs f() with this task's finalizers held back. Strings the library returns point into memory
+that stays valid only until the calling thread's next call into it, and a finalizer (a
+Store's or a reader's, closing it) may run at any allocation: f copies them out first.
+"""
+function without_finalizers(f)
+    GC.enable_finalizers(false)
+    try
+        return f()
+    finally
+        GC.enable_finalizers(true)
+    end
 end
 
+"""The calling thread's last error message from the library (`tsstore_errmsg`)."""
+last_error() = without_finalizers(() -> unsafe_string(L.tsstore_errmsg()))
+
 """Throws the exception of a non-zero status."""
-function check(status::Integer)
-    status == 0 && return nothing
-    T = get(ERROR_TYPES, Int32(status), UnknownStatusError)
-    throw(T(last_error()))
+@inline function check(status::Integer)
+    status == L.TSSTORE_OK && return nothing
+    throw_status(status)
 end
+
+@noinline function throw_status(status::Integer)
+    msg = last_error()
+    T = get(ERROR_TYPES, Int32(status), UnknownStatusError)
+    throw(T(T === UnknownStatusError ? "status $status: $msg" : msg))
+end
+
+"""A first call that only sizes an answer (a NULL buffer of capacity 0) succeeds or says the
+buffer is too small; anything else is thrown."""
+sized(status::Integer) = status == L.TSSTORE_E_BUFFER_TOO_SMALL ? nothing : check(status)

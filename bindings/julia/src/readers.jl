@@ -1,10 +1,13 @@
-# Readers for simulation loops: Julia arrays allocated once, filled in place by every read.
+# Readers for simulation loops: one Julia array per group, bound to the reader once; every
+# step is then one C call that writes straight into those arrays.
 
 """
     ReaderGroup
 
 Keys of a reader that share a dtype and shape: `keys` are their positions in the reader's key
-list; `values` holds the last read, one column (the last dimension) per key, refilled in place.
+list; `values` holds the last read, one column (the last dimension) per key. The library writes
+into `values` itself at every read (the array is bound to the reader), so it is refilled in
+place, never reallocated.
 """
 struct ReaderGroup{A<:AbstractArray}
     keys::Vector{Int}
@@ -26,8 +29,8 @@ mutable struct StaticReader <: AbstractReader
     store::Store
     keys::Vector{Key}
     groups::Vector{ReaderGroup}
-    initial::DateTime
-    length::Int
+    info::L.tsstore_reader_info
+    stamps::Union{Nothing,Vector{DateTime}}
 end
 
 """
@@ -43,117 +46,96 @@ mutable struct ForecastReader <: AbstractReader
     store::Store
     keys::Vector{Key}
     groups::Vector{ReaderGroup}
-    initial::DateTime
-    count::Int
-    interval::Union{Nothing,AnyPeriod}
+    info::L.tsstore_reader_info
+    stamps::Union{Nothing,Vector{DateTime}}
 end
 
-function key_handles(f, keys::AbstractVector{Key})
-    hs = Ptr{L.tsstore_key}[]
-    try
-        for k in keys
-            r = Ref{Ptr{L.tsstore_key}}(C_NULL)
-            check(L.tsstore_key_new(k.owner_id, Int32(k.owner_category), Int32(k.series_type), cstr(k.name),
-                                    k.resolution === nothing ? cstr(nothing) : iso(k.resolution),
-                                    k.interval === nothing ? cstr(nothing) : iso(k.interval),
-                                    features_json(k.features), r))
-            push!(hs, r[])
-        end
-        return f(hs)
-    finally
-        foreach(L.tsstore_key_free, hs)
+# The C functions of each kind of reader (the two kinds mirror each other).
+reader_info(r::StaticReader, info) = L.tsstore_static_reader_info(r.ptr, info)
+reader_info(r::ForecastReader, info) = L.tsstore_forecast_reader_info(r.ptr, info)
+reader_group(r::StaticReader, g, info) = L.tsstore_static_reader_group(r.ptr, g, info)
+reader_group(r::ForecastReader, g, info) = L.tsstore_forecast_reader_group(r.ptr, g, info)
+reader_group_keys(r::StaticReader, g, dst, n) = L.tsstore_static_reader_group_keys(r.ptr, g, dst, length(dst), n)
+reader_group_keys(r::ForecastReader, g, dst, n) = L.tsstore_forecast_reader_group_keys(r.ptr, g, dst, length(dst), n)
+reader_bind(r::StaticReader, g, dst) = L.tsstore_static_reader_bind(r.ptr, g, dst, sizeof(dst))
+reader_bind(r::ForecastReader, g, dst) = L.tsstore_forecast_reader_bind(r.ptr, g, dst, sizeof(dst))
+reader_free(r::StaticReader, p) = L.tsstore_static_reader_free(p)
+reader_free(r::ForecastReader, p) = L.tsstore_forecast_reader_free(p)
+
+"""Fills in a new reader: its grid, and per group an array bound to the reader."""
+function setup!(r::AbstractReader, layered::Bool)
+    info = Ref(L.tsstore_reader_info())
+    check(reader_info(r, info))
+    r.info = info[]
+    for g in 0:Int(r.info.n_groups)-1
+        gi = Ref(L.tsstore_group_info())
+        check(reader_group(r, g, gi))
+        grp = gi[]
+        nkeys = Int(grp.n_keys)
+        idx = Vector{Int64}(undef, nkeys)
+        n = Ref{Csize_t}(0)
+        check(reader_group_keys(r, g, idx, n))
+        # The group's store shape reversed: element dims, then steps (forecasts), layers
+        # (Probabilistic, Scenarios) and keys.
+        edims = reverse(Tuple(shape_of(grp.element_shape, grp.element_ndim)))
+        dims = r isa StaticReader ? (edims..., nkeys) :
+               (edims..., Int(grp.steps), (layered ? (Int(grp.layers),) : ())..., nkeys)
+        values = Array{dtype_of(grp.dtype)}(undef, dims...)
+        sizeof(values) == grp.nbytes ||
+            throw(InternalError("group $g: the library's $(grp.nbytes) bytes per step are not the $(sizeof(values)) of $dims"))
+        # The reader keeps the pointer: values lives in r.groups as long as the reader does.
+        check(reader_bind(r, g, values))
+        push!(r.groups, ReaderGroup(Int.(idx[1:Int(n[])]) .+ 1, values))
     end
-end
-
-function group_keys(fn, ptr, g, n)
-    idx = Vector{Int64}(undef, n)
-    needed = Ref{Csize_t}(0)
-    check(fn(ptr, g, idx, n, needed))
-    return Int.(idx) .+ 1
+    return r
 end
 
 function StaticReader(s::Store, resolution::PeriodLike, keys::AbstractVector{Key})
+    h = handle(s)
     out = Ref{Ptr{L.tsstore_static_reader}}(C_NULL)
-    key_handles(hs -> check(L.tsstore_static_reader_new(handle(s), iso(resolution), hs, length(hs), out)), keys)
-    r = StaticReader(out[], s, collect(keys), ReaderGroup[], DateTime(1970), 0)
-    finalizer(close, r)
-    t0, n = Ref{Int64}(0), Ref{Int64}(0)
-    check(L.tsstore_static_reader_grid(r.ptr, t0, n))
-    r.initial, r.length = from_millis(t0[]), Int(n[])
-    ng = Ref{Csize_t}(0)
-    check(L.tsstore_static_reader_groups(r.ptr, ng))
-    for g in 0:Int(ng[])-1
-        dtype, nkeys, ndim = Ref{Int32}(0), Ref{Csize_t}(0), Ref{Csize_t}(0)
-        check(L.tsstore_static_reader_group_info(r.ptr, g, dtype, nkeys, Ptr{Int64}(C_NULL), 0, ndim))
-        shape = Vector{Int64}(undef, ndim[])
-        check(L.tsstore_static_reader_group_info(r.ptr, g, dtype, nkeys, shape, length(shape), ndim))
-        values = Array{DTYPES[dtype[]+1]}(undef, reverse(Tuple(shape))..., Int(nkeys[]))
-        push!(r.groups, ReaderGroup(group_keys(L.tsstore_static_reader_group_keys, r.ptr, g, Int(nkeys[])), values))
+    with_lookups(Which[Which(k) for k in keys]) do which
+        check(L.tsstore_static_reader_new(h, Ref(period(resolution)), which, length(which), out))
     end
-    return r
+    r = StaticReader(out[], s, collect(keys), ReaderGroup[], L.tsstore_reader_info(), nothing)
+    finalizer(close, r)
+    return setup!(r, false)
 end
 
 function ForecastReader(s::Store, series_type::SeriesType, resolution::PeriodLike, keys::AbstractVector{Key})
+    h = handle(s)
     out = Ref{Ptr{L.tsstore_forecast_reader}}(C_NULL)
-    key_handles(keys) do hs
-        check(L.tsstore_forecast_reader_new(handle(s), Int32(series_type), iso(resolution), hs, length(hs), out))
+    with_lookups(Which[Which(k) for k in keys]) do which
+        check(L.tsstore_forecast_reader_new(h, Int32(series_type), Ref(period(resolution)), which, length(which), out))
     end
-    interval = isempty(keys) ? nothing : first(keys).interval
-    r = ForecastReader(out[], s, collect(keys), ReaderGroup[], DateTime(1970), 0, interval)
+    r = ForecastReader(out[], s, collect(keys), ReaderGroup[], L.tsstore_reader_info(), nothing)
     finalizer(close, r)
-    t0, n = Ref{Int64}(0), Ref{Int64}(0)
-    check(L.tsstore_forecast_reader_grid(r.ptr, t0, n))
-    r.initial, r.count = from_millis(t0[]), Int(n[])
-    layered = series_type in (PROBABILISTIC, SCENARIOS)
-    ng = Ref{Csize_t}(0)
-    check(L.tsstore_forecast_reader_groups(r.ptr, ng))
-    for g in 0:Int(ng[])-1
-        dtype, nkeys, layers, steps, ndim = Ref{Int32}(0), Ref{Csize_t}(0), Ref{Int64}(0), Ref{Int64}(0), Ref{Csize_t}(0)
-        check(L.tsstore_forecast_reader_group_info(r.ptr, g, dtype, nkeys, layers, steps, Ptr{Int64}(C_NULL), 0, ndim))
-        shape = Vector{Int64}(undef, ndim[])
-        check(L.tsstore_forecast_reader_group_info(r.ptr, g, dtype, nkeys, layers, steps, shape, length(shape), ndim))
-        dims = (reverse(Tuple(shape))..., Int(steps[]), (layered ? (Int(layers[]),) : ())..., Int(nkeys[]))
-        values = Array{DTYPES[dtype[]+1]}(undef, dims...)
-        push!(r.groups, ReaderGroup(group_keys(L.tsstore_forecast_reader_group_keys, r.ptr, g, Int(nkeys[])), values))
-    end
-    return r
+    return setup!(r, series_type in (PROBABILISTIC, SCENARIOS))
 end
 
 reader_handle(r::AbstractReader) = r.ptr == C_NULL ? throw(InvalidHandleError("the reader is closed")) : r.ptr
 
-fill_fn(::StaticReader) = L.tsstore_static_reader_group_values
-fill_fn(::ForecastReader) = L.tsstore_forecast_reader_group_values
-
-function fill_groups!(r::AbstractReader)
-    needed = Ref{Csize_t}(0)
-    for (g, grp) in enumerate(r.groups)
-        check(fill_fn(r)(reader_handle(r), g - 1, grp.values, sizeof(grp.values), needed))
-    end
+"""Reads the step at timestamp t (a grid point: never rounded)."""
+function Base.read!(r::StaticReader, t::DateTime)
+    check(L.tsstore_static_reader_read_at(reader_handle(r), millis(t)))
     return r
 end
 
-"""Reads the step at timestamp t (a grid point: never rounded)."""
-function Base.read!(r::StaticReader, t::DateTime)
-    check(L.tsstore_static_reader_read(reader_handle(r), millis(t)))
-    return fill_groups!(r)
-end
-
-"""Reads step i (1-based) of the grid."""
+"""Reads step i (1-based) of the grid: one C call, straight into the groups' arrays."""
 function read_step!(r::StaticReader, i::Integer)
-    check(L.tsstore_static_reader_read_step(reader_handle(r), Int64(i - 1)))
-    return fill_groups!(r)
+    check(L.tsstore_static_reader_read(reader_handle(r), Int64(i - 1)))
+    return r
 end
 
 """Reads the window starting at t (a window start)."""
 function Base.read!(r::ForecastReader, t::DateTime)
-    check(L.tsstore_forecast_reader_read(reader_handle(r), millis(t)))
-    return fill_groups!(r)
+    check(L.tsstore_forecast_reader_read_at(reader_handle(r), millis(t)))
+    return r
 end
 
-"""Reads window i (1-based)."""
+"""Reads window i (1-based): one C call, straight into the groups' arrays."""
 function read_window!(r::ForecastReader, i::Integer)
-    check(L.tsstore_forecast_reader_read_window(reader_handle(r), Int64(i - 1)))
-    return fill_groups!(r)
+    check(L.tsstore_forecast_reader_read(reader_handle(r), Int64(i - 1)))
+    return r
 end
 
 """The last read of a one-group reader, in key order (the group's own array when its keys are
@@ -167,41 +149,38 @@ function Base.values(r::AbstractReader)
     return out
 end
 
-Base.length(r::StaticReader) = r.length
-Base.length(r::ForecastReader) = r.count
+Base.length(r::AbstractReader) = Int(r.info.steps)
 
-"""The timestamps of a StaticReader's grid, or the window starts of a ForecastReader."""
-function timestamps(r::StaticReader)
-    keys_res = first(r.keys).resolution
-    return [step_time(r.initial, keys_res, i - 1) for i in 1:r.length]
+"""
+    timestamps(reader) -> Vector{DateTime}
+
+The timestamps of a StaticReader's grid, or the window starts of a ForecastReader, computed by
+the library from the reader's first step and step period (once, then kept).
+"""
+function timestamps(r::AbstractReader)
+    if r.stamps === nothing
+        r.stamps = from_millis.(timeline(r.info.initial_ms, r.info.step_period, r.info.steps))
+    end
+    return r.stamps
 end
-timestamps(r::ForecastReader) = [step_time(r.initial, r.interval, i - 1) for i in 1:r.count]
-
-step_time(t0::DateTime, p::Period, i) = t0 + i * p
-step_time(t0::DateTime, p::Dates.CompoundPeriod, i) = t0 + Dates.CompoundPeriod([i * q for q in p.periods])
 
 function Base.iterate(r::StaticReader, i::Int = 1)
-    i > r.length && return nothing
+    i > length(r) && return nothing
     read_step!(r, i)
-    return (step_time(r.initial, first(r.keys).resolution, i - 1), r), i + 1
+    return (timestamps(r)[i], r), i + 1
 end
 
 function Base.iterate(r::ForecastReader, i::Int = 1)
-    i > r.count && return nothing
+    i > length(r) && return nothing
     read_window!(r, i)
-    return (step_time(r.initial, r.interval, i - 1), r), i + 1
+    return (timestamps(r)[i], r), i + 1
 end
 
-"""Releases the reader; closing twice is harmless."""
-function Base.close(r::StaticReader)
-    p, r.ptr = r.ptr, Ptr{L.tsstore_static_reader}(C_NULL)
-    p == C_NULL || L.tsstore_static_reader_free(p)
-    return nothing
-end
-
-function Base.close(r::ForecastReader)
-    p, r.ptr = r.ptr, Ptr{L.tsstore_forecast_reader}(C_NULL)
-    p == C_NULL || L.tsstore_forecast_reader_free(p)
+"""Releases the reader (its arrays stay, with their last values); closing twice is harmless."""
+function Base.close(r::AbstractReader)
+    p = r.ptr
+    r.ptr = typeof(p)(C_NULL)
+    p == C_NULL || reader_free(r, p)
     return nothing
 end
 

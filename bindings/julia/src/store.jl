@@ -98,106 +98,128 @@ set_write_buffer!(s::Store, nbytes::Integer) = check(L.tsstore_set_write_buffer(
 set_read_cache!(s::Store, nbytes::Integer) = check(L.tsstore_set_read_cache(handle(s), Int64(nbytes)))
 
 """The message of the last failed call on this store."""
-store_last_error(s::Store) = read_text(L.tsstore_store_last_error, handle(s))
+store_last_error(s::Store) = read_text((buf, cap, n) -> L.tsstore_store_last_error(handle(s), buf, cap, n))
 
 """
 What opening the store rolled back (`""` if nothing): a writer that died in the middle of a
 write leaves a hot journal beside the NetCDF file, and the next writable open restores the
 file from it to its last commit.
 """
-store_recovered(s::Store) = read_text(L.tsstore_store_recovered, handle(s))
+store_recovered(s::Store) = read_text((buf, cap, n) -> L.tsstore_store_recovered(handle(s), buf, cap, n))
 
 # ---- adding -------------------------------------------------------------------------------
 
-# The arguments every add function shares after its series-specific ones.
-function add_args(ts::TimeSeriesData)
+"""One series to add, checked and converted: the Julia memory its descriptor points at."""
+struct Item
+    ts::TimeSeriesData
+    owner_id::Int64
+    owner_category::OwnerCategory
+    features::Dict{String,Any}
+    arr::Array
+    shape::Vector{Int64}
+    strings::NTuple{5,Union{Nothing,String}}  # owner_type, name, features, units, ext
+    stamps::Vector{Int64}
+    pct::Vector{Float64}
+end
+
+function Item(ts::TimeSeriesData, owner_id::Integer, owner_type::AbstractString, owner_category::OwnerCategory,
+              features, units, ext)
     arr = dense(ts.data)
     ndims(arr) == 0 && throw(ArgumentError("data must have at least one dimension"))
-    return arr, dtype_code(eltype(arr)), store_shape(arr)
+    dtype_code(eltype(arr))  # refuses an element type the store does not hold
+    stamps = ts isa NonSequentialTimeSeries ? Int64[millis(t) for t in ts.timestamps] : Int64[]
+    pct = ts isa Probabilistic ? ts.percentiles : Float64[]
+    feats = features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features))
+    strs = (cstr(owner_type), cstr(ts.name), json_object(feats), opt_text(units), opt_text(ext))
+    return Item(ts, Int64(owner_id), owner_category, feats, arr, store_shape(arr), strs, stamps, pct)
 end
 
-# Calls the add (or batch-add) function of ts's type; `out` is the key out-parameter or nothing.
-function call_add(fns, target, ts::TimeSeriesData, owner_id, owner_type, owner_category, features, units, ext, out)
-    arr, dtype, shape = add_args(ts)
-    tail = (dtype, shape, length(shape), arr, sizeof(arr), features_json(features), cstr(units), cstr(ext))
-    extra = out === nothing ? () : (out,)
-    head = (target, Int64(owner_id), cstr(owner_type), Int32(owner_category), cstr(ts.name))
-    # (ccall keeps every array argument alive for the duration of the call.)
-    if ts isa SingleTimeSeries
-        return fns[1](head..., millis(ts.initial_timestamp), iso(ts.resolution), tail..., extra...)
-    elseif ts isa NonSequentialTimeSeries
-        stamps = Int64[millis(t) for t in ts.timestamps]
-        return fns[2](head..., stamps, length(stamps), tail..., extra...)
-    else
-        pct = ts isa Probabilistic ? ts.percentiles : Float64[]
-        return fns[3](head..., Int32(series_type(ts)), millis(ts.initial_timestamp), iso(ts.resolution),
-                      iso(ts.horizon), iso(ts.interval), Int64(ts.count), pct, length(pct), tail..., extra...)
+"""The descriptor of an item; its pointers are valid while the item is preserved."""
+function descriptor(it::Item)
+    ts = it.ts
+    res = ts isa NonSequentialTimeSeries ? NO_PERIOD : period(ts.resolution)
+    forecast = ts isa Forecast
+    return L.tsstore_series_desc(;
+        series_type = Int32(series_type(ts)), owner_id = it.owner_id, owner_category = Int32(it.owner_category),
+        dtype = dtype_code(eltype(it.arr)), owner_type = ptr(it.strings[1]), name = ptr(it.strings[2]),
+        initial_ms = ts isa NonSequentialTimeSeries ? 0 : millis(ts.initial_timestamp), resolution = res,
+        timestamps_ms = ts isa NonSequentialTimeSeries ? pointer(it.stamps) : C_NULL,
+        horizon = forecast ? period(ts.horizon) : NO_PERIOD, interval = forecast ? period(ts.interval) : NO_PERIOD,
+        count = forecast ? ts.count : 0, percentiles = ts isa Probabilistic ? pointer(it.pct) : C_NULL,
+        n_percentiles = length(it.pct), shape = pointer(it.shape), ndim = length(it.shape),
+        data = pointer(it.arr), nbytes = sizeof(it.arr), features_json = ptr(it.strings[3]),
+        units = ptr(it.strings[4]), ext = ptr(it.strings[5]))
+end
+
+"""The key the library gives an added series (its periods as the store keeps them)."""
+function key_of(it::Item)
+    ts = it.ts
+    res = ts isa NonSequentialTimeSeries ? nothing : dates_period(period(ts.resolution))
+    iv = ts isa Forecast ? dates_period(period(ts.interval)) : nothing
+    return Key(it.owner_id, it.owner_category, series_type(ts), ts.name, res, iv, it.features)
+end
+
+"""Adds items in one C call: tsstore_add for one, tsstore_add_batch for a batch."""
+function add_items!(s::Store, items::Vector{Item}; batch::Bool)
+    isempty(items) && return Key[]
+    h = handle(s)
+    GC.@preserve items begin  # every array and string the descriptors point at
+        descs = L.tsstore_series_desc[descriptor(it) for it in items]
+        check(batch ? L.tsstore_add_batch(h, descs, length(descs)) : L.tsstore_add(h, descs))
     end
+    return Key[key_of(it) for it in items]
 end
-
-const ADD_FUNCTIONS = (L.tsstore_add_single, L.tsstore_add_nonsequential, L.tsstore_add_forecast)
-const BATCH_FUNCTIONS = (L.tsstore_batch_add_single, L.tsstore_batch_add_nonsequential, L.tsstore_batch_add_forecast)
 
 """
     add_time_series!(store, ts; owner_id, owner_type, owner_category=COMPONENT,
                      features=nothing, units=nothing, ext=nothing) -> Key
 
-Stores a series for an owner. Throws `DuplicateTimeSeriesError` for a stored key and
-`InvalidParameterError` (naming the field) for bad input; a refused add changes nothing.
+Stores a series for an owner (one C call: the array is copied once, straight from `ts.data`).
+Throws `DuplicateTimeSeriesError` for a stored key and `InvalidParameterError` (naming the
+field) for bad input; a refused add changes nothing.
 """
 function add_time_series!(s::Store, ts::TimeSeriesData; owner_id::Integer, owner_type::AbstractString,
                           owner_category::OwnerCategory = COMPONENT, features = nothing, units = nothing,
                           ext = nothing)
-    out = Ref{Ptr{L.tsstore_key}}(C_NULL)
-    check(call_add(ADD_FUNCTIONS, handle(s), ts, owner_id, owner_type, owner_category, features, units, ext, out))
-    try
-        return key_from_handle(out[])
-    finally
-        L.tsstore_key_free(out[])
-    end
+    return only(add_items!(s, [Item(ts, owner_id, owner_type, owner_category, features, units, ext)]; batch = false))
 end
 
 """
     Batch
 
 Series collected by `bulk_add(f, store)`; `add_time_series!(batch, ts; ...)` queues one.
+Nothing reaches the library until the batch commits, in one call.
 """
 mutable struct Batch
-    ptr::Ptr{L.tsstore_batch}
-    store::Store
+    store::Union{Nothing,Store}
+    items::Vector{Item}
 end
+
+live(b::Batch) = b.store === nothing ? throw(InvalidHandleError("the batch was committed or discarded")) : b.store
 
 function add_time_series!(b::Batch, ts::TimeSeriesData; owner_id::Integer, owner_type::AbstractString,
                           owner_category::OwnerCategory = COMPONENT, features = nothing, units = nothing,
                           ext = nothing)
-    b.ptr == C_NULL && throw(InvalidHandleError("the batch was committed or discarded"))
-    check(call_add(BATCH_FUNCTIONS, b.ptr, ts, owner_id, owner_type, owner_category, features, units, ext, nothing))
+    live(b)
+    push!(b.items, Item(ts, owner_id, owner_type, owner_category, features, units, ext))
     return nothing
 end
 
-function Base.length(b::Batch)
-    n = Ref{Csize_t}(0)
-    check(L.tsstore_batch_len(b.ptr, n))
-    return Int(n[])
-end
+Base.length(b::Batch) = (live(b); length(b.items))
 
 """
     bulk_add(f, store) -> Vector{Key}
 
-Runs f(batch), then adds everything it queued, all or nothing (nothing if f throws).
+Runs f(batch), then adds everything it queued in one call, all or nothing (nothing if f throws).
 """
 function bulk_add(f::Function, s::Store)
-    out = Ref{Ptr{L.tsstore_batch}}(C_NULL)
-    check(L.tsstore_batch_new(handle(s), out))
-    b = Batch(out[], s)
+    handle(s)
+    b = Batch(s, Item[])
     try
         f(b)
-        keys = Ref{Ptr{L.tsstore_keys}}(C_NULL)
-        check(L.tsstore_batch_commit(b.ptr, keys))
-        return keys_from_list(keys[])
+        return add_items!(s, b.items; batch = true)
     finally
-        L.tsstore_batch_free(b.ptr)
-        b.ptr = C_NULL
+        b.store, b.items = nothing, Item[]
     end
 end
 
@@ -218,153 +240,205 @@ end
 
 # ---- reading ------------------------------------------------------------------------------
 
-"""A series handle's array as a Julia array, filled in place by the library (no copy)."""
-function array_from_handle(h::Ptr{L.tsstore_series}, dtype::Integer)
-    ndim = Ref{Csize_t}(0)
-    check(L.tsstore_series_shape(h, Ptr{Int64}(C_NULL), 0, ndim))
-    shape = Vector{Int64}(undef, ndim[])
-    check(L.tsstore_series_shape(h, shape, length(shape), ndim))
-    arr = Array{DTYPES[dtype+1]}(undef, reverse(Tuple(shape))...)
-    needed = Ref{Csize_t}(0)
-    check(L.tsstore_series_data(h, arr, sizeof(arr), needed))
-    return arr
+"""A Julia array for what info describes (the store's shape reversed), for the library to fill."""
+array_for(info::L.tsstore_series_info) = new_array(info.dtype, shape_of(info.shape, info.ndim))
+
+"""The series a read returned: info describes it, arr holds its values, stamps and pct are
+a NonSequentialTimeSeries' timestamps and a Probabilistic's percentiles."""
+function series_of(name::AbstractString, info::L.tsstore_series_info, arr, stamps, pct)
+    t = SeriesType(info.key.series_type)
+    res = dates_period(info.key.resolution)
+    t == SINGLE_TIME_SERIES && return SingleTimeSeries(name, from_millis(info.initial_ms), res, arr)
+    t == NON_SEQUENTIAL_TIME_SERIES && return NonSequentialTimeSeries(name, from_millis.(stamps), arr)
+    t0, hor, iv = from_millis(info.initial_ms), dates_period(info.horizon), dates_period(info.key.interval)
+    t == PROBABILISTIC && return Probabilistic(name, t0, res, hor, iv, info.count, pct, arr)
+    t == SCENARIOS && return Scenarios(name, t0, res, hor, iv, info.count, arr)
+    return Deterministic(name, t0, res, hor, iv, info.count, arr)  # and DeterministicSingleTimeSeries
 end
 
-function filled_vector(f, h, ::Type{T}) where {T}
-    n = Ref{Csize_t}(0)
-    check(f(h, Ptr{T}(C_NULL), 0, n))
-    v = Vector{T}(undef, n[])
-    check(f(h, v, length(v), n))
-    return v
-end
-
-"""The series a C series handle holds (a bare array for get_array)."""
-function series_from_handle(h::Ptr{L.tsstore_series}, name::AbstractString)
-    typ, dtype, ndim, initial, count = Ref{Int32}(0), Ref{Int32}(0), Ref{Csize_t}(0), Ref{Int64}(0), Ref{Int64}(0)
-    check(L.tsstore_series_info(h, typ, dtype, ndim, initial, count))
-    arr = array_from_handle(h, dtype[])
-    typ[] == -1 && return arr
-    t = SeriesType(typ[])
-    if t == NON_SEQUENTIAL_TIME_SERIES  # it has no resolution ("")
-        stamps = filled_vector(L.tsstore_series_timestamps, h, Int64)
-        return NonSequentialTimeSeries(name, from_millis.(stamps), arr)
+"""The extras of a read: a NonSequentialTimeSeries' timestamps in [lo, hi), a Probabilistic's
+percentiles (one more call each; none for the other types)."""
+function read_extras(h, q, info::L.tsstore_series_info, lo, hi)
+    t = info.key.series_type
+    if t == L.TSSTORE_NON_SEQUENTIAL_TIME_SERIES
+        stamps = Vector{Int64}(undef, info.ndim > 0 ? info.shape[1] : 0)
+        n = Ref{Csize_t}(0)
+        check(L.tsstore_get_timestamps(h, q, lo, hi, stamps, length(stamps), n))
+        return resize!(stamps, Int(n[])), Float64[]
+    elseif t == L.TSSTORE_PROBABILISTIC
+        pct = Vector{Float64}(undef, info.n_layers)
+        n = Ref{Csize_t}(0)
+        check(L.tsstore_get_percentiles(h, q, pct, length(pct), n))
+        return Int64[], resize!(pct, Int(n[]))
     end
-    res = parse_period(read_text(L.tsstore_series_resolution, h))
-    t == SINGLE_TIME_SERIES && return SingleTimeSeries(name, from_millis(initial[]), res, arr)
-    t0 = from_millis(initial[])
-    hor = parse_period(read_text(L.tsstore_series_horizon, h))
-    iv = parse_period(read_text(L.tsstore_series_interval, h))
-    if t == PROBABILISTIC
-        pct = filled_vector(L.tsstore_series_percentiles, h, Float64)
-        return Probabilistic(name, t0, res, hor, iv, count[], pct, arr)
-    end
-    t == SCENARIOS && return Scenarios(name, t0, res, hor, iv, count[], arr)
-    return Deterministic(name, t0, res, hor, iv, count[], arr)
+    return Int64[], Float64[]
 end
 
-function take_series(out::Ref{Ptr{L.tsstore_series}}, name)
-    try
-        return series_from_handle(out[], name)
-    finally
-        L.tsstore_series_free(out[])
+part_call(h, q, part::Symbol, lo, hi, dst, capacity, info) =
+    part === :range ? L.tsstore_get_range(h, q, lo, hi, dst, capacity, info) :
+                      L.tsstore_get_windows(h, q, lo, hi, dst, capacity, info)
+
+"""
+Reads what w names: the whole series (tsstore_get_info for its size, then tsstore_get into a
+Julia array of that size: two calls) or part of it (a sizing call, then the read).
+"""
+function read_series(s::Store, w::Which, part::Symbol, lo::Int64, hi::Int64)
+    h = handle(s)
+    info = Ref(L.tsstore_series_info())
+    return with_lookup(w) do q
+        if part === :whole
+            check(L.tsstore_get_info(h, q, info))
+            arr = array_for(info[])
+            check(L.tsstore_get(h, q, arr, sizeof(arr), info))
+            stamps, pct = read_extras(h, q, info[], typemin(Int64), typemax(Int64))
+        else
+            sized(part_call(h, q, part, lo, hi, C_NULL, 0, info))
+            arr = array_for(info[])
+            check(part_call(h, q, part, lo, hi, arr, sizeof(arr), info))
+            stamps, pct = read_extras(h, q, info[], lo, hi)
+        end
+        series_of(w.name, info[], arr, stamps, pct)
     end
 end
-
-# RFC 3339 bounds the store's timestamps (format-details §5): an open end of a range.
-const MIN_MS = millis(DateTime(1, 1, 1))
-const MAX_MS = millis(DateTime(9999, 12, 31, 23, 59, 59, 999))
 
 """
     get_time_series(store, key; start=nothing, stop=nothing)
+    get_time_series(store, T, owner_id, name; owner_category=COMPONENT, resolution=nothing,
+                    interval=nothing, start=nothing, stop=nothing, features...)
+    get_time_series(store, owner_id, name; ...)            # T = SingleTimeSeries
 
 Reads a series, or part of a static one (SingleTimeSeries: floor(start)…ceil(stop) on its grid;
 NonSequential: timestamps in [start, stop)). A DeterministicSingleTimeSeries reads as a
-Deterministic. Arrays land in Julia arrays the library fills, with no copy.
+Deterministic. The library writes the values straight into the Julia array returned.
+
+The second form looks the series up by owner and name as InfrastructureSystems.jl users write
+`get_time_series(SingleTimeSeries, component, name; features...)`: T is SingleTimeSeries,
+NonSequentialTimeSeries, Deterministic, Probabilistic, Scenarios or a SeriesType
+(ABSTRACT_DETERMINISTIC: either kind of deterministic forecast); resolution and interval narrow
+it; the features (keyword arguments, or a `features` Dict) must be among the series'. No match is
+`NotFoundError`; several are `InvalidParameterError`, the message listing them.
 """
-function get_time_series(s::Store, key::Key; start = nothing, stop = nothing)
-    out = Ref{Ptr{L.tsstore_series}}(C_NULL)
-    with_key(key) do kh
-        if start === nothing && stop === nothing
-            check(L.tsstore_get(handle(s), kh, out))
-        else
-            lo = start === nothing ? MIN_MS : millis(start)
-            hi = stop === nothing ? MAX_MS : millis(stop)
-            check(L.tsstore_get_range(handle(s), kh, lo, hi, out))
-        end
-    end
-    return take_series(out, key.name)
+get_time_series(s::Store, key::Key; start = nothing, stop = nothing) = read_part(s, Which(key), start, stop)
+
+function get_time_series(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
+                         resolution = nothing, interval = nothing, start = nothing, stop = nothing, features = nothing,
+                         kw...)
+    w = Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
+              features = lookup_features(features, kw))
+    return read_part(s, w, start, stop)
+end
+
+get_time_series(s::Store, owner_id::Integer, name::AbstractString; kw...) =
+    get_time_series(s, SingleTimeSeries, owner_id, name; kw...)
+
+function read_part(s::Store, w::Which, start, stop)
+    start === nothing && stop === nothing && return read_series(s, w, :whole, 0, 0)
+    lo = start === nothing ? MIN_MS : millis(start)
+    hi = stop === nothing ? MAX_MS : millis(stop)
+    return read_series(s, w, :range, lo, hi)
 end
 
 """Reads the forecast windows starting in [first, last] (window starts)."""
-function get_windows(s::Store, key::Key, first::DateTime, last::DateTime = first)
-    out = Ref{Ptr{L.tsstore_series}}(C_NULL)
-    with_key(kh -> check(L.tsstore_get_windows(handle(s), kh, millis(first), millis(last), out)), key)
-    return take_series(out, key.name)
-end
+get_windows(s::Store, key::Key, first::DateTime, last::DateTime = first) =
+    read_series(s, Which(key), :windows, millis(first), millis(last))
 
-"""Reads many whole series, one pass per packed dataset; results in key order."""
+"""
+    get_time_series_many(store, keys) -> Vector
+
+Reads many whole series, one pass per packed dataset; results in key order. Two calls however
+many keys (their sizes, then their values, straight into one Julia array each), plus one per
+NonSequentialTimeSeries (timestamps) and Probabilistic (percentiles).
+"""
 function get_time_series_many(s::Store, keys::AbstractVector{Key})
-    handles = Vector{Ptr{L.tsstore_key}}(undef, length(keys))
-    made = 0
-    outs = fill(Ptr{L.tsstore_series}(C_NULL), max(length(keys), 1))
-    try
-        for (i, k) in enumerate(keys)
-            r = Ref{Ptr{L.tsstore_key}}(C_NULL)
-            check(L.tsstore_key_new(k.owner_id, Int32(k.owner_category), Int32(k.series_type), cstr(k.name),
-                                    k.resolution === nothing ? cstr(nothing) : iso(k.resolution),
-                                    k.interval === nothing ? cstr(nothing) : iso(k.interval),
-                                    features_json(k.features), r))
-            handles[i] = r[]
-            made = i
+    isempty(keys) && return Any[]
+    h = handle(s)
+    ws = Which[Which(k) for k in keys]
+    n = length(ws)
+    infos = fill(L.tsstore_series_info(), n)
+    return with_lookups(ws) do which
+        check(L.tsstore_get_many(h, which, n, C_NULL, C_NULL, infos))
+        arrays = Array[array_for(info) for info in infos]
+        GC.@preserve arrays begin
+            dst = Ptr{Cvoid}[pointer(a) for a in arrays]
+            caps = Csize_t[sizeof(a) for a in arrays]
+            check(L.tsstore_get_many(h, which, n, dst, caps, infos))
         end
-        check(L.tsstore_get_many(handle(s), handles, length(keys), outs))
-    finally
-        foreach(i -> L.tsstore_key_free(handles[i]), 1:made)
-    end
-    result = Vector{Any}(undef, length(keys))
-    try
-        for i in eachindex(keys)
-            result[i] = series_from_handle(outs[i], keys[i].name)
+        map(1:n) do i
+            stamps, pct = read_extras(h, Ref(which[i]), infos[i], typemin(Int64), typemax(Int64))
+            series_of(ws[i].name, infos[i], arrays[i], stamps, pct)
         end
-    finally
-        foreach(L.tsstore_series_free, outs)
     end
-    return result
 end
 
-"""Whether a series with exactly this key is stored."""
-function has_time_series(s::Store, key::Key)
+"""
+    get_timestamps(store, key; start=nothing, stop=nothing) -> Vector{DateTime}
+
+The timestamps of a series, from the library: the steps of a SingleTimeSeries (floor(start) to
+ceil(stop), as a range read returns them), the stored timestamps of a NonSequentialTimeSeries
+(start <= t < stop), the window starts of a forecast.
+"""
+function get_timestamps(s::Store, key::Key; start = nothing, stop = nothing)
+    h = handle(s)
+    lo = start === nothing ? typemin(Int64) : millis(start)
+    hi = stop === nothing ? typemax(Int64) : millis(stop)
+    with_lookup(Which(key)) do q
+        n = Ref{Csize_t}(0)
+        sized(L.tsstore_get_timestamps(h, q, lo, hi, C_NULL, 0, n))
+        out = Vector{Int64}(undef, n[])
+        check(L.tsstore_get_timestamps(h, q, lo, hi, out, length(out), n))
+        from_millis.(resize!(out, Int(n[])))
+    end
+end
+
+function has(s::Store, w::Which)
     found = Ref{Int32}(0)
-    with_key(kh -> check(L.tsstore_has(handle(s), kh, found)), key)
+    h = handle(s)
+    with_lookup(q -> check(L.tsstore_has(h, q, found)), w)
     return found[] != 0
 end
 
-"""Removes one series (its array is freed once no other series uses it)."""
-remove_time_series!(s::Store, key::Key) = with_key(kh -> check(L.tsstore_remove(handle(s), kh)), key)
+"""
+    has_time_series(store, key) -> Bool
+    has_time_series(store, T, owner_id, name; owner_category, resolution, interval, features...)
 
-# Runs f(filter) on a new filter narrowed by the keyword arguments of list_keys, then frees it.
-function with_filter(f, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution,
-                     interval, features)
-    fout = Ref{Ptr{L.tsstore_filter}}(C_NULL)
-    check(L.tsstore_filter_new(fout))
-    h = fout[]
-    try
-        if owner_id !== nothing
-            check(L.tsstore_filter_owner(h, Int64(owner_id), owner_category === nothing ? Int32(-1) : Int32(owner_category)))
-        elseif owner_category !== nothing
-            check(L.tsstore_filter_owner_category(h, Int32(owner_category)))
-        end
-        series_type === nothing || check(L.tsstore_filter_series_type(h, Int32(series_type)))
-        name === nothing || check(L.tsstore_filter_name(h, cstr(name)))
-        name_glob === nothing || check(L.tsstore_filter_name_glob(h, cstr(name_glob)))
-        owner_type === nothing || check(L.tsstore_filter_owner_type(h, cstr(owner_type)))
-        resolution === nothing || check(L.tsstore_filter_resolution(h, iso(resolution)))
-        interval === nothing || check(L.tsstore_filter_interval(h, iso(interval)))
-        (features === nothing || isempty(features)) || check(L.tsstore_filter_features(h, features_json(features)))
-        return f(h)
-    finally
-        L.tsstore_filter_free(h)
-    end
+Whether a series with exactly this key is stored; or, by owner and name, whether at least one
+series matches (the lookup of `get_time_series`).
+"""
+has_time_series(s::Store, key::Key) = has(s, Which(key))
+has_time_series(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
+                resolution = nothing, interval = nothing, features = nothing, kw...) =
+    has(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
+                 features = lookup_features(features, kw)))
+
+function remove(s::Store, w::Which)
+    h = handle(s)
+    with_lookup(q -> check(L.tsstore_remove(h, q)), w)
+    return nothing
+end
+
+"""
+    remove_time_series!(store, key)
+    remove_time_series!(store, T, owner_id, name; owner_category, resolution, interval, features...)
+
+Removes one series (its array is freed once no other series uses it); by owner and name, the
+one series the lookup names (several matching is `InvalidParameterError`).
+"""
+remove_time_series!(s::Store, key::Key) = remove(s, Which(key))
+remove_time_series!(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
+                    resolution = nothing, interval = nothing, features = nothing, kw...) =
+    remove(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
+                    features = lookup_features(features, kw)))
+
+"""Runs f(filter) with a Ref{tsstore_filter} narrowed by list_keys' keyword arguments."""
+function with_filter(f, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
+                     features)
+    nm, gl, ot, fj = opt_text(name), opt_text(name_glob), opt_text(owner_type), json_object(features)
+    flt = L.tsstore_filter(; match_owner_id = owner_id === nothing ? 0 : 1, owner_id = something(owner_id, 0),
+                           owner_category = owner_category === nothing ? L.TSSTORE_OWNER_ANY : Int32(owner_category),
+                           series_type = series_type === nothing ? L.TSSTORE_ANY_TYPE : Int32(series_type),
+                           name = ptr(nm), name_glob = ptr(gl), owner_type = ptr(ot), resolution = period(resolution),
+                           interval = period(interval), features_json = ptr(fj))
+    return GC.@preserve nm gl ot fj f(Ref(flt))
 end
 
 """
@@ -372,15 +446,17 @@ end
               resolution, interval, features) -> Vector{Key}
 
 The keys matching every given filter, in insertion order. owner_id without owner_category
-matches the id under either category; name_glob is a SQLite GLOB ("max_*").
+matches the id under either category; name_glob is a SQLite GLOB ("max_*"); features match
+as a subset.
 """
 function list_keys(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing, name = nothing,
                    name_glob = nothing, owner_type = nothing, resolution = nothing, interval = nothing,
                    features = nothing)
+    h = handle(s)
     return with_filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
                        features) do f
         out = Ref{Ptr{L.tsstore_keys}}(C_NULL)
-        check(L.tsstore_list_keys_where(handle(s), f, out))
+        check(L.tsstore_list_keys(h, f, out))
         keys_from_list(out[])
     end
 end
@@ -394,10 +470,11 @@ how many; with no filter at all it removes every series.
 function remove_time_series!(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing,
                              name = nothing, name_glob = nothing, owner_type = nothing, resolution = nothing,
                              interval = nothing, features = nothing)
+    h = handle(s)
     return with_filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
                        features) do f
         removed = Ref{Int64}(0)
-        check(L.tsstore_remove_where(handle(s), f, removed))
+        check(L.tsstore_remove_where(h, f, removed))
         Int(removed[])
     end
 end
@@ -433,38 +510,54 @@ returns how many were added (0 when run again with the same horizon).
 function transform_single_time_series!(s::Store, horizon::PeriodLike, interval::PeriodLike;
                                        owner_category = nothing, resolution = nothing)
     added = Ref{Int64}(0)
-    check(L.tsstore_transform_single_time_series(handle(s), iso(horizon), iso(interval),
-                                                 owner_category === nothing ? Int32(-1) : Int32(owner_category),
-                                                 resolution === nothing ? cstr(nothing) : iso(resolution), added))
+    cat = owner_category === nothing ? L.TSSTORE_OWNER_ANY : Int32(owner_category)
+    check(L.tsstore_transform_single_time_series(handle(s), Ref(period(horizon)), Ref(period(interval)), cat,
+                                                 Ref(period(resolution)), added))
     return Int(added[])
 end
 
 """Commits pending writes and deletes unreferenced feature sets; reports what is reclaimable."""
 function compact!(s::Store)
-    v = [Ref{Int64}(0) for _ in 1:4]
-    check(L.tsstore_compact(handle(s), v...))
-    return (slots_reclaimed = v[1][], datasets_dropped = v[2][], feature_sets_reclaimed = v[3][],
-            dead_standalone = v[4][])
+    rep = Ref(L.tsstore_compact_report())
+    check(L.tsstore_compact(handle(s), rep))
+    r = rep[]
+    return (slots_reclaimed = Int(r.slots_reclaimed), datasets_dropped = Int(r.datasets_dropped),
+            feature_sets_reclaimed = Int(r.feature_sets_reclaimed), dead_standalone = Int(r.dead_standalone))
 end
 
-"""Rehashes every array and checks every row: `(arrays_checked, problems::Vector{String})`."""
+"""
+Rehashes every array and checks every row: `(arrays_checked, problems::Vector{String})` and
+the count of each kind of problem (hash_mismatches, unreadable, dangling_rows,
+shape_mismatches). No problems: the store is sound.
+"""
 function verify_integrity(s::Store)
-    checked, problems, needed = Ref{Int64}(0), Ref{Int64}(0), Ref{Csize_t}(0)
-    cap = 1 << 20  # asked again, the call would redo the whole check
-    while true
-        buf = Vector{UInt8}(undef, cap)
-        status = L.tsstore_verify_integrity(handle(s), checked, problems, buf, cap, needed)
-        if status == status_code(BufferTooSmallError)
-            cap = 2 * Int(needed[])
-            continue
+    rep = Ref(L.tsstore_integrity_report())
+    out = Ref{Ptr{L.tsstore_strings}}(C_NULL)
+    check(L.tsstore_verify_integrity(handle(s), rep, out))
+    problems = strings_from_list(out[])
+    r = rep[]
+    return (arrays_checked = Int(r.arrays_checked), problems = problems, hash_mismatches = Int(r.hash_mismatches),
+            unreadable = Int(r.unreadable), dangling_rows = Int(r.dangling_rows),
+            shape_mismatches = Int(r.shape_mismatches))
+end
+
+"""The strings of a C string list, which this frees."""
+function strings_from_list(list::Ptr{L.tsstore_strings})
+    list == C_NULL && return String[]
+    try
+        n = Ref{Csize_t}(0)
+        check(L.tsstore_strings_len(list, n))
+        p = Ref{Ptr{Cchar}}(C_NULL)
+        out = Vector{String}(undef, n[])
+        for i in eachindex(out)
+            check(L.tsstore_strings_get(list, i - 1, p))
+            out[i] = text_field(p[])
         end
-        check(status)
-        text = String(buf[1:max(needed[], 1)-1])
-        return (arrays_checked = Int(checked[]), problems = filter(!isempty, split(text, '\n')))
+        return out
+    finally
+        L.tsstore_strings_free(list)
     end
 end
-
-status_code(T) = status(T)
 
 """Whether, at every resolution, all SingleTimeSeries share one grid."""
 function check_static_consistency(s::Store)

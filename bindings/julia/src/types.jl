@@ -1,18 +1,21 @@
-# Codes of format-details §1–§2, the series types and keys.
+# The codes of the header, the series types, keys and lookups.
 
-"""Who owns a series (format-details §2)."""
-@enum OwnerCategory::Int32 COMPONENT = 0 SUPPLEMENTAL_ATTRIBUTE = 1
+"""Who owns a series."""
+@enum OwnerCategory::Int32 begin
+    COMPONENT = L.TSSTORE_OWNER_COMPONENT
+    SUPPLEMENTAL_ATTRIBUTE = L.TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE
+end
 
 """Time-series types with their stable codes; ABSTRACT_DETERMINISTIC is request-only (it
 selects Deterministic and DeterministicSingleTimeSeries together)."""
 @enum SeriesType::Int32 begin
-    SINGLE_TIME_SERIES = 0
-    NON_SEQUENTIAL_TIME_SERIES = 1
-    DETERMINISTIC = 2
-    DETERMINISTIC_SINGLE_TIME_SERIES = 3
-    PROBABILISTIC = 4
-    SCENARIOS = 5
-    ABSTRACT_DETERMINISTIC = 6
+    SINGLE_TIME_SERIES = L.TSSTORE_SINGLE_TIME_SERIES
+    NON_SEQUENTIAL_TIME_SERIES = L.TSSTORE_NON_SEQUENTIAL_TIME_SERIES
+    DETERMINISTIC = L.TSSTORE_DETERMINISTIC
+    DETERMINISTIC_SINGLE_TIME_SERIES = L.TSSTORE_DETERMINISTIC_SINGLE_TIME_SERIES
+    PROBABILISTIC = L.TSSTORE_PROBABILISTIC
+    SCENARIOS = L.TSSTORE_SCENARIOS
+    ABSTRACT_DETERMINISTIC = L.TSSTORE_ABSTRACT_DETERMINISTIC
 end
 
 """Any series the store holds."""
@@ -25,9 +28,12 @@ const AnyPeriod = Union{Period,Dates.CompoundPeriod}
 
 """
     SingleTimeSeries(name, initial_timestamp, resolution, data)
+    SingleTimeSeries(name, timestamps, data)
 
 A regular series. Time is the **last** dimension of `data` (the store's first axis; see the
-README): a `Vector` of T values, or a `3 × T` matrix for three numbers per step.
+README): a `Vector` of T values, or a `3 × T` matrix for three numbers per step. Given
+timestamps, the library infers the resolution (a fixed step or whole calendar months); irregular
+timestamps are an `ArgumentError` (store them as a NonSequentialTimeSeries).
 """
 struct SingleTimeSeries{A<:AbstractArray} <: TimeSeriesData
     name::String
@@ -36,6 +42,14 @@ struct SingleTimeSeries{A<:AbstractArray} <: TimeSeriesData
     data::A
     SingleTimeSeries(name::AbstractString, initial_timestamp, resolution::PeriodLike, data::AbstractArray) =
         new{typeof(data)}(String(name), DateTime(initial_timestamp), to_period(resolution), data)
+end
+
+function SingleTimeSeries(name::AbstractString, timestamps::AbstractVector{<:Union{DateTime,Date}}, data::AbstractArray)
+    length(timestamps) >= 2 || throw(ArgumentError("inferring a resolution needs two timestamps or more; give it"))
+    res = infer_resolution(timestamps)
+    res === nothing && throw(ArgumentError("the timestamps of \"$name\" are not regular: store them as a " *
+                                           "NonSequentialTimeSeries, or give the resolution"))
+    return SingleTimeSeries(name, first(timestamps), res, data)
 end
 
 """
@@ -110,17 +124,30 @@ struct Scenarios{A<:AbstractArray} <: Forecast
                           Int(count), data)
 end
 
-series_type(::SingleTimeSeries) = SINGLE_TIME_SERIES
-series_type(::NonSequentialTimeSeries) = NON_SEQUENTIAL_TIME_SERIES
-series_type(::Deterministic) = DETERMINISTIC
-series_type(::Probabilistic) = PROBABILISTIC
-series_type(::Scenarios) = SCENARIOS
+series_type(ts::TimeSeriesData) = series_type(typeof(ts))
+series_type(::Type{<:SingleTimeSeries}) = SINGLE_TIME_SERIES
+series_type(::Type{<:NonSequentialTimeSeries}) = NON_SEQUENTIAL_TIME_SERIES
+series_type(::Type{<:Deterministic}) = DETERMINISTIC
+series_type(::Type{<:Probabilistic}) = PROBABILISTIC
+series_type(::Type{<:Scenarios}) = SCENARIOS
+series_type(t::SeriesType) = t
+series_type(T) = throw(ArgumentError("$T is not a series type: give SingleTimeSeries, NonSequentialTimeSeries, " *
+                                     "Deterministic, Probabilistic, Scenarios or a SeriesType"))
+
+"""The timestamp of every step of a series, computed by the library (calendar resolutions
+clamp to month ends)."""
+timestamps(ts::SingleTimeSeries) =
+    from_millis.(timeline(millis(ts.initial_timestamp), ts.resolution, size(ts.data, ndims(ts.data))))
+timestamps(ts::NonSequentialTimeSeries) = ts.timestamps
+
+"""The start of every window of a forecast, computed by the library."""
+window_starts(f::Forecast) = from_millis.(timeline(millis(f.initial_timestamp), f.interval, f.count))
 
 """
     Key(owner_id, owner_category, series_type, name; resolution=nothing, interval=nothing, features=Dict())
 
 The identity of a stored series. Periods come back from the store as Dates periods in the
-store's canonical form (`Hour(24)` reads back as `Day(1)`).
+largest unit that holds them exactly (`Hour(24)` reads back as `Day(1)`).
 """
 struct Key
     owner_id::Int64
@@ -138,8 +165,8 @@ Key(owner_id::Integer, owner_category::OwnerCategory, series_type::SeriesType, n
         resolution === nothing ? nothing : to_period(resolution), interval === nothing ? nothing : to_period(interval),
         features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features)))
 
-# Periods compare by their ISO form: Hour(1) == Month(1) would throw, and Hour(24) is Day(1).
-same_period(a, b) = (a === nothing || b === nothing) ? a === b : iso(a) == iso(b)
+# Periods compare as the library's periods: Hour(1) and Month(1) differ (no throw), Hour(24) is Day(1).
+same_period(a, b) = (a === nothing || b === nothing) ? a === b : period(a) == period(b)
 
 Base.:(==)(a::Key, b::Key) =
     a.owner_id == b.owner_id && a.owner_category == b.owner_category && a.series_type == b.series_type &&
@@ -147,46 +174,80 @@ Base.:(==)(a::Key, b::Key) =
     a.features == b.features
 Base.hash(k::Key, h::UInt) = hash((k.owner_id, k.owner_category, k.series_type, k.name), h)
 
-"""Runs f with a C key handle for k, freed afterwards."""
-function with_key(f, k::Key)
-    out = Ref{Ptr{L.tsstore_key}}(C_NULL)
-    check(L.tsstore_key_new(k.owner_id, Int32(k.owner_category), Int32(k.series_type), cstr(k.name),
-                            k.resolution === nothing ? cstr(nothing) : iso(k.resolution),
-                            k.interval === nothing ? cstr(nothing) : iso(k.interval), features_json(k.features), out))
-    try
-        return f(out[])
-    finally
-        L.tsstore_key_free(out[])
+"""The key a tsstore_lookup filled by the library holds (its strings read now: call this before
+the thread's next call into the library, with finalizers held back where they are arena strings)."""
+key_from_lookup(q::L.tsstore_lookup) =
+    Key(q.owner_id, OwnerCategory(q.owner_category), SeriesType(q.series_type), text_field(q.name),
+        dates_period(q.resolution), dates_period(q.interval), parse_features(text_field(q.features_json)))
+
+# ---- lookups --------------------------------------------------------------------------------
+
+"""
+What a call looks up: the Julia side of a `tsstore_lookup` (its strings checked and kept, so
+that the struct's pointers stay valid for the call). From a Key it names exactly that series
+(no features: none); from an owner and a name it may leave the type, periods and features open.
+"""
+struct Which
+    series_type::Int32
+    owner_id::Int64
+    owner_category::Int32
+    name::String
+    resolution::L.tsstore_period
+    interval::L.tsstore_period
+    features::Union{Nothing,String}  # nothing: any features
+end
+
+Which(k::Key) = Which(Int32(k.series_type), k.owner_id, Int32(k.owner_category), cstr(k.name), period(k.resolution),
+                      period(k.interval), features_json(k.features))
+
+"""
+    Which(type, owner_id, name; owner_category=COMPONENT, resolution=nothing, interval=nothing, features)
+
+A lookup by owner and name, as InfrastructureSystems.jl's `get_time_series(T, owner, name;
+features...)`: type is a series type (SingleTimeSeries, …) or a SeriesType; features a Dict or
+NamedTuple the series' features must include (nothing or empty: any).
+"""
+Which(T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT, resolution = nothing,
+      interval = nothing, features = nothing) =
+    Which(Int32(series_type(T)), Int64(owner_id), Int32(owner_category), cstr(name), period(resolution),
+          period(interval), json_object(features))
+
+lookup_struct(w::Which) =
+    L.tsstore_lookup(; series_type = w.series_type, owner_id = w.owner_id, owner_category = w.owner_category,
+                     name = ptr(w.name), resolution = w.resolution, interval = w.interval, features_json = ptr(w.features))
+
+"""Runs f(ref) with a Ref{tsstore_lookup} for w, its strings preserved for the call."""
+function with_lookup(f, w::Which)
+    name, feats = w.name, w.features
+    return GC.@preserve name feats f(Ref(lookup_struct(w)))
+end
+
+"""Runs f(lookups) with a Vector{tsstore_lookup} for ws, their strings preserved."""
+function with_lookups(f, ws::AbstractVector{Which})
+    keep = Any[]
+    for w in ws
+        push!(keep, w.name, w.features)
     end
+    return GC.@preserve keep f(L.tsstore_lookup[lookup_struct(w) for w in ws])
 end
 
-"""The key a C key handle holds."""
-function key_from_handle(h::Ptr{L.tsstore_key})
-    owner, cat, typ = Ref{Int64}(0), Ref{Int32}(0), Ref{Int32}(0)
-    check(L.tsstore_key_owner(h, owner, cat))
-    check(L.tsstore_key_series_type(h, typ))
-    name = read_text(L.tsstore_key_name, h)
-    res, iv = read_text(L.tsstore_key_resolution, h), read_text(L.tsstore_key_interval, h)
-    return Key(owner[], OwnerCategory(cat[]), SeriesType(typ[]), name, isempty(res) ? nothing : parse_period(res),
-               isempty(iv) ? nothing : parse_period(iv), parse_features(read_text(L.tsstore_key_features, h)))
-end
+"""The features of a lookup by owner and name: the `features` keyword merged with the other
+keyword arguments (IS.jl's `features...`)."""
+lookup_features(features, rest) = isempty(rest) ? features :
+    merge(Dict{String,Any}(string(k) => v for (k, v) in pairs(something(features, Dict()))),
+          Dict{String,Any}(string(k) => v for (k, v) in pairs(rest)))
 
-"""The keys of a C key list, which this frees."""
+# ---- key lists ------------------------------------------------------------------------------
+
+"""The keys of a C key list, which this frees (their strings are the list's, read before)."""
 function keys_from_list(list::Ptr{L.tsstore_keys})
     try
         n = Ref{Csize_t}(0)
         check(L.tsstore_keys_len(list, n))
-        keys = Vector{Key}(undef, n[])
-        for i in 1:n[]
-            kh = Ref{Ptr{L.tsstore_key}}(C_NULL)
-            check(L.tsstore_keys_get(list, i - 1, kh))
-            try
-                keys[i] = key_from_handle(kh[])
-            finally
-                L.tsstore_key_free(kh[])
-            end
-        end
-        return keys
+        n[] == 0 && return Key[]
+        infos = fill(L.tsstore_series_info(), Int(n[]))
+        check(L.tsstore_keys_get(list, 0, n[], infos))
+        return Key[key_from_lookup(info.key) for info in infos]
     finally
         L.tsstore_keys_free(list)
     end

@@ -11,7 +11,13 @@ tmpstore() = joinpath(mktempdir(), "system.nc")
 hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
 
 @testset "TsStore" begin
-    @testset "periods and timestamps" begin
+    @testset "periods and timestamps: units here, text and timelines from the library" begin
+        L = TsStore.LibTsStore
+        @test TsStore.period(Hour(1)) == L.tsstore_period(3_600_000, L.TSSTORE_PERIOD_MILLIS, 0)
+        @test TsStore.period(Year(1)) == L.tsstore_period(12, L.TSSTORE_PERIOD_MONTHS, 0)
+        @test TsStore.period(nothing).unit == L.TSSTORE_PERIOD_NONE
+        @test TsStore.period("P1D") == TsStore.period(Day(1)) == TsStore.period(Hour(24))
+        @test_throws ArgumentError TsStore.period(Microsecond(1500))
         @test TsStore.iso(Hour(1)) == "PT1H"
         @test TsStore.iso(Day(1)) == "P1D"
         @test TsStore.iso(Minute(90)) == "PT1H30M"
@@ -26,8 +32,25 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test TsStore.parse_period("PT0.25S") === Millisecond(250)
         @test TsStore.parse_period("PT1.5S") === Millisecond(1500)
         @test TsStore.parse_period("PT30S") === Second(30)
+        @test TsStore.parse_period("PT90M") === Minute(90)
+        @test TsStore.parse_period("P1Y2M") === Month(14)
+        @test TsStore.parse_period("P2Y") === Year(2)
+        @test TsStore.parse_period("P7D") === Day(7)
         @test TsStore.features_json((zone = 2,)) == "{\"zone\":2}"
-        @test_throws ArgumentError TsStore.parse_period("1 hour")
+        @test_throws InvalidParameterError TsStore.parse_period("1 hour")  # the library's grammar
+        # Timelines: t0 + i × step in one jump, calendar steps clamping to month ends.
+        jan31 = DateTime(2024, 1, 31)
+        @test TsStore.from_millis.(TsStore.timeline(TsStore.millis(jan31), Month(1), 3)) ==
+              [jan31, DateTime(2024, 2, 29), DateTime(2024, 3, 31)]
+        @test TsStore.from_millis.(TsStore.timeline(TsStore.millis(T0), Hour(1), 2; first = 3)) == [T0 + Hour(3), T0 + Hour(4)]
+        @test timestamps(hourly("p", zeros(3, 4))) == [T0 + Hour(i) for i in 0:3]
+        @test window_starts(Deterministic("f", T0, Hour(1), Hour(4), Day(1), 3, zeros(3, 4))) == [T0, T0 + Day(1), T0 + Day(2)]
+        @test infer_resolution([T0, T0 + Minute(15), T0 + Minute(30)]) == Minute(15)
+        @test infer_resolution([DateTime(2024, 1, 31), DateTime(2024, 2, 29), DateTime(2024, 3, 31)]) == Month(1)
+        @test infer_resolution([T0, T0 + Hour(1), T0 + Hour(3)]) === nothing
+        inferred = SingleTimeSeries("p", [T0 + Day(i) for i in 0:4], collect(1.0:5.0))
+        @test inferred.resolution == Day(1) && inferred.initial_timestamp == T0
+        @test_throws ArgumentError SingleTimeSeries("p", [T0, T0 + Hour(1), T0 + Hour(3)], zeros(3))
         @test TsStore.from_millis(TsStore.millis(DateTime(1950, 6, 1, 12))) == DateTime(1950, 6, 1, 12)
         @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
                                                                  "w" => 0.5, "on" => true))) ==
@@ -86,6 +109,20 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test length(list_keys(s; owner_id = 9)) == 2  # either category
             ns = get_time_series(s, first(list_keys(s; series_type = NON_SEQUENTIAL_TIME_SERIES)))
             @test ns.timestamps == stamps
+            # Lookups by owner and name, as IS.jl users write them: features as keywords.
+            @test get_time_series(s, SingleTimeSeries, 7, "max_active_power"; scenario = "high").data == collect(1.0:48.0)
+            @test get_time_series(s, 7, "max_active_power"; resolution = Hour(1)).data == collect(1.0:48.0)
+            @test get_time_series(s, 7, "max_active_power"; features = Dict("model_year" => 2030),
+                                  start = T0 + Hour(1), stop = T0 + Hour(2)).data == [2.0, 3.0]
+            @test has_time_series(s, SingleTimeSeries, 7, "max_active_power"; model_year = 2030)
+            @test !has_time_series(s, SingleTimeSeries, 7, "max_active_power"; scenario = "low")
+            @test_throws NotFoundError get_time_series(s, SingleTimeSeries, 7, "max_active_power"; scenario = "low")
+            @test_throws NotFoundError get_time_series(s, Deterministic, 7, "max_active_power")
+            @test get_time_series(s, NonSequentialTimeSeries, 9, "outage").timestamps == stamps
+            @test get_time_series(s, SingleTimeSeries, 9, "p"; owner_category = SUPPLEMENTAL_ATTRIBUTE).data == zeros(24)
+            @test get_metadata(s, SingleTimeSeries, 7, "max_active_power").key == k
+            @test get_timestamps(s, k; start = T0 + Hour(2), stop = T0 + Hour(4)) == [T0 + Hour(h) for h in 2:4]
+            @test get_timestamps(s, first(list_keys(s; series_type = NON_SEQUENTIAL_TIME_SERIES))) == stamps
             remove_time_series!(s, k)
             @test !has_time_series(s, k)
             @test remove_time_series!(s; owner_category = SUPPLEMENTAL_ATTRIBUTE) == 1
@@ -109,6 +146,9 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test w.data == det[2:3, :]
             p = get_time_series(s, pk)
             @test p.percentiles == [0.1, 0.5, 0.9] && p.data == prob
+            @test get_time_series(s, Probabilistic, 2, "p"; interval = Hour(2)).percentiles == [0.1, 0.5, 0.9]
+            @test window_starts(w) == [T0 + Hour(2), T0 + Hour(4)]
+            @test get_timestamps(s, dk) == [T0 + Hour(2i) for i in 0:4]
             @test get_time_series(s, sk) isa Scenarios
             @test_throws InvalidParameterError get_windows(s, dk, T0 + Hour(1))
         end
@@ -137,6 +177,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             view = get_time_series(s, Key(3, COMPONENT, ABSTRACT_DETERMINISTIC, "p"; resolution = Hour(1),
                                           interval = Hour(12)))
             @test view isa Deterministic && view.data[2, :] == collect(12.0:35.0) .+ 3
+            @test get_time_series(s, ABSTRACT_DETERMINISTIC, 3, "p").data == view.data
             report = verify_integrity(s)
             @test isempty(report.problems) && report.arrays_checked == 21
             @test compact!(s).datasets_dropped == 0
@@ -152,6 +193,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test [w.data[2] for w in whole[1:3]] == [1.0, 1001.0, 2001.0]
             StaticReader(s, Hour(1), keys) do rd
                 @test length(rd) == 72
+                @test timestamps(rd) == [T0 + Hour(i) for i in 0:71]
                 buf = rd.groups[1].values
                 for (i, (t, r)) in enumerate(rd)
                     @test t == T0 + Hour(i - 1)
@@ -229,7 +271,8 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             catch e
                 e
             end
-            @test err isa ArgumentError  # "1 hour" is not ISO-8601: refused before the library
+            @test err isa InvalidParameterError  # "1 hour" is not ISO-8601: the library's parser says so
+            @test occursin("1 hour", err.msg)
             @test_throws InvalidParameterError add_time_series!(s, hourly("p", [1.0]); owner_id = 2, owner_type = "G",
                                                                 features = Dict("units" => "MW"))
             @test_throws InvalidParameterError add_time_series!(s, hourly("a\0b", [1.0]); owner_id = 2, owner_type = "G")
@@ -247,7 +290,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test store_recovered(s) == ""  # nothing to roll back: no writer died
         end
         @test_throws InvalidParameterError TsStore.create(path)
-        @test_throws TsStoreIOError TsStore.open(path * ".missing")
+        @test_throws NotFoundError TsStore.open(path * ".missing")
     end
 
     @testset "empty results" begin
@@ -311,7 +354,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
     end
 
     @testset "the library" begin
-        @test TsStore.library_version() ÷ 100 == 1
+        @test TsStore.library_version() ÷ 100 == TsStore.LibTsStore.TSSTORE_VERSION_NUMBER ÷ 100
         @test TsStore.status_name(2) == "TSSTORE_E_NOT_FOUND"
     end
 end

@@ -146,7 +146,7 @@ def test_exceptions_from_real_bad_input(path):
             s.remove_time_series(k)
     with pytest.raises(tsstore.InvalidParameterError, match="already exists"):
         tsstore.Store.create(path)
-    with pytest.raises(tsstore.TsStoreIOError):
+    with pytest.raises(tsstore.NotFoundError, match="no such file"):
         tsstore.Store.open(path + ".missing")
 
 

@@ -18,7 +18,7 @@ from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory
                       SeriesType, SingleTimeSeries)
 from ._store import Batch, Store
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Store", "Batch", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",

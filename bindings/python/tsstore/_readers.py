@@ -1,4 +1,5 @@
-"""Readers for simulation loops: numpy arrays allocated once, filled in place by every read."""
+"""Readers for simulation loops: numpy arrays allocated once and bound to the reader, so the
+library writes every read straight into them (one C call per step)."""
 from __future__ import annotations
 
 import datetime as _dt
@@ -9,7 +10,7 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError
-from ._ffi import api
+from ._ffi import addressof, byref, c_size_t, c_void_p, check, lib, memmove, raw, sizeof
 from ._series import Key, SeriesType
 
 
@@ -25,24 +26,29 @@ class Group:
 
 
 class _Reader:
-    """What both readers share: the groups, the key-order view and the handle's lifetime."""
+    """What both readers share: the groups bound to arrays, the key-order view and the
+    handle's lifetime."""
 
     _prefix = ""
+    _layered = False
 
     def __init__(self, store: Any, handle: int, keys: Sequence[Key]) -> None:
         self._store = store  # keeps the store open while the reader lives
         self._h: int | None = handle
-        #: Reads take this lock (a read is two library calls: the step, then each group's
-        #: copy). Threads sharing a reader also hold it while they use a read's result,
-        #: which the next read overwrites: ``with reader.lock: x = reader.read_step(i).copy()``.
+        #: Reads take this lock. Threads sharing a reader also hold it while they use a
+        #: read's result, which the next read overwrites:
+        #: ``with reader.lock: x = reader.read_step(i).copy()``.
         self.lock = threading.RLock()
         self.keys = list(keys)
+        self._fn = {name: getattr(lib, "tsstore_" + self._prefix + name) for name in
+                    ("info", "group", "group_keys", "bind", "read", "read_at", "free")}
+        info = raw.tsstore_reader_info()
+        info.struct_size = sizeof(info)
+        check(self._fn["info"](handle, byref(info)))
+        self._info = info
         self.groups: list[Group] = []
-        for g in range(self._call("groups")):
-            dtype, nkeys, shape = self._group_shape(g)
-            idx = np.empty(nkeys, dtype=np.int64)
-            self._call("group_keys", g, idx)
-            self.groups.append(Group(idx, np.empty((nkeys,) + shape, dtype=cv.DTYPES[dtype])))
+        for g in range(info.n_groups):
+            self.groups.append(self._bound_group(handle, g))
         # One group whose keys are in the caller's order (the usual case) is returned as is;
         # otherwise every read scatters into one array in key order, also allocated once.
         self._in_order = (len(self.groups) == 1 and
@@ -51,23 +57,45 @@ class _Reader:
         if len(self.groups) == 1 and not self._in_order:
             self._ordered = np.empty_like(self.groups[0].values)
 
-    def _call(self, name: str, *args: Any) -> Any:
+    def _bound_group(self, handle: int, g: int) -> Group:
+        gi = raw.tsstore_group_info()
+        gi.struct_size = sizeof(gi)
+        check(self._fn["group"](handle, g, byref(gi)))
+        idx = np.empty(max(gi.n_keys, 1), dtype=np.int64)
+        n = c_size_t()
+        check(self._fn["group_keys"](handle, g, idx.ctypes.data, len(idx), byref(n)))
+        lead = (gi.layers, gi.steps) if self._layered else (gi.steps,) if self._prefix == "forecast_reader_" else ()
+        shape = (gi.n_keys,) + lead + tuple(gi.element_shape[: gi.element_ndim])
+        values = np.zeros(shape, dtype=cv.DTYPES[gi.dtype])
+        check(self._fn["bind"](handle, g, values.ctypes.data, values.nbytes))
+        return Group(idx[: n.value], values)
+
+    def _live(self) -> int:
         if not self._h:
-            raise InvalidHandleError("the reader is closed", 11)
-        return getattr(api, self._prefix + name)(self._h, *args)
+            raise InvalidHandleError("the reader is closed", raw.TSSTORE_E_INVALID_HANDLE)
+        return self._h
 
-    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
-        raise NotImplementedError
-
-    def _fill(self) -> np.ndarray | None:
-        for g, grp in enumerate(self.groups):
-            self._call("group_values", g, grp.values)
+    def _result(self) -> np.ndarray | None:
         if self._in_order:
             return self.groups[0].values
         if self._ordered is not None:
             self._ordered[self.groups[0].keys] = self.groups[0].values
             return self._ordered
         return None
+
+    def _step(self, i: int) -> np.ndarray | None:
+        with self.lock:
+            check(self._fn["read"](self._live(), i))
+            return self._result()
+
+    def _at(self, t: Any) -> np.ndarray | None:
+        with self.lock:
+            check(self._fn["read_at"](self._live(), cv.millis(t)))
+            return self._result()
+
+    def grid(self) -> tuple[_dt.datetime, int]:
+        """(first step or window start, number of steps or windows)."""
+        return cv.from_millis(self._info.initial_ms), self._info.steps
 
     def values(self) -> np.ndarray:
         """The last read, in the order of the reader's keys (one group only: keys of several
@@ -79,10 +107,10 @@ class _Reader:
         return self._ordered
 
     def close(self) -> None:
-        """Releases the reader; closing twice is harmless."""
+        """Releases the reader; closing twice is harmless. The group arrays stay readable."""
         h, self._h = self._h, None
         if h:
-            getattr(api, self._prefix + "free")(h)
+            self._fn["free"](h)
 
     def __enter__(self) -> "_Reader":
         return self
@@ -103,28 +131,13 @@ class StaticReader(_Reader):
 
     _prefix = "static_reader_"
 
-    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
-        dtype, nkeys, ndim = self._call("group_info", g, None)
-        shape = np.zeros(max(ndim, 1), dtype=np.int64)
-        self._call("group_info", g, shape)
-        return dtype, nkeys, tuple(int(d) for d in shape[:ndim])
-
-    def grid(self) -> tuple[_dt.datetime, int]:
-        """(initial timestamp, number of steps)."""
-        t0, n = self._call("grid")
-        return cv.from_millis(t0), n
-
     def read(self, t: Any) -> np.ndarray | None:
         """Reads the step at timestamp t (a grid point: never rounded)."""
-        with self.lock:
-            self._call("read", cv.millis(t))
-            return self._fill()
+        return self._at(t)
 
     def read_step(self, i: int) -> np.ndarray | None:
         """Reads step i of the grid."""
-        with self.lock:
-            self._call("read_step", i)
-            return self._fill()
+        return self._step(i)
 
 
 class ForecastReader(_Reader):
@@ -140,49 +153,36 @@ class ForecastReader(_Reader):
         self._layered = layered
         super().__init__(store, handle, keys)
 
-    def _group_shape(self, g: int) -> tuple[int, int, tuple[int, ...]]:
-        dtype, nkeys, layers, steps, ndim = self._call("group_info", g, None)
-        shape = np.zeros(max(ndim, 1), dtype=np.int64)
-        self._call("group_info", g, shape)
-        extra = (layers, steps) if self._layered else (steps,)
-        return dtype, nkeys, extra + tuple(int(d) for d in shape[:ndim])
-
-    def grid(self) -> tuple[_dt.datetime, int]:
-        """(first window start, number of windows)."""
-        t0, n = self._call("grid")
-        return cv.from_millis(t0), n
-
     def read(self, start: Any) -> np.ndarray | None:
         """Reads the window starting at start (a window start: never rounded)."""
-        with self.lock:
-            self._call("read", cv.millis(start))
-            return self._fill()
+        return self._at(start)
 
     def read_window(self, i: int) -> np.ndarray | None:
         """Reads window i."""
-        with self.lock:
-            self._call("read_window", i)
-            return self._fill()
+        return self._step(i)
 
 
-def _with_key_handles(keys: Sequence[Key], fn: Any) -> Any:
-    handles = [k.handle() for k in keys]
-    try:
-        return fn([h.value for h in handles])
-    finally:
-        for h in handles:
-            h.close()
+def _lookups(keys: Sequence[Key]) -> Any:
+    n = len(keys)
+    which = (raw.tsstore_lookup * max(n, 1))()
+    size = sizeof(raw.tsstore_lookup)
+    for i, k in enumerate(keys):
+        memmove(addressof(which) + i * size, addressof(k.lookup()), size)
+    return which
 
 
 def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReader:
     """A StaticReader over keys (Store.static_reader)."""
-    h = _with_key_handles(keys, lambda hs: api.static_reader_new(store._handle(), cv.period(resolution), hs))
-    return StaticReader(store, h, keys)
+    out = c_void_p()
+    check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), _lookups(keys), len(keys),
+                                        byref(out)))
+    return StaticReader(store, out.value or 0, keys)
 
 
 def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> ForecastReader:
     """A ForecastReader over keys (Store.forecast_reader)."""
-    h = _with_key_handles(keys, lambda hs: api.forecast_reader_new(store._handle(), int(series_type),
-                                                                   cv.period(resolution), hs))
+    out = c_void_p()
+    check(lib.tsstore_forecast_reader_new(store._handle(), int(series_type), byref(cv.period(resolution, "resolution")),
+                                          _lookups(keys), len(keys), byref(out)))
     layered = int(series_type) in (SeriesType.PROBABILISTIC, SeriesType.SCENARIOS)
-    return ForecastReader(store, h, keys, layered)
+    return ForecastReader(store, out.value or 0, keys, layered)

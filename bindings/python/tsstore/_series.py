@@ -1,23 +1,22 @@
-"""Series types, keys and the codes of format-details §1–§2, and their conversion from the
-library's handles."""
+"""Series types, keys and their codes, and their conversion from the library's structs."""
 from __future__ import annotations
 
-import calendar
 import dataclasses
 import datetime as _dt
 import enum
 import json
-import re
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import _convert as cv
-from ._ffi import api
+from ._ffi import raw, sizeof
+
+_LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 
 
 class OwnerCategory(enum.IntEnum):
-    """Who owns a series (format-details §2)."""
+    """Who owns a series."""
     COMPONENT = 0
     SUPPLEMENTAL_ATTRIBUTE = 1
 
@@ -34,34 +33,16 @@ class SeriesType(enum.IntEnum):
     ABSTRACT_DETERMINISTIC = 6
 
 
-class Handle:
-    """Owns one C handle and frees it exactly once (close, a with block, or collection)."""
-
-    def __init__(self, value: int | None, free: Callable[[int], None]) -> None:
-        self.value: int = value or 0  # 0 is NULL: every call refuses it with INVALID_HANDLE
-        self._free = free
-
-    def close(self) -> None:
-        """Frees the handle; closing twice is harmless."""
-        value, self.value = self.value, 0
-        if value:
-            self._free(value)
-
-    def __enter__(self) -> int:
-        return self.value
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        self.close()
+_CATEGORIES = list(OwnerCategory)
+_TYPES = list(SeriesType)
 
 
 @dataclasses.dataclass(frozen=True)
 class Key:
     """The identity of a stored series: owner, type, name, the periods that belong to the
     identity (resolution; interval for forecasts) and the features. Keys compare equal when
-    every part does; features do not take part in the hash."""
+    every part does; features do not take part in the hash. Treat a Key as immutable: it
+    caches the lookup struct the library reads."""
     owner_id: int
     owner_category: OwnerCategory
     series_type: SeriesType
@@ -70,30 +51,34 @@ class Key:
     interval: str | None = None
     features: dict = dataclasses.field(default_factory=dict, hash=False)
 
-    def handle(self) -> Handle:
-        """A C key handle for this key (for one call; close it after)."""
-        res = None if self.resolution is None else cv.period(self.resolution)
-        iv = None if self.interval is None else cv.period(self.interval)
-        h = api.key_new(self.owner_id, int(self.owner_category), int(self.series_type), self.name, res, iv,
-                        cv.features_json(self.features))
-        return Handle(h, api.key_free)
+    def lookup(self) -> Any:
+        """The tsstore_lookup naming exactly this series (built once per Key; it keeps the
+        bytes its pointers name alive)."""
+        cached = self.__dict__.get("_lookup")
+        if cached is not None:
+            return cached[0]
+        name = cv.text_arg(self.name, "key.name")
+        feats = cv.features_json(self.features) or b""
+        q = raw.tsstore_lookup(_LOOKUP_SIZE, cv.enum_arg(SeriesType, self.series_type, "key.series_type"),
+                               _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"), 0,
+                               name, cv.optional_period(self.resolution, "key.resolution"),
+                               cv.optional_period(self.interval, "key.interval"), feats)
+        object.__setattr__(self, "_lookup", (q, name, feats))
+        return q
 
     @classmethod
-    def from_handle(cls, h: int) -> "Key":
-        """The key a C key handle holds."""
-        owner, cat = api.key_owner(h)
-        return cls(owner, OwnerCategory(cat), SeriesType(api.key_series_type(h)), api.key_name(h),
-                   api.key_resolution(h) or None, api.key_interval(h) or None, json.loads(api.key_features(h)))
+    def from_lookup(cls, q: Any) -> "Key":
+        """The key a tsstore_lookup filled by the library holds (its strings are read now)."""
+        feats = q.features_json
+        return cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),
+                   cv.period_text(q.resolution), cv.period_text(q.interval), json.loads(feats) if feats else {})
 
 
-def keys_from_list(handle: int) -> list[Key]:
-    """The keys of a C key list, which this frees."""
-    with Handle(handle, api.keys_free) as lh:
-        keys = []
-        for i in range(api.keys_len(lh)):
-            with Handle(api.keys_get(lh, i), api.key_free) as kh:
-                keys.append(Key.from_handle(kh))
-        return keys
+def _owner_id(value: Any) -> int:
+    if not isinstance(value, int) or not -(1 << 63) <= value < (1 << 63):
+        from ._errors import InvalidParameterError
+        raise InvalidParameterError(f"key.owner_id: {value!r} is not a signed 64-bit integer", 1)
+    return value
 
 
 @dataclasses.dataclass
@@ -108,15 +93,15 @@ class SingleTimeSeries:
     series_type = SeriesType.SINGLE_TIME_SERIES
 
     def timestamps(self) -> list[_dt.datetime]:
-        """The timestamp of every step: t0 + i × resolution, computed from t0 in one jump
-        (calendar periods clamp to month ends: Jan 31 + P1M is Feb 29)."""
-        t0 = cv.from_millis(cv.millis(self.initial_timestamp))
-        return steps(t0, cv.period(self.resolution), len(self.data))
+        """The timestamp of every step: t0 + i × resolution, computed by the library from t0
+        in one jump (calendar periods clamp to month ends: Jan 31 + P1M is Feb 29)."""
+        return _datetimes(cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data)))
 
     def to_pandas(self) -> Any:
         """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by the
         timestamps. Needs pandas."""
-        return _to_pandas(self.timestamps(), np.asarray(self.data), self.name)
+        stamps = cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data))
+        return _to_pandas(stamps, np.asarray(self.data), self.name)
 
 
 @dataclasses.dataclass
@@ -130,7 +115,8 @@ class NonSequentialTimeSeries:
 
     def to_pandas(self) -> Any:
         """A pandas Series or DataFrame indexed by the timestamps. Needs pandas."""
-        return _to_pandas([cv.from_millis(cv.millis(t)) for t in self.timestamps], np.asarray(self.data), self.name)
+        stamps = np.array([cv.millis(t) for t in self.timestamps], dtype=np.int64).astype("datetime64[ms]")
+        return _to_pandas(stamps, np.asarray(self.data), self.name)
 
 
 @dataclasses.dataclass
@@ -145,8 +131,8 @@ class _Forecast:
     count: int
 
     def window_starts(self) -> list[_dt.datetime]:
-        """The start of every window."""
-        return steps(cv.from_millis(cv.millis(self.initial_timestamp)), cv.period(self.interval), int(self.count))
+        """The start of every window, computed by the library."""
+        return _datetimes(cv.timeline(cv.millis(self.initial_timestamp), self.interval, int(self.count)))
 
 
 @dataclasses.dataclass
@@ -180,75 +166,38 @@ class Scenarios(_Forecast):
 Series = SingleTimeSeries | NonSequentialTimeSeries | Deterministic | Probabilistic | Scenarios
 
 
-def steps(t0: _dt.datetime, iso: str, n: int) -> list[_dt.datetime]:
-    """n timestamps from t0 every iso period (calendar periods by month arithmetic)."""
-    m = re.fullmatch(r"P(\d+)([MY])", iso)
-    if not m:
-        step = _parse_fixed(iso)
-        return [t0 + i * step for i in range(n)]
-    months = int(m.group(1)) * (12 if m.group(2) == "Y" else 1)
-    out = []
-    for i in range(n):
-        y, mo = divmod(t0.year * 12 + t0.month - 1 + i * months, 12)
-        out.append(t0.replace(year=y, month=mo + 1, day=min(t0.day, calendar.monthrange(y, mo + 1)[1])))
-    return out
+def _datetimes(stamps: np.ndarray) -> list[_dt.datetime]:
+    return [cv.from_millis(int(ms)) for ms in stamps.astype(np.int64)]
 
 
-def _parse_fixed(iso: str) -> _dt.timedelta:
-    m = re.fullmatch(r"P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?)?", iso)
-    if not m:
-        raise ValueError(f"{iso}: the steps of a period with months or years are computed by month "
-                         "arithmetic, and mixed calendar periods are not supported here")
-    w, d, h, mi, s = (float(x) if x else 0.0 for x in m.groups())
-    return _dt.timedelta(weeks=w, days=d, hours=h, minutes=mi, seconds=s)
-
-
-def _to_pandas(times: list[_dt.datetime], data: np.ndarray, name: str) -> Any:
+def _to_pandas(stamps: np.ndarray, data: np.ndarray, name: str) -> Any:
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ImportError as e:  # pandas is optional
         raise ImportError("to_pandas() needs pandas (pip install pandas)") from e
-    index = pd.DatetimeIndex(times, name="timestamp")
+    index = pd.DatetimeIndex(stamps, name="timestamp").tz_localize("UTC")
     if data.ndim == 1:
         return pd.Series(data, index=index, name=name or None)
-    return pd.DataFrame(data.reshape(len(times), -1), index=index)
+    return pd.DataFrame(data.reshape(len(stamps), -1), index=index)
 
 
-def array_from_handle(h: int, dtype_code: int, ndim: int | None = None) -> np.ndarray:
-    """A series handle's array, read straight into a numpy array allocated for it. ndim, when
-    the caller has it from series_info, saves the call that asks for it."""
-    if ndim is None:
-        ndim = api.series_shape(h, None)
-    shape = np.empty(max(ndim, 1), dtype=np.int64)
-    api.series_shape(h, shape)
-    arr = np.empty(tuple(int(d) for d in shape[:ndim]), dtype=cv.DTYPES[dtype_code])
-    api.series_data(h, arr)
-    return arr
+def array_view(buf: np.ndarray, info: Any) -> np.ndarray:
+    """The array info describes, over the bytes the library wrote into buf."""
+    shape = tuple(info.shape[: info.ndim])
+    return buf[: info.nbytes].view(cv.DTYPES[info.dtype]).reshape(shape)
 
 
-def _filled(fn: Callable[..., int], h: int, dtype: Any) -> np.ndarray:
-    n = fn(h, None)
-    buf = np.zeros(max(n, 1), dtype=dtype)
-    fn(h, buf)
-    return buf[:n]
-
-
-def series_from_handle(h: int, name: str) -> Any:
-    """The series a C series handle holds (a bare array for get_array's type -1)."""
-    typ, dtype, ndim, initial, count = api.series_info(h)
-    arr = array_from_handle(h, dtype, ndim)
-    if typ == -1:
-        return arr
-    res = api.series_resolution(h)
+def series_of(info: Any, arr: np.ndarray, name: str, stamps: Any = None, percentiles: Any = None) -> Any:
+    """The Python series a read returned: info describes it, arr holds its values."""
+    typ = info.key.series_type
+    res = cv.period_text(info.key.resolution)
     if typ == SeriesType.SINGLE_TIME_SERIES:
-        return SingleTimeSeries(name, cv.from_millis(initial), res, arr)
+        return SingleTimeSeries(name, cv.from_millis(info.initial_ms), res, arr)
     if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
-        stamps = _filled(api.series_timestamps, h, np.int64)
-        return NonSequentialTimeSeries(name, [cv.from_millis(int(s)) for s in stamps], arr)
-    t0, hor, iv = cv.from_millis(initial), api.series_horizon(h), api.series_interval(h)
+        return NonSequentialTimeSeries(name, _datetimes(stamps), arr)
+    t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_text(info.horizon), cv.period_text(info.key.interval)
     if typ == SeriesType.PROBABILISTIC:
-        pct = [float(p) for p in _filled(api.series_percentiles, h, np.float64)]
-        return Probabilistic(name, t0, res, hor, iv, count, pct, arr)
+        return Probabilistic(name, t0, res, hor, iv, info.count, [float(p) for p in percentiles], arr)
     if typ == SeriesType.SCENARIOS:
-        return Scenarios(name, t0, res, hor, iv, count, arr)
-    return Deterministic(name, t0, res, hor, iv, count, arr)
+        return Scenarios(name, t0, res, hor, iv, info.count, arr)
+    return Deterministic(name, t0, res, hor, iv, info.count, arr)

@@ -11,28 +11,51 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError, TsStoreError
-from ._ffi import api, null_handles
-from ._series import (Deterministic, Handle, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
-                      Series, SeriesType, SingleTimeSeries, array_from_handle, keys_from_list, series_from_handle)
+from ._ffi import numpy_dtype, addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
+from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
+                      Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
-_SUPPLEMENTAL, _PARENT_CHILD = 0, 1  # association tables (include/tsstore.h)
-_META_TEXT = ("owner_type", "units", "ext", "resolution", "horizon", "interval")
-_STATUS_CLOSED = 11  # TSSTORE_E_INVALID_HANDLE
-# The widest range a timestamp may take (format-details §5: RFC 3339, years 0001–9999).
+_SUPPLEMENTAL, _PARENT_CHILD = raw.TSSTORE_SUPPLEMENTAL_ASSOCIATIONS, raw.TSSTORE_PARENT_CHILD_ASSOCIATIONS
+_STATUS_CLOSED = raw.TSSTORE_E_INVALID_HANDLE
+_TOO_SMALL = raw.TSSTORE_E_BUFFER_TOO_SMALL
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+# The widest range a timestamp may take (docs/format.md: RFC 3339, years 0001–9999).
 _MIN_MS = cv.millis(_dt.datetime(1, 1, 1))
 _MAX_MS = cv.millis(_dt.datetime(9999, 12, 31, 23, 59, 59, 999000))
+_INFO_SIZE = sizeof(raw.tsstore_series_info)
+_DESC_SIZE = sizeof(raw.tsstore_series_desc)
+_FILTER_SIZE = sizeof(raw.tsstore_filter)
+_ASSOC_SIZE = sizeof(raw.tsstore_association)
 
 
 def _hash_bytes(data_hash: str | bytes) -> bytes:
     if isinstance(data_hash, str):
         try:
-            raw = bytes.fromhex(data_hash)
+            raw_hash = bytes.fromhex(data_hash)
         except ValueError:
-            raw = b""
-        if len(raw) != 32:
+            raw_hash = b""
+        if len(raw_hash) != 32:
             raise ValueError(f"data_hash: {data_hash!r} is not 64 hexadecimal digits")
-        return raw
+        return raw_hash
+    if len(data_hash) != 32:
+        raise ValueError(f"data_hash: {bytes(data_hash)!r} is not 32 bytes")
     return bytes(data_hash)
+
+
+def _info() -> Any:
+    info = raw.tsstore_series_info()
+    info.struct_size = _INFO_SIZE
+    return info
+
+
+def _infos(n: int) -> Any:
+    arr = (raw.tsstore_series_info * max(n, 1))()
+    arr[0].struct_size = _INFO_SIZE
+    return arr
+
+
+def _handle_out() -> Any:
+    return c_void_p()
 
 
 class Store:
@@ -48,21 +71,27 @@ class Store:
         self._lock = threading.Lock()
 
     @classmethod
+    def _opened(cls, call: Any, *args: Any) -> "Store":
+        out = _handle_out()
+        check(call(*args, byref(out)))
+        return cls(out.value)
+
+    @classmethod
     def create(cls, path: str, *, compression: str = "deflate:3:shuffle") -> "Store":
         """Creates a new store at path (path and path + '.sqlite' must not exist).
         compression: "none", "deflate:N:shuffle" or "deflate:N:noshuffle" (N 0–9)."""
-        return cls(api.create(str(path), compression))
+        return cls._opened(lib.tsstore_create, _path(path), cv.text_arg(compression, "compression"))
 
     @classmethod
     def open(cls, path: str, *, read_only: bool = False) -> "Store":
         """Opens an existing store; read_only needs no write permission and refuses writes
         with ReadOnlyError."""
-        return cls(api.open(str(path), 1 if read_only else 0))
+        return cls._opened(lib.tsstore_open, _path(path), 1 if read_only else 0)
 
     @classmethod
     def in_memory(cls, *, compression: str = "deflate:3:shuffle") -> "Store":
         """A store that lives in memory until persist() writes it out."""
-        return cls(api.open_in_memory(compression))
+        return cls._opened(lib.tsstore_open_in_memory, cv.text_arg(compression, "compression"))
 
     def _handle(self) -> int:
         h = self._h
@@ -75,7 +104,7 @@ class Store:
         with self._lock:
             h, self._h = self._h, None
         if h:
-            api.close(h)
+            check(lib.tsstore_close(h))
 
     def __enter__(self) -> "Store":
         return self
@@ -97,34 +126,34 @@ class Store:
     @property
     def last_error(self) -> str:
         """The message of the last failed call on this store, from any thread."""
-        return api.store_last_error(self._handle())
+        return text(lib.tsstore_store_last_error, self._handle())
 
     @property
     def recovered(self) -> str:
         """What opening the store rolled back ("" if nothing): a writer that died in the middle
         of a write leaves a hot journal beside the NetCDF file, and the next writable open
         restores the file from it to its last commit."""
-        return api.store_recovered(self._handle())
+        return text(lib.tsstore_store_recovered, self._handle())
 
     def flush(self) -> None:
         """Makes every write so far durable (outside a transaction)."""
-        api.flush(self._handle())
+        check(lib.tsstore_flush(self._handle()))
 
     def persist(self, path: str) -> None:
         """Writes an in-memory store to path and path + '.sqlite'."""
-        api.persist(self._handle(), str(path))
+        check(lib.tsstore_persist(self._handle(), _path(path)))
 
     def set_write_buffer(self, nbytes: int) -> None:
         """How many bytes of added arrays the store holds before writing them out (default
         256 MiB); one-at-a-time adds are written in blocks of this size."""
-        api.set_write_buffer(self._handle(), nbytes)
+        check(lib.tsstore_set_write_buffer(self._handle(), _int64(nbytes, "nbytes")))
 
     def set_read_cache(self, nbytes: int) -> None:
         """How many bytes of decoded columns the store keeps for one-at-a-time reads (default
         64 MiB; 0 turns it off). Reading one SingleTimeSeries decompresses every chunk of its
         packed dataset, so the store keeps the neighbouring columns it decoded with it: a
         loop of get_time_series over many components then costs a few passes, not one each."""
-        api.set_read_cache(self._handle(), nbytes)
+        check(lib.tsstore_set_read_cache(self._handle(), _int64(nbytes, "nbytes")))
 
     # -- adding --------------------------------------------------------------------------
 
@@ -135,10 +164,7 @@ class Store:
         bool values that tell apart series of one name; units and ext are free text.
         Raises DuplicateTimeSeriesError for a stored key, InvalidParameterError naming the
         field for bad input."""
-        h = _add(("add_single", "add_nonsequential", "add_forecast"), self._handle(), ts, owner_id, owner_type,
-                 owner_category, features, units, ext)
-        with Handle(h, api.key_free) as kh:
-            return Key.from_handle(kh)
+        return _add_items(self, [_Item(ts, owner_id, owner_type, owner_category, features, units, ext)])[0]
 
     def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
@@ -167,56 +193,116 @@ class Store:
         floor(start) to ceil(end); NonSequential: timestamps in [start, end)). Forecasts read
         whole here and by window through get_windows; a DeterministicSingleTimeSeries reads
         as a Deterministic."""
-        with key.handle() as kh:
-            if start is None and end is None:
-                h = api.get(self._handle(), kh)
-            else:
-                # An open end reaches past the series (ranges are clamped to it).
-                lo = _MIN_MS if start is None else cv.millis(start)
-                hi = _MAX_MS if end is None else cv.millis(end)
-                h = api.get_range(self._handle(), kh, lo, hi)
-        with Handle(h, api.series_free) as sh:
-            return series_from_handle(sh, key.name)
+        if start is None and end is None:
+            return self._read(key, lib.tsstore_get)
+        # An open end reaches past the series (ranges are clamped to it).
+        lo = _MIN_MS if start is None else cv.millis(start)
+        hi = _MAX_MS if end is None else cv.millis(end)
+        return self._read(key, lib.tsstore_get_range, lo, hi)
 
     def get_windows(self, key: Key, first: Any, last: Any | None = None) -> Any:
         """Reads the forecast windows starting in [first, last] (both window starts; last
         defaults to first)."""
-        with key.handle() as kh:
-            h = api.get_windows(self._handle(), kh, cv.millis(first), cv.millis(first if last is None else last))
-        with Handle(h, api.series_free) as sh:
-            return series_from_handle(sh, key.name)
+        lo = cv.millis(first)
+        return self._read(key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
+
+    def _read(self, key: Key, call: Any, *bounds: int) -> Any:
+        """One read into a numpy array: one C call when the key's size is known from its
+        last read (the usual case in a loop), else a first call that only sizes it.
+        NonSequential timestamps and percentiles take one more call each."""
+        h, q, info = self._handle(), byref(key.lookup()), _info()
+        guess = key.__dict__.get("_nbytes", 0)
+        buf = np.empty(guess, dtype=np.uint8)
+        st = call(h, q, *bounds, buf.ctypes.data, guess, byref(info))
+        if st == _TOO_SMALL:
+            buf = np.empty(info.nbytes, dtype=np.uint8)
+            st = call(h, q, *bounds, buf.ctypes.data, info.nbytes, byref(info))
+        check(st)
+        if not bounds:
+            object.__setattr__(key, "_nbytes", info.nbytes)
+        return self._series(key, info, array_view(buf, info), bounds)
+
+    def _series(self, key: Key, info: Any, arr: np.ndarray, bounds: tuple = ()) -> Any:
+        typ = info.key.series_type
+        stamps = pct = None
+        if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
+            lo, hi = bounds if len(bounds) == 2 else (_INT64_MIN, _INT64_MAX)
+            stamps = self._timestamps(key, lo, hi, int(info.shape[0]))
+        elif typ == SeriesType.PROBABILISTIC:
+            pct = np.empty(info.n_layers, dtype=np.float64)
+            n = c_size_t()
+            check(lib.tsstore_get_percentiles(self._handle(), byref(key.lookup()), pct.ctypes.data, len(pct), byref(n)))
+        return series_of(info, arr, key.name, stamps, pct)
+
+    def _timestamps(self, key: Key, lo: int, hi: int, n: int) -> np.ndarray:
+        out = np.empty(max(n, 1), dtype=np.int64)
+        got = c_size_t()
+        check(lib.tsstore_get_timestamps(self._handle(), byref(key.lookup()), lo, hi, out.ctypes.data, len(out), byref(got)))
+        return out[: got.value]
 
     def get_many(self, keys: Sequence[Key]) -> list[Any]:
-        """Reads many whole series, one pass per packed dataset; results in key order."""
-        handles = [k.handle() for k in keys]
-        out = null_handles(len(keys))
-        try:
-            api.get_many(self._handle(), [h.value for h in handles], out)
-        finally:
-            for h in handles:
-                h.close()
-        owned = [Handle(int(h), api.series_free) for h in out[: len(keys)]]  # all freed, even on error
-        try:
-            return [series_from_handle(h.value, k.name) for k, h in zip(keys, owned)]
-        finally:
-            for h in owned:
-                h.close()
+        """Reads many whole series, one pass per packed dataset; results in key order. One C
+        call however many keys when every series fits the size of the largest one the last
+        get_many read (the usual case), else two (sizes, then values): the arrays are views
+        into one block of memory the library fills."""
+        n = len(keys)
+        if n == 0:
+            return []
+        which = (raw.tsstore_lookup * n)()
+        size = sizeof(raw.tsstore_lookup)
+        base = addressof(which)
+        for i, k in enumerate(keys):
+            memmove(base + i * size, addressof(k.lookup()), size)
+        infos = _infos(n)
+        h = self._handle()
+        guess = self._many_guess
+        sizes = np.full(n, guess, dtype=np.uint64)
+        block, offsets, st = self._get_many_into(h, which, n, infos, sizes)
+        if st == _TOO_SMALL:
+            nbytes = np.fromiter((infos[i].nbytes for i in range(n)), dtype=np.uint64, count=n)
+            block, offsets, st = self._get_many_into(h, which, n, infos, nbytes)
+        check(st)
+        self._many_guess = max(int(infos[i].nbytes) for i in range(n))
+        out = []
+        for i, k in enumerate(keys):
+            info = infos[i]
+            lo = int(offsets[i])
+            out.append(self._series(k, info, array_view(block[lo: lo + info.nbytes], info)))
+        return out
+
+    _many_guess = 0
+
+    @staticmethod
+    def _get_many_into(h: int, which: Any, n: int, infos: Any, nbytes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+        # Each array starts 8-byte aligned, so every dtype's view of it is aligned.
+        sizes = (nbytes + 7) // 8 * 8
+        offsets = np.zeros(n, dtype=np.uint64)
+        np.cumsum(sizes[:-1], out=offsets[1:])
+        block = np.empty(int(sizes.sum()) or 1, dtype=np.uint8)
+        dst = (offsets + np.uint64(block.ctypes.data)).astype(np.uintp)
+        caps = nbytes.astype(np.uintp)
+        st = lib.tsstore_get_many(h, which, n, dst.ctypes.data, caps.ctypes.data, infos)
+        return block, offsets, st
 
     def get_array(self, data_hash: str | bytes) -> np.ndarray:
         """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
-        with Handle(api.get_array(self._handle(), _hash_bytes(data_hash)), api.series_free) as sh:
-            info = api.series_info(sh)
-            return array_from_handle(sh, info[1], info[2])
+        h, digest, info = self._handle(), _hash_bytes(data_hash), _info()
+        st = lib.tsstore_get_array(h, digest, None, 0, byref(info))
+        if st != _TOO_SMALL and st:
+            raise error(st)
+        buf = np.empty(info.nbytes, dtype=np.uint8)
+        check(lib.tsstore_get_array(h, digest, buf.ctypes.data, info.nbytes, byref(info)))
+        return array_view(buf, info)
 
     def has_time_series(self, key: Key) -> bool:
         """Whether a series with exactly this key is stored."""
-        with key.handle() as kh:
-            return bool(api.has(self._handle(), kh))
+        found = c_int32()
+        check(lib.tsstore_has(self._handle(), byref(key.lookup()), byref(found)))
+        return bool(found.value)
 
     def remove_time_series(self, key: Key) -> None:
         """Removes one series (its array is freed once no other series uses it)."""
-        with key.handle() as kh:
-            api.remove(self._handle(), kh)
+        check(lib.tsstore_remove(self._handle(), byref(key.lookup())))
 
     def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
         """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
@@ -232,26 +318,6 @@ class Store:
 
     # -- queries -------------------------------------------------------------------------
 
-    def _filter(self, owner_id: int | None, owner_category: OwnerCategory | None, series_type: SeriesType | None,
-                name: str | None, name_glob: str | None, owner_type: str | None, resolution: Any, interval: Any,
-                features: dict | None) -> Handle:
-        fh = Handle(api.filter_new(), api.filter_free)
-        if owner_id is not None:  # -1: the id under either category
-            api.filter_owner(fh.value, owner_id, -1 if owner_category is None else int(owner_category))
-        elif owner_category is not None:
-            api.filter_owner_category(fh.value, int(owner_category))
-        if series_type is not None:
-            api.filter_series_type(fh.value, int(series_type))
-        for fn, v in ((api.filter_name, name), (api.filter_name_glob, name_glob), (api.filter_owner_type, owner_type)):
-            if v is not None:
-                fn(fh.value, v)
-        for fn, v in ((api.filter_resolution, resolution), (api.filter_interval, interval)):
-            if v is not None:
-                fn(fh.value, cv.period(v))
-        if features:
-            api.filter_features(fh.value, cv.features_json(features))
-        return fh
-
     def list_keys(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                   series_type: SeriesType | None = None, name: str | None = None, name_glob: str | None = None,
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
@@ -259,9 +325,22 @@ class Store:
         """The keys of the series matching every given filter, in insertion order. name_glob
         is a SQLite GLOB ("max_*"); features match as a subset; owner_id without
         owner_category matches the id under either category."""
-        with self._filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
-                          features) as fh:
-            return keys_from_list(api.list_keys_where(self._handle(), fh))
+        f = _Filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features)
+        return self._listed(_key_of, lib.tsstore_list_keys, f.ref())
+
+    def _listed(self, convert: Any, call: Any, *args: Any) -> list[Any]:
+        """convert(info) of every entry of a listing (three C calls; the strings the infos
+        point at live as long as the list, so they are read here)."""
+        out = _handle_out()
+        check(call(self._handle(), *args, byref(out)))
+        try:
+            n = c_size_t()
+            check(lib.tsstore_keys_len(out, byref(n)))
+            infos = _infos(n.value)
+            check(lib.tsstore_keys_get(out, 0, n.value, infos))
+            return [convert(info) for info in infos[: n.value]]
+        finally:
+            lib.tsstore_keys_free(out)
 
     def remove_time_series_where(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                                  series_type: SeriesType | None = None, name: str | None = None,
@@ -269,54 +348,45 @@ class Store:
                                  interval: Any = None, features: dict | None = None) -> int:
         """Removes every series list_keys with the same filters selects, all or nothing, and
         returns how many; with no filter at all it removes every series."""
-        with self._filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
-                          features) as fh:
-            return api.remove_where(self._handle(), fh)
+        f = _Filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features)
+        removed = c_int64()
+        check(lib.tsstore_remove_where(self._handle(), f.ref(), byref(removed)))
+        return removed.value
 
     def list_metadata(self, **filters: Any) -> list[dict]:
         """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
-        return [self.get_metadata(k) for k in self.list_keys(**filters)]
+        f = _Filter(**_filter_args(filters))
+        return self._listed(_record, lib.tsstore_list_keys, f.ref())
 
     def keys_by_hash(self, data_hash: str | bytes) -> list[Key]:
         """The keys of every series that references the array with this content hash."""
-        return keys_from_list(api.keys_by_hash(self._handle(), _hash_bytes(data_hash)))
+        return self._listed(_key_of, lib.tsstore_keys_by_hash, _hash_bytes(data_hash))
 
     def get_metadata(self, key: Key) -> dict:
         """The catalog record of a series: key, series_type, dtype, length (first axis of the
         stored array), count (windows), initial_timestamp, element_shape, owner_type, units,
         ext, resolution, horizon, interval, data_hash and features_hash (hex)."""
-        with key.handle() as kh:
-            mh = api.get_metadata(self._handle(), kh)
-        with Handle(mh, api.metadata_free) as h:
-            typ, dtype, length, count, initial = api.metadata_info(h)
-            ndim = api.metadata_element_shape(h, None)
-            shape = np.zeros(max(ndim, 1), dtype=np.int64)
-            api.metadata_element_shape(h, shape)
-            record: dict[str, Any] = {
-                "series_type": SeriesType(typ), "dtype": cv.DTYPES[dtype], "length": length, "count": count,
-                "initial_timestamp": None if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES else cv.from_millis(initial),
-                "element_shape": tuple(int(d) for d in shape[:ndim])}
-            for i, field in enumerate(_META_TEXT):
-                record[field] = api.metadata_text(h, i) or None
-            record["data_hash"] = api.metadata_hash(h, 0).hex()
-            record["features_hash"] = api.metadata_hash(h, 1).hex()
-            with Handle(api.metadata_key(h), api.key_free) as kh2:
-                record["key"] = Key.from_handle(kh2)
-        return record
+        info = _info()
+        check(lib.tsstore_get_info(self._handle(), byref(key.lookup()), byref(info)))
+        return _record(info)
 
     def counts_by_type(self) -> dict[SeriesType, int]:
         """The number of series of each type present."""
-        counts = api.counts_by_type(self._handle())
-        return {SeriesType(i): counts[i] for i in range(6) if counts[i]}
+        counts = _counts()
+        check(lib.tsstore_counts_by_type(self._handle(), byref(counts)))
+        return _by_type(counts)
 
     def count_arrays(self) -> int:
         """The number of distinct stored arrays (series sharing content share one)."""
-        return api.count_arrays(self._handle())
+        n = c_int64()
+        check(lib.tsstore_count_arrays(self._handle(), byref(n)))
+        return n.value
 
     def count_by_hash(self, data_hash: str | bytes) -> dict[SeriesType, int]:
         """How many series of each type reference the array with this hash."""
-        counts = api.count_by_hash(self._handle(), _hash_bytes(data_hash))
-        return {SeriesType(i): counts[i] for i in range(6) if counts[i]}
+        counts = _counts()
+        check(lib.tsstore_count_by_hash(self._handle(), _hash_bytes(data_hash), byref(counts)))
+        return _by_type(counts)
 
     def shared_arrays(self) -> dict[str, list[Key]]:
         """The arrays more than one series references: data_hash (hex) → keys."""
@@ -326,49 +396,63 @@ class Store:
         return {h: ks for h, ks in groups.items() if len(ks) > 1}
 
     def _distinct(self, field: int) -> list[str]:
-        with Handle(api.list_distinct(self._handle(), field), api.strings_free) as h:
-            return [api.strings_get(h, i) for i in range(api.strings_len(h))]
+        out = _handle_out()
+        check(lib.tsstore_list_distinct(self._handle(), field, byref(out)))
+        try:
+            return _strings(out)
+        finally:
+            lib.tsstore_strings_free(out)
 
     def list_names(self) -> list[str]:
         """Distinct series names, sorted."""
-        return self._distinct(0)
+        return self._distinct(raw.TSSTORE_FIELD_NAME)
 
     def list_owner_types(self) -> list[str]:
         """Distinct owner type names, sorted."""
-        return self._distinct(1)
+        return self._distinct(raw.TSSTORE_FIELD_OWNER_TYPE)
 
     def list_resolutions(self) -> list[str]:
         """Distinct resolutions, shortest first."""
-        return self._distinct(2)
+        return self._distinct(raw.TSSTORE_FIELD_RESOLUTION)
 
     def list_intervals(self) -> list[str]:
         """Distinct forecast intervals, shortest first."""
-        return self._distinct(3)
+        return self._distinct(raw.TSSTORE_FIELD_INTERVAL)
 
     def forecast_parameters(self) -> list[dict]:
         """One dict per distinct set of forecast window parameters: series_type,
         initial_timestamp, resolution, horizon, interval, count, and how many series."""
-        out = []
-        for line in api.forecast_parameters(self._handle()).splitlines():
-            t, t0, res, hor, iv, count, n = line.split()
-            out.append({"series_type": SeriesType(int(t)), "initial_timestamp": cv.from_millis(int(t0)),
-                        "resolution": res, "horizon": hor, "interval": iv, "count": int(count), "series": int(n)})
-        return out
+        return [{"series_type": SeriesType(p.series_type), "initial_timestamp": cv.from_millis(p.initial_ms),
+                 "resolution": cv.period_text(p.resolution), "horizon": cv.period_text(p.horizon),
+                 "interval": cv.period_text(p.interval), "count": p.count, "series": p.n_series}
+                for p in self._records(lib.tsstore_forecast_parameters, raw.tsstore_forecast_params)]
 
     def static_summary(self) -> list[dict]:
         """One dict per grid of the SingleTimeSeries: resolution, initial_timestamp, length,
         how many series and how many owners."""
-        out = []
-        for line in api.static_summary(self._handle()).splitlines():
-            res, t0, length, n, owners = line.split()
-            out.append({"resolution": res, "initial_timestamp": cv.from_millis(int(t0)), "length": int(length),
-                        "series": int(n), "owners": int(owners)})
-        return out
+        return [{"resolution": cv.period_text(g.resolution), "initial_timestamp": cv.from_millis(g.initial_ms),
+                 "length": g.length, "series": g.n_series, "owners": g.n_owners}
+                for g in self._records(lib.tsstore_static_summary, raw.tsstore_static_grid)]
+
+    def _records(self, call: Any, struct: Any) -> list[Any]:
+        n = c_size_t()
+        check(call(self._handle(), None, 0, byref(n)))
+        for _ in range(3):  # another thread may add a set in between
+            arr = (struct * max(n.value, 1))()
+            arr[0].struct_size = sizeof(struct)
+            st = call(self._handle(), arr, n.value, byref(n))
+            if st != _TOO_SMALL:
+                check(st)
+                return list(arr[: n.value])
+        check(st)
+        return []
 
     def check_static_consistency(self) -> bool:
         """Whether, at every resolution, all SingleTimeSeries share one grid (first timestamp
         and length), as a StaticReader over all of them needs."""
-        return bool(api.check_static_consistency(self._handle()))
+        ok = c_int32()
+        check(lib.tsstore_check_static_consistency(self._handle(), byref(ok)))
+        return bool(ok.value)
 
     # -- owner moves ---------------------------------------------------------------------
 
@@ -376,21 +460,25 @@ class Store:
                          owner_category: OwnerCategory = OwnerCategory.COMPONENT, name: str | None = None) -> Key:
         """Attaches a stored series to another owner too, optionally renamed (the array is
         shared, not copied); returns the new key."""
-        with key.handle() as kh:
-            h = api.copy_series(self._handle(), kh, owner_id, owner_type, int(owner_category), name)
-        with Handle(h, api.key_free) as nk:
-            return Key.from_handle(nk)
+        check(lib.tsstore_copy_series(self._handle(), byref(key.lookup()), _int64(owner_id, "owner_id"),
+                                      cv.text_arg(owner_type, "owner_type"),
+                                      cv.enum_arg(OwnerCategory, owner_category, "owner_category"), _opt(name, "name")))
+        return Key(owner_id, OwnerCategory(owner_category), key.series_type, key.name if name is None else name,
+                   key.resolution, key.interval, dict(key.features))
 
     def rename_time_series(self, key: Key, name: str) -> Key:
         """Renames a stored series and returns its new key."""
-        with key.handle() as kh:
-            h = api.rename_series(self._handle(), kh, name)
-        with Handle(h, api.key_free) as nk:
-            return Key.from_handle(nk)
+        check(lib.tsstore_rename_series(self._handle(), byref(key.lookup()), cv.text_arg(name, "name")))
+        return Key(key.owner_id, key.owner_category, key.series_type, name, key.resolution, key.interval,
+                   dict(key.features))
 
     def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
         """Moves every series of one owner to another id, all or nothing; returns how many."""
-        return api.replace_owner_id(self._handle(), int(owner_category), old, new)
+        moved = c_int64()
+        check(lib.tsstore_replace_owner_id(self._handle(), _int64(old, "old"),
+                                           cv.enum_arg(OwnerCategory, owner_category, "owner_category"),
+                                           _int64(new, "new"), byref(moved)))
+        return moved.value
 
     # -- associations --------------------------------------------------------------------
 
@@ -407,16 +495,27 @@ class Store:
 
     def _add_associations(self, table: int, rows: Iterable[tuple[int, str, int, str]]) -> None:
         rows = list(rows)
-        api.add_associations(self._handle(), table, len(rows), [r[0] for r in rows], [r[1] for r in rows],
-                             [r[2] for r in rows], [r[3] for r in rows])
+        arr = (raw.tsstore_association * max(len(rows), 1))()
+        keep = []
+        for i, (a, at, b, bt) in enumerate(rows):
+            ab, bb = cv.text_arg(at, f"rows[{i}][1]"), cv.text_arg(bt, f"rows[{i}][3]")
+            keep += [ab, bb]
+            e = arr[i]
+            e.struct_size, e.a_id, e.a_type, e.b_id, e.b_type = _ASSOC_SIZE, _int64(a, f"rows[{i}][0]"), ab, _int64(b, f"rows[{i}][2]"), bb
+        check(lib.tsstore_add_associations(self._handle(), table, arr, len(rows)))
 
     def has_supplemental_attribute_association(self, component_id: int, attribute_id: int) -> bool:
         """Whether the attribute is attached to the component."""
-        return bool(api.has_association(self._handle(), _SUPPLEMENTAL, component_id, attribute_id))
+        return self._has_association(_SUPPLEMENTAL, component_id, attribute_id)
 
     def has_parent_child_association(self, parent_id: int, child_id: int) -> bool:
         """Whether the edge parent → child exists."""
-        return bool(api.has_association(self._handle(), _PARENT_CHILD, parent_id, child_id))
+        return self._has_association(_PARENT_CHILD, parent_id, child_id)
+
+    def _has_association(self, table: int, a: int, b: int) -> bool:
+        found = c_int32()
+        check(lib.tsstore_has_association(self._handle(), table, _int64(a, "a_id"), _int64(b, "b_id"), byref(found)))
+        return bool(found.value)
 
     def list_supplemental_attribute_associations(
             self, *, component_ids: Iterable[int] | None = None, attribute_ids: Iterable[int] | None = None,
@@ -433,13 +532,19 @@ class Store:
 
     def _list_associations(self, table: int, a_ids: Any, b_ids: Any, a_type: str | None,
                            b_type: str | None) -> list[tuple[int, str, int, str]]:
-        h = api.list_associations(self._handle(), table, _ids(a_ids), _ids(b_ids), a_type, b_type)
-        with Handle(h, api.associations_free) as rh:
-            rows = []
-            for i in range(api.associations_len(rh)):
-                a, b = api.associations_ids(rh, i)
-                rows.append((a, api.associations_type(rh, i, 0), b, api.associations_type(rh, i, 1)))
-            return rows
+        out = _handle_out()
+        (a, na), (b, nb) = _ids(a_ids), _ids(b_ids)
+        check(lib.tsstore_list_associations(self._handle(), table, _ptr(a), na, _ptr(b), nb, _opt(a_type, "type"),
+                                            _opt(b_type, "type"), byref(out)))
+        try:
+            n = c_size_t()
+            check(lib.tsstore_associations_len(out, byref(n)))
+            arr = (raw.tsstore_association * max(n.value, 1))()
+            arr[0].struct_size = _ASSOC_SIZE
+            check(lib.tsstore_associations_get(out, 0, n.value, arr))
+            return [(r.a_id, cstr(r.a_type), r.b_id, cstr(r.b_type)) for r in arr[: n.value]]
+        finally:
+            lib.tsstore_associations_free(out)
 
     def list_component_ids_with_attributes(self, *, attribute_ids: Iterable[int] | None = None,
                                            attribute_type: str | None = None) -> list[int]:
@@ -459,33 +564,50 @@ class Store:
             self, *, component_ids: Iterable[int] | None = None, attribute_ids: Iterable[int] | None = None,
             component_type: str | None = None, attribute_type: str | None = None) -> int:
         """Removes the matching rows (no filter: all of them) and returns how many."""
-        return api.remove_associations(self._handle(), _SUPPLEMENTAL, _ids(component_ids), _ids(attribute_ids),
-                                       component_type, attribute_type)
+        return self._remove_associations(_SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
 
     def remove_parent_child_associations(
             self, *, parent_ids: Iterable[int] | None = None, child_ids: Iterable[int] | None = None,
             parent_type: str | None = None, child_type: str | None = None) -> int:
         """Removes the matching edges and returns how many."""
-        return api.remove_associations(self._handle(), _PARENT_CHILD, _ids(parent_ids), _ids(child_ids), parent_type,
-                                       child_type)
+        return self._remove_associations(_PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
+
+    def _remove_associations(self, table: int, a_ids: Any, b_ids: Any, a_type: str | None, b_type: str | None) -> int:
+        removed = c_int64()
+        (a, na), (b, nb) = _ids(a_ids), _ids(b_ids)
+        check(lib.tsstore_remove_associations(self._handle(), table, _ptr(a), na, _ptr(b), nb, _opt(a_type, "type"),
+                                              _opt(b_type, "type"), byref(removed)))
+        return removed.value
 
     def replace_association_component_id(self, old: int, new: int) -> int:
         """Replaces a component id in the supplemental-attribute associations; returns how
         many rows changed."""
-        return api.replace_association_id(self._handle(), _SUPPLEMENTAL, old, new)
+        return self._replace_association_id(_SUPPLEMENTAL, old, new)
 
     def replace_parent_child_id(self, old: int, new: int) -> int:
         """Replaces an id at both ends of the parent/child edges; returns how many changed."""
-        return api.replace_association_id(self._handle(), _PARENT_CHILD, old, new)
+        return self._replace_association_id(_PARENT_CHILD, old, new)
+
+    def _replace_association_id(self, table: int, old: int, new: int) -> int:
+        changed = c_int64()
+        check(lib.tsstore_replace_association_id(self._handle(), table, _int64(old, "old"), _int64(new, "new"),
+                                                 byref(changed)))
+        return changed.value
+
+    def _association_counts(self, table: int) -> tuple[int, int, int]:
+        c = raw.tsstore_association_tally()
+        c.struct_size = sizeof(c)
+        check(lib.tsstore_association_counts(self._handle(), table, byref(c)))
+        return c.rows, c.distinct_a, c.distinct_b
 
     def supplemental_attribute_association_counts(self) -> dict[str, int]:
         """{'rows', 'components', 'attributes'}: rows and distinct ids at each end."""
-        rows, a, b = api.association_counts(self._handle(), _SUPPLEMENTAL)
+        rows, a, b = self._association_counts(_SUPPLEMENTAL)
         return {"rows": rows, "components": a, "attributes": b}
 
     def parent_child_association_counts(self) -> dict[str, int]:
         """{'rows', 'parents', 'children'}."""
-        rows, a, b = api.association_counts(self._handle(), _PARENT_CHILD)
+        rows, a, b = self._association_counts(_PARENT_CHILD)
         return {"rows": rows, "parents": a, "children": b}
 
     def children_of(self, parent_id: int) -> list[int]:
@@ -503,91 +625,307 @@ class Store:
         """A transaction: committed when the block ends (durably when it is the outermost),
         rolled back — rows, arrays and removals — if it raises. Nests."""
         h = self._handle()
-        api.begin(h)
+        check(lib.tsstore_begin(h))
         try:
             yield self
         except BaseException:
             if self._h:  # a store closed inside the block rolled the transaction back itself
-                api.rollback(h)
+                check(lib.tsstore_rollback(h))
             raise
-        api.commit(h)
+        check(lib.tsstore_commit(h))
 
     def transform_single_time_series(self, horizon: Any, interval: Any, *,
                                      owner_category: OwnerCategory | None = None, resolution: Any = None) -> int:
         """Derives a DeterministicSingleTimeSeries view of every stored SingleTimeSeries
         (optionally of one owner category / resolution), all or nothing; returns how many
         were added (0 when run again with the same horizon)."""
-        return api.transform_single_time_series(
-            self._handle(), cv.period(horizon), cv.period(interval), -1 if owner_category is None else int(owner_category),
-            None if resolution is None else cv.period(resolution))
+        added = c_int64()
+        category = raw.TSSTORE_OWNER_ANY if owner_category is None else int(owner_category)
+        res = None if resolution is None else byref(cv.period(resolution, "resolution"))
+        check(lib.tsstore_transform_single_time_series(self._handle(), byref(cv.period(horizon, "horizon")),
+                                                       byref(cv.period(interval, "interval")), category, res, byref(added)))
+        return added.value
 
     def compact(self) -> dict[str, int]:
         """Commits pending writes and deletes unreferenced feature sets; reports
         slots_reclaimed, datasets_dropped, feature_sets_reclaimed and dead_standalone."""
-        names = ("slots_reclaimed", "datasets_dropped", "feature_sets_reclaimed", "dead_standalone")
-        return dict(zip(names, api.compact(self._handle())))
+        rep = raw.tsstore_compact_report()
+        rep.struct_size = sizeof(rep)
+        check(lib.tsstore_compact(self._handle(), byref(rep)))
+        return {name: getattr(rep, name) for name in
+                ("slots_reclaimed", "datasets_dropped", "feature_sets_reclaimed", "dead_standalone")}
 
     def verify_integrity(self) -> dict[str, Any]:
         """Rehashes every array and checks every row: {'arrays_checked': n, 'problems':
         [one description per problem]} (an empty list: the store is sound)."""
-        checked, _n, text = api.verify_integrity(self._handle())
-        return {"arrays_checked": checked, "problems": [line for line in text.split("\n") if line]}
+        rep = raw.tsstore_integrity_report()
+        rep.struct_size = sizeof(rep)
+        out = _handle_out()
+        check(lib.tsstore_verify_integrity(self._handle(), byref(rep), byref(out)))
+        try:
+            return {"arrays_checked": rep.arrays_checked, "problems": _strings(out)}
+        finally:
+            lib.tsstore_strings_free(out)
 
 
-def _ids(values: Iterable[int] | None) -> list[int] | None:
-    return None if values is None else [operator.index(v) for v in values]
+def _path(path: Any) -> bytes:
+    return cv.text_arg(str(path), "path")
 
 
-def _add(names: tuple[str, str, str], target: int, ts: Series, owner_id: int, owner_type: str,
-         owner_category: OwnerCategory, features: dict | None, units: str | None, ext: str | None) -> Any:
-    """Calls the add (or batch-add) function for ts's type; returns what it returns."""
-    single, nonseq, forecast = (getattr(api, n) for n in names)
-    arr = cv.as_array(ts.data)
-    head = (target, owner_id, owner_type, int(owner_category), ts.name)
-    tail = (cv.dtype_code(arr.dtype), list(arr.shape), arr, cv.features_json(features), units, ext)
-    if isinstance(ts, SingleTimeSeries):
-        return single(*head, cv.millis(ts.initial_timestamp), cv.period(ts.resolution), *tail)
-    if isinstance(ts, NonSequentialTimeSeries):
-        return nonseq(*head, [cv.millis(t) for t in ts.timestamps], *tail)
-    if isinstance(ts, (Deterministic, Probabilistic, Scenarios)):
-        pct = list(getattr(ts, "percentiles", []) or [])
-        return forecast(*head, int(ts.series_type), cv.millis(ts.initial_timestamp), cv.period(ts.resolution),
-                        cv.period(ts.horizon), cv.period(ts.interval), int(ts.count), pct, *tail)
-    raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
+def _opt(value: str | None, field: str = "text") -> bytes | None:
+    return cv.opt_text(value, field)
+
+
+def _int64(value: Any, name: str) -> int:
+    """value as an int64 argument, refused (never wrapped) when it does not fit."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: an integer is needed, not {type(value).__name__} ({value!r})") from None
+    if not _INT64_MIN <= v <= _INT64_MAX:
+        from ._errors import InvalidParameterError
+        raise InvalidParameterError(f"{name}: {v} does not fit a signed 64-bit integer", 1)
+    return v
+
+
+def _ids(values: Iterable[int] | None) -> tuple[np.ndarray | None, int]:
+    """An id list for a filter: (array, length); None matches everything, an empty list
+    nothing (a non-NULL pointer of length 0). The caller keeps the array for the call."""
+    if values is None:
+        return None, 0
+    ids = [operator.index(v) for v in values]
+    return np.ascontiguousarray(ids or [0], dtype=np.int64), len(ids)
+
+
+def _ptr(arr: np.ndarray | None) -> int | None:
+    return None if arr is None else arr.ctypes.data
+
+
+def _strings(handle: Any) -> list[str]:
+    n = c_size_t()
+    check(lib.tsstore_strings_len(handle, byref(n)))
+    out = []
+    p = c_char_p()
+    for i in range(n.value):
+        check(lib.tsstore_strings_get(handle, i, byref(p)))
+        out.append(cstr(p.value))
+    return out
+
+
+def _counts() -> Any:
+    c = raw.tsstore_type_counts()
+    c.struct_size = sizeof(c)
+    return c
+
+
+def _by_type(c: Any) -> dict[SeriesType, int]:
+    values = (c.single_time_series, c.non_sequential_time_series, c.deterministic,
+              c.deterministic_single_time_series, c.probabilistic, c.scenarios)
+    return {SeriesType(i): v for i, v in enumerate(values) if v}
+
+
+def _key_of(info: Any) -> Key:
+    return Key.from_lookup(info.key)
+
+
+def _record(info: Any) -> dict:
+    """The get_metadata dict of a series_info."""
+    key = Key.from_lookup(info.key)
+    typ = SeriesType(info.key.series_type)
+    return {
+        "key": key, "series_type": typ, "dtype": cv.DTYPES[info.dtype], "length": info.length, "count": info.count,
+        "initial_timestamp": None if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES else cv.from_millis(info.initial_ms),
+        "element_shape": _element_shape(info),
+        "owner_type": cstr(info.owner_type) or None, "units": cstr(info.units) or None, "ext": cstr(info.ext) or None,
+        "resolution": key.resolution, "horizon": cv.period_text(info.horizon), "interval": key.interval,
+        "data_hash": bytes(info.data_hash).hex(), "features_hash": bytes(info.features_hash).hex()}
+
+
+def _element_shape(info: Any) -> tuple[int, ...]:
+    """The catalog's element_shape: the stored array is [length, *element_shape]. A
+    DeterministicSingleTimeSeries is described as its windows read, [H, count, *E], while
+    it stores (and its column holds) its source's E."""
+    skip = 2 if info.key.series_type == SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES else 1
+    return tuple(int(d) for d in info.shape[skip: info.ndim])
+
+
+def _filter_args(filters: dict) -> dict:
+    names = ("owner_id", "owner_category", "series_type", "name", "name_glob", "owner_type", "resolution",
+             "interval", "features")
+    unknown = set(filters) - set(names)
+    if unknown:
+        raise TypeError(f"unknown filter {sorted(unknown)[0]!r}; filters are {', '.join(names)}")
+    return {n: filters.get(n) for n in names}
+
+
+class _Filter:
+    """A tsstore_filter and the bytes its pointers name."""
+
+    def __init__(self, owner_id: int | None, owner_category: OwnerCategory | None, series_type: SeriesType | None,
+                 name: str | None, name_glob: str | None, owner_type: str | None, resolution: Any, interval: Any,
+                 features: dict | None) -> None:
+        f = raw.tsstore_filter()
+        f.struct_size = _FILTER_SIZE
+        f.match_owner_id = 0 if owner_id is None else 1
+        f.owner_id = 0 if owner_id is None else _int64(owner_id, "owner_id")
+        f.owner_category = (raw.TSSTORE_OWNER_ANY if owner_category is None else
+                            cv.enum_arg(OwnerCategory, owner_category, "owner_category"))
+        f.series_type = raw.TSSTORE_ANY_TYPE if series_type is None else cv.enum_arg(SeriesType, series_type, "series_type")
+        self._keep = [_opt(name, "name"), _opt(name_glob, "name_glob"), _opt(owner_type, "owner_type"),
+                      cv.features_json(features)]
+        f.name, f.name_glob, f.owner_type, f.features_json = self._keep
+        f.resolution, f.interval = cv.optional_period(resolution, "resolution"), cv.optional_period(interval, "interval")
+        self.f = f
+
+    def ref(self) -> Any:
+        return byref(self.f)
+
+
+_FORECASTS = (Deterministic, Probabilistic, Scenarios)
+_SERIES_TYPES = (SingleTimeSeries, NonSequentialTimeSeries) + _FORECASTS
+
+
+class _Item:
+    """One series to add, checked and converted: what its descriptor will hold."""
+
+    __slots__ = ("ts", "owner_id", "owner_category", "features", "arr", "strs", "initial", "res", "hor", "iv",
+                 "count", "stamps", "pct")
+
+    def __init__(self, ts: Series, owner_id: int, owner_type: str, owner_category: OwnerCategory,
+                 features: dict | None, units: str | None, ext: str | None) -> None:
+        if not isinstance(ts, _SERIES_TYPES):
+            raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
+        self.ts, self.owner_id, self.features = ts, _int64(owner_id, "owner_id"), features
+        self.owner_category = cv.enum_arg(OwnerCategory, owner_category, "owner_category")
+        self.arr = cv.as_array(ts.data)
+        self.strs = (cv.text_arg(owner_type, "owner_type"), cv.text_arg(ts.name, "name"), cv.features_json(features),
+                     _opt(units, "units"), _opt(ext, "ext"))
+        self.initial, self.res, self.hor, self.iv, self.count = 0, cv.NO_PERIOD, cv.NO_PERIOD, cv.NO_PERIOD, 0
+        self.stamps = self.pct = None
+        if isinstance(ts, NonSequentialTimeSeries):
+            self.stamps = np.array([cv.millis(t) for t in ts.timestamps], dtype=np.int64)
+            if len(self.stamps) != self.arr.shape[0]:
+                from ._errors import InvalidParameterError
+                raise InvalidParameterError(
+                    f"timestamps: {len(self.stamps)} timestamps for {self.arr.shape[0]} steps of data", 1)
+        else:
+            self.initial, self.res = cv.millis(ts.initial_timestamp), cv.period(ts.resolution, "resolution")
+        if isinstance(ts, _FORECASTS):
+            self.hor, self.iv = cv.period(ts.horizon, "horizon"), cv.period(ts.interval, "interval")
+            self.count = _int64(ts.count, "count")
+        if isinstance(ts, Probabilistic):
+            self.pct = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
+
+    def key(self) -> Key:
+        """The key the library gives the added series (its periods in canonical text)."""
+        ts = self.ts
+        return Key(self.owner_id, self.owner_category, ts.series_type, ts.name, cv.period_text(self.res),
+                   cv.period_text(self.iv), dict(self.features or {}))
+
+
+_DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
+
+
+def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
+    """The descriptor array of items, filled column by column: every item's values, shape,
+    timestamps, percentiles and strings go into one block each, and the descriptors point
+    into them. The blocks are returned too: they must outlive the add."""
+    n = len(items)
+    d = np.zeros(n, dtype=_DESC_DTYPE)
+    d["struct_size"] = _DESC_SIZE
+    d["series_type"] = [int(it.ts.series_type) for it in items]
+    d["owner_id"] = [it.owner_id for it in items]
+    d["owner_category"] = [int(it.owner_category) for it in items]
+    d["dtype"] = [cv.dtype_code(it.arr.dtype) for it in items]
+    d["initial_ms"] = [it.initial for it in items]
+    d["count"] = [it.count for it in items]
+    for field, attr in (("resolution", "res"), ("horizon", "hor"), ("interval", "iv")):
+        periods = [getattr(it, attr) for it in items]
+        d[field]["value"] = [p.value for p in periods]
+        d[field]["unit"] = [p.unit for p in periods]
+    keep: list = []
+    data, d["nbytes"] = _block([it.arr.reshape(-1).view(np.uint8) for it in items], np.uint8, keep)
+    d["data"] = data
+    d["shape"], d["ndim"] = _block([np.array(it.arr.shape, dtype=np.int64) for it in items], np.int64, keep)
+    d["timestamps_ms"], _ = _block([it.stamps for it in items], np.int64, keep)
+    d["percentiles"], d["n_percentiles"] = _block([it.pct for it in items], np.float64, keep)
+    for i, field in enumerate(("owner_type", "name", "features_json", "units", "ext")):
+        d[field] = _strings_block([it.strs[i] for it in items], keep)
+    return d, keep
+
+
+def _block(parts: list, dtype: Any, keep: list) -> tuple[np.ndarray, np.ndarray]:
+    """One contiguous block of parts (None: none) and, per part, its address (0 for None)
+    and its length in elements."""
+    lengths = np.array([0 if p is None else len(p) for p in parts], dtype=np.int64)
+    present = [p for p in parts if p is not None]
+    block = np.concatenate(present).astype(dtype, copy=False) if present else np.zeros(1, dtype=dtype)
+    keep.append(block)
+    starts = np.zeros(len(parts), dtype=np.uint64)
+    np.cumsum(lengths[:-1] * block.itemsize, out=starts[1:])
+    addrs = np.where([p is not None for p in parts], starts + np.uint64(block.ctypes.data), 0).astype(np.uint64)
+    return addrs, lengths
+
+
+def _strings_block(values: list[bytes | None], keep: list) -> np.ndarray:
+    """The addresses of NUL-terminated copies of values in one block (0 for None)."""
+    joined = b"".join(v + b"\0" for v in values if v is not None)
+    block = np.frombuffer(joined or b"\0", dtype=np.uint8)
+    keep.append(block)
+    lengths = np.array([0 if v is None else len(v) + 1 for v in values], dtype=np.uint64)
+    starts = np.zeros(len(values), dtype=np.uint64)
+    np.cumsum(lengths[:-1], out=starts[1:])
+    return np.where([v is not None for v in values], starts + np.uint64(block.ctypes.data), 0).astype(np.uint64)
+
+
+def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[Key]:
+    """Adds items in one C call: tsstore_add for a single add, tsstore_add_batch for a batch
+    (whose arrays get datasets sized to it)."""
+    if not items:
+        return []
+    descs, keep = _descriptors(items)
+    if batch:
+        st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
+    else:
+        st = lib.tsstore_add(store._handle(), descs.ctypes.data)
+    del keep  # the library copied what the descriptors point at
+    check(st)
+    return [it.key() for it in items]
 
 
 class Batch:
     """Series collected by Store.bulk_add(); added together, all or nothing, when the block
-    ends. keys holds their keys afterwards."""
+    ends (one C call for the whole batch). keys holds their keys afterwards."""
 
     def __init__(self, store: Store) -> None:
-        self._h = Handle(api.batch_new(store._handle()), api.batch_free)
+        self._store: Store | None = store
+        self._items: list[_Item] = []
         self.keys: list[Key] = []
 
     def add(self, ts: Series, *, owner_id: int, owner_type: str,
             owner_category: OwnerCategory = OwnerCategory.COMPONENT, features: dict | None = None,
             units: str | None = None, ext: str | None = None) -> None:
-        """Queues one series (its arguments are checked now, its key at the end)."""
-        _add(("batch_add_single", "batch_add_nonsequential", "batch_add_forecast"), self._live(), ts, owner_id,
-             owner_type, owner_category, features, units, ext)
+        """Queues one series (checked against the store when the batch commits)."""
+        self._live()
+        self._items.append(_Item(ts, owner_id, owner_type, owner_category, features, units, ext))
 
     def __len__(self) -> int:
         """How many series are queued."""
-        return api.batch_len(self._live())
+        self._live()
+        return len(self._items)
 
-    def _live(self) -> int:
-        if not self._h.value:
+    def _live(self) -> Store:
+        if self._store is None:
             raise InvalidHandleError("the batch was committed or discarded", _STATUS_CLOSED)
-        return self._h.value
+        return self._store
 
     def commit(self) -> list[Key]:
         """Adds every queued series, all or nothing, and returns their keys."""
-        try:
-            self.keys = keys_from_list(api.batch_commit(self._live()))
-        finally:
-            self._h.close()
+        store = self._live()
+        items, self._items, self._store = self._items, [], None
+        self.keys = _add_items(store, items, batch=True)
         return self.keys
 
     def discard(self) -> None:
         """Drops what is queued; harmless after commit."""
-        self._h.close()
+        self._items, self._store = [], None

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/mattn/go-sqlite3"
@@ -513,6 +514,7 @@ type Filter struct {
 	NameGlob      *string // SQLite GLOB pattern on the name
 	Interval      *string
 	Features      []hashing.Feature
+	Limit         int // at most this many rows (0: all)
 }
 
 func (f *Filter) where() (string, []any) {
@@ -569,7 +571,11 @@ func (f *Filter) where() (string, []any) {
 // List returns the rows matching f in id order.
 func (c *Catalog) List(f Filter) ([]Row, error) {
 	where, args := f.where()
-	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`, args...)
+	limit := ""
+	if f.Limit > 0 {
+		limit = " LIMIT " + strconv.Itoa(f.Limit)
+	}
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`+limit, args...)
 }
 
 // queryRows runs a query selecting rowColumns and scans every row.

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+var (
+	pyBulkN       = flag.Int("pybulk-n", 100_000, "python-bulk: series in the batch add")
+	pyBulkReadN   = flag.Int("pybulk-read-n", 10_000, "python-bulk: series read by get_many")
+	pyBulkRepeats = flag.Int("pybulk-repeats", 3, "python-bulk: runs of each, best taken")
+)
+
+// pyBulkWorkload runs the two bulk paths a Python modeller uses — one durable batch add
+// of N × 24 and one get_many of M × 168 — through the binding and through the Go core on
+// the same data, per series, so the cost the binding and the C boundary add is visible.
+func pyBulkWorkload(cfg *config) ([]result, error) {
+	n, m, reps := *pyBulkN, *pyBulkReadN, max(*pyBulkRepeats, 1)
+	lib, err := filepath.Abs(*callsLibDir)
+	if err != nil {
+		return nil, err
+	}
+	py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "bulk.py"), filepath.Join(cfg.dir, "pybulk"),
+		strconv.Itoa(n), "24", strconv.Itoa(m), "168", strconv.Itoa(reps))
+	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
+	pyFigs, err := keyValues(py)
+	if err != nil {
+		return nil, fmt.Errorf("python-bulk (Python %s; `make pyenv` builds one): %w", *callsPython, err)
+	}
+	goAdd, err := bestOf(reps, func() (time.Duration, error) {
+		d, _, err := goBulkAdd(storePath(cfg, "pybulk_go_add"), n, 24)
+		return d, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	readPath := storePath(cfg, "pybulk_go_read")
+	_, keys, err := goBulkAdd(readPath, m, 168)
+	if err != nil {
+		return nil, err
+	}
+	s, err := core.OpenReadOnly(readPath)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	goRead, err := bestOf(reps, func() (time.Duration, error) {
+		t := time.Now()
+		_, err := s.GetMany(keys)
+		return time.Since(t), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	addUS, readUS := perSeries(goAdd, n), perSeries(goRead, m)
+	addCase, readCase := fmt.Sprintf("%d × 24 f64, durable, best of %d", n, reps), fmt.Sprintf("%d × 168 f64, best of %d", m, reps)
+	return []result{
+		{"python-bulk", addCase, "batch add + flush, Go core (AddBatch)", addUS, "µs/series"},
+		{"python-bulk", addCase, "batch add + flush, Python (add_time_series_bulk)", pyFigs["add_us"], "µs/series"},
+		{"python-bulk", addCase, "Python / Go (bar: ≤ 1.2)", pyFigs["add_us"] / addUS, "×"},
+		{"python-bulk", readCase, "bulk read, Go core (GetMany)", readUS, "µs/series"},
+		{"python-bulk", readCase, "bulk read, Python (get_many)", pyFigs["get_many_us"], "µs/series"},
+		{"python-bulk", readCase, "Python / Go (bar: ≤ 1.2)", pyFigs["get_many_us"] / readUS, "×"},
+	}, nil
+}
+
+func perSeries(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
+
+func bestOf(reps int, run func() (time.Duration, error)) (time.Duration, error) {
+	var best time.Duration
+	for i := 0; i < reps; i++ {
+		d, err := run()
+		if err != nil {
+			return 0, err
+		}
+		if i == 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
+}
+
+// goBulkAdd writes n hourly series of length steps in one batch and flushes, as bulk.py does.
+func goBulkAdd(path string, n, length int) (time.Duration, []core.Key, error) {
+	os.Remove(path)
+	os.Remove(path + ".sqlite") // the add is timed on a fresh store each run
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	items := make([]core.BatchItem, n)
+	for i := range items {
+		vals := make([]float64, length)
+		for j := range vals {
+			vals[j] = float64(i + j)
+		}
+		items[i] = core.BatchItem{Owner: core.Owner{ID: int64(i), Type: "PowerLoad", Category: core.Component},
+			Series: &core.SingleTimeSeries{Name: "max_active_power", InitialTimestamp: t0, Resolution: core.Hours(1), Data: core.ArrayOf(vals, length)}}
+	}
+	s, err := core.Create(path, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	t := time.Now()
+	keys, err := s.AddBatch(items)
+	if err == nil {
+		err = s.Flush()
+	}
+	took := time.Since(t)
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return took, keys, err
+}

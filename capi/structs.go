@@ -1,0 +1,370 @@
+package main
+
+// #include <string.h>
+// #include "capi.h"
+import "C"
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core"
+)
+
+// The structs of include/tsstore.h cross the boundary here. Every struct starts with
+// struct_size, and a caller may hand us a struct from a newer header (larger): we read and
+// write our prefix only, and arrays of structs advance by the caller's struct_size.
+
+// structSize checks a struct's struct_size against this library's v1 size and returns it
+// (the caller's stride).
+func structSize(size C.uint32_t, ours uintptr, field, init string) (uintptr, error) {
+	if uintptr(size) < ours {
+		return 0, invalidArg("%s.struct_size: %d is smaller than this library's %d; set it with %s", field, size, ours, init)
+	}
+	return uintptr(size), nil
+}
+
+// element is entry i of a caller array of structs with the given stride.
+func element[T any](base *T, stride uintptr, i int) *T {
+	return (*T)(unsafe.Add(unsafe.Pointer(base), stride*uintptr(i)))
+}
+
+// periodIn reads a period; unit NONE is nil ("any" in lookups, absent in descriptors).
+func periodIn(p C.tsstore_period, field string) (*core.Period, error) {
+	switch p.unit {
+	case C.TSSTORE_PERIOD_NONE:
+		if p.value != 0 {
+			return nil, invalidArg("%s: value %d with unit TSSTORE_PERIOD_NONE; set a unit", field, p.value)
+		}
+		return nil, nil
+	case C.TSSTORE_PERIOD_MILLIS, C.TSSTORE_PERIOD_MONTHS:
+		if p.value <= 0 {
+			return nil, invalidArg("%s: %d is not a positive period", field, p.value)
+		}
+		if p.unit == C.TSSTORE_PERIOD_MONTHS {
+			v := core.Months(int64(p.value))
+			return &v, nil
+		}
+		v := core.Milliseconds(int64(p.value))
+		return &v, nil
+	}
+	return nil, invalidArg("%s.unit: unknown code %d (0 none, 1 milliseconds, 2 months)", field, p.unit)
+}
+
+// reqPeriodIn is periodIn for a period that must be given.
+func reqPeriodIn(p C.tsstore_period, field string) (core.Period, error) {
+	v, err := periodIn(p, field)
+	if err == nil && v == nil {
+		err = invalidArg("%s is required (unit TSSTORE_PERIOD_NONE given)", field)
+	}
+	if err != nil {
+		return core.Period{}, err
+	}
+	return *v, nil
+}
+
+// periodArg reads a period passed by pointer (NULL: none).
+func periodArg(p *C.tsstore_period, field string) (*core.Period, error) {
+	if p == nil {
+		return nil, nil
+	}
+	return periodIn(*p, field)
+}
+
+func periodOut(p core.Period) C.tsstore_period {
+	switch {
+	case p.IsZero():
+		return C.tsstore_period{}
+	case p.IsCalendar():
+		return C.tsstore_period{value: C.int64_t(p.Months()), unit: C.TSSTORE_PERIOD_MONTHS}
+	}
+	return C.tsstore_period{value: C.int64_t(p.Millis()), unit: C.TSSTORE_PERIOD_MILLIS}
+}
+
+func categoryIn(c C.int32_t, field string, anyOK bool) (*core.OwnerCategory, error) {
+	if c == C.TSSTORE_OWNER_ANY && anyOK {
+		return nil, nil
+	}
+	if c < 0 || !core.OwnerCategory(c).Valid() {
+		return nil, invalidArg("%s: unknown code %d (0 Component, 1 SupplementalAttribute%s)", field, c, anyText(anyOK, "TSSTORE_OWNER_ANY"))
+	}
+	v := core.OwnerCategory(c)
+	return &v, nil
+}
+
+func typeIn(t C.int32_t, field string, anyOK bool) (*core.SeriesType, error) {
+	if t == C.TSSTORE_ANY_TYPE && anyOK {
+		return nil, nil
+	}
+	if t < 0 || !core.SeriesType(t).Valid() {
+		return nil, invalidArg("%s: unknown code %d (0–6%s)", field, t, anyText(anyOK, "TSSTORE_ANY_TYPE"))
+	}
+	v := core.SeriesType(t)
+	return &v, nil
+}
+
+func anyText(ok bool, name string) string {
+	if ok {
+		return ", -1 " + name
+	}
+	return ""
+}
+
+// featuresIn reads a features JSON object: NULL is nil (any, in lookups), "" no features.
+func featuresIn(p *C.char, field string) (core.Features, error) {
+	if p == nil {
+		return nil, nil
+	}
+	s := C.GoString(p)
+	if s == "" {
+		return core.Features{}, nil
+	}
+	f, err := core.ParseFeaturesJSON(s)
+	if err != nil {
+		return nil, invalidArg("%s: %v", field, err)
+	}
+	return f, nil
+}
+
+var lookupSize = unsafe.Sizeof(C.tsstore_lookup{})
+
+// lookupIn reads a caller's lookup into the core's.
+func lookupIn(l *C.tsstore_lookup, field string) (core.Lookup, error) {
+	if l == nil {
+		return core.Lookup{}, invalidArg("%s is NULL", field)
+	}
+	if _, err := structSize(l.struct_size, lookupSize, field, "TSSTORE_LOOKUP_INIT"); err != nil {
+		return core.Lookup{}, err
+	}
+	var q core.Lookup
+	var err error
+	q.OwnerID = int64(l.owner_id)
+	if q.Name, err = reqString(l.name, field+".name"); err != nil {
+		return q, err
+	}
+	if q.Type, err = typeIn(l.series_type, field+".series_type", true); err != nil {
+		return q, err
+	}
+	if q.OwnerCategory, err = categoryIn(l.owner_category, field+".owner_category", true); err != nil {
+		return q, err
+	}
+	if q.Resolution, err = periodIn(l.resolution, field+".resolution"); err != nil {
+		return q, err
+	}
+	if q.Interval, err = periodIn(l.interval, field+".interval"); err != nil {
+		return q, err
+	}
+	q.Features, err = featuresIn(l.features_json, field+".features_json")
+	return q, err
+}
+
+// lookupsIn reads which[n].
+func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
+	if n > 1<<32 {
+		return nil, invalidArg("n: %d is too large", n)
+	}
+	if n > 0 && which == nil {
+		return nil, invalidArg("which is NULL but n is %d", n)
+	}
+	qs := make([]core.Lookup, n)
+	if n == 0 {
+		return qs, nil
+	}
+	stride, err := structSize(which.struct_size, lookupSize, "which[0]", "TSSTORE_LOOKUP_INIT")
+	if err != nil {
+		return nil, err
+	}
+	for i := range qs {
+		if qs[i], err = lookupIn(element(which, stride, i), "which["+itoa(i)+"]"); err != nil {
+			return nil, err
+		}
+	}
+	return qs, nil
+}
+
+var filterSize = unsafe.Sizeof(C.tsstore_filter{})
+
+// filterIn reads a listing filter (NULL: everything).
+func filterIn(f *C.tsstore_filter) (core.KeyFilter, error) {
+	var kf core.KeyFilter
+	if f == nil {
+		return kf, nil
+	}
+	if _, err := structSize(f.struct_size, filterSize, "filter", "TSSTORE_FILTER_INIT"); err != nil {
+		return kf, err
+	}
+	var err error
+	switch f.match_owner_id {
+	case 0:
+	case 1:
+		id := int64(f.owner_id)
+		kf.OwnerID = &id
+	default:
+		return kf, invalidArg("filter.match_owner_id: %d is not 0 or 1", f.match_owner_id)
+	}
+	if kf.OwnerCategory, err = categoryIn(f.owner_category, "filter.owner_category", true); err != nil {
+		return kf, err
+	}
+	if kf.Type, err = typeIn(f.series_type, "filter.series_type", true); err != nil {
+		return kf, err
+	}
+	kf.Name, kf.NameGlob, kf.OwnerType = optStringPtr(f.name), optStringPtr(f.name_glob), optStringPtr(f.owner_type)
+	if kf.Resolution, err = periodIn(f.resolution, "filter.resolution"); err != nil {
+		return kf, err
+	}
+	if kf.Interval, err = periodIn(f.interval, "filter.interval"); err != nil {
+		return kf, err
+	}
+	kf.Features, err = featuresIn(f.features_json, "filter.features_json")
+	return kf, err
+}
+
+func optStringPtr(p *C.char) *string {
+	if p == nil {
+		return nil
+	}
+	s := C.GoString(p)
+	return &s
+}
+
+// strPack gathers the strings of struct answers into one block of C memory: an arena
+// block (valid until the thread's next call) or one a list handle owns.
+type strPack struct {
+	buf []byte
+}
+
+// add appends s and its NUL, returning its offset in the block.
+func (p *strPack) add(s string) int {
+	off := len(p.buf)
+	p.buf = append(p.buf, s...)
+	p.buf = append(p.buf, 0)
+	return off
+}
+
+// inArena copies the block into the calling thread's arena and returns its address.
+func (p *strPack) inArena() (unsafe.Pointer, error) {
+	mem := unsafe.Pointer(C.ts_arena_take(C.size_t(len(p.buf))))
+	if mem == nil {
+		return nil, &apiError{statusInternal, "out of memory for the answer's strings"}
+	}
+	toC(mem, p.buf)
+	return mem, nil
+}
+
+// inCMemory copies the block into new C memory, freed by the owner with C.free.
+func (p *strPack) inCMemory() unsafe.Pointer {
+	mem := C.malloc(C.size_t(max(len(p.buf), 1)))
+	toC(mem, p.buf)
+	return mem
+}
+
+func at(base unsafe.Pointer, off int) *C.char { return (*C.char)(unsafe.Add(base, off)) }
+
+// infoStrings are the offsets of one series_info's strings in a strPack.
+type infoStrings struct{ name, features, ownerType, units, ext int }
+
+func (p *strPack) addInfo(m *core.Metadata) infoStrings {
+	return infoStrings{p.add(m.Name), p.add(m.Features.JSON()), p.add(m.OwnerType), p.add(m.Units), p.add(m.Ext)}
+}
+
+var infoSize = unsafe.Sizeof(C.tsstore_series_info{})
+
+// fillInfo builds the series_info of m (and, when ext is not nil, of what a read returned),
+// its strings at base.
+func fillInfo(m *core.Metadata, ext *core.Extent, base unsafe.Pointer, so infoStrings) (C.tsstore_series_info, error) {
+	var in C.tsstore_series_info
+	in.struct_size = C.uint32_t(infoSize)
+	in.dtype = C.int32_t(m.DType)
+	k := &in.key
+	k.struct_size = C.uint32_t(lookupSize)
+	k.series_type, k.owner_id, k.owner_category = C.int32_t(m.Type), C.int64_t(m.OwnerID), C.int32_t(m.OwnerCategory)
+	k.name, k.features_json = at(base, so.name), at(base, so.features)
+	k.resolution, k.interval = periodOut(m.Resolution), periodOut(m.Interval)
+	in.owner_type, in.units, in.ext = at(base, so.ownerType), at(base, so.units), at(base, so.ext)
+	shape, t0, count := m.StoredShape(), m.InitialTimestamp, m.Count
+	if ext != nil {
+		shape, t0, count = ext.Shape, ext.InitialTimestamp, ext.Count
+	}
+	if err := fillShape(&in, m.DType, shape); err != nil {
+		return in, err
+	}
+	if !t0.IsZero() {
+		in.initial_ms = toMillis(t0)
+	}
+	in.length, in.count = C.int64_t(m.Length), C.int64_t(count)
+	switch m.Type {
+	case core.ProbabilisticType, core.ScenariosType:
+		in.n_layers = C.int32_t(m.Length)
+	}
+	in.horizon = periodOut(m.Horizon)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&in.data_hash[0])), 32), m.DataHash[:])
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&in.features_hash[0])), 32), m.FeaturesHash[:])
+	return in, nil
+}
+
+func fillShape(in *C.tsstore_series_info, dt core.DType, shape []int) error {
+	if len(shape) > C.TSSTORE_MAX_RANK {
+		return invalidArg("the array has rank %d; a series_info describes at most TSSTORE_MAX_RANK (%d)", len(shape), C.TSSTORE_MAX_RANK)
+	}
+	in.ndim = C.int32_t(len(shape))
+	n := uint64(dt.Width())
+	for i, d := range shape {
+		in.shape[i] = C.int64_t(d)
+		n *= uint64(d)
+	}
+	in.nbytes = C.uint64_t(n)
+	return nil
+}
+
+// putInfos writes infos into the caller's array (out[0].struct_size is the stride), their
+// strings in the thread's arena. ext may be nil (stored arrays described).
+func putInfos(out *C.tsstore_series_info, field string, ms []*core.Metadata, exts []core.Extent) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	if out == nil {
+		return invalidArg("%s is NULL", field)
+	}
+	stride, err := structSize(out.struct_size, infoSize, field, "TSSTORE_SERIES_INFO_INIT")
+	if err != nil {
+		return err
+	}
+	var p strPack
+	offs := make([]infoStrings, len(ms))
+	for i, m := range ms {
+		offs[i] = p.addInfo(m)
+	}
+	base, err := p.inArena()
+	if err != nil {
+		return err
+	}
+	return writeInfos(out, stride, ms, exts, base, offs)
+}
+
+func writeInfos(out *C.tsstore_series_info, stride uintptr, ms []*core.Metadata, exts []core.Extent, base unsafe.Pointer, offs []infoStrings) error {
+	for i, m := range ms {
+		var ext *core.Extent
+		if exts != nil {
+			ext = &exts[i]
+		}
+		in, err := fillInfo(m, ext, base, offs[i])
+		if err != nil {
+			return err
+		}
+		dst := element(out, stride, i)
+		in.struct_size = C.uint32_t(stride)
+		*dst = in
+	}
+	return nil
+}
+
+// checkInfoOut checks an optional single info out-parameter before a call does any work.
+func checkInfoOut(info *C.tsstore_series_info) error {
+	if info == nil {
+		return nil
+	}
+	_, err := structSize(info.struct_size, infoSize, "info", "TSSTORE_SERIES_INFO_INIT")
+	return err
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

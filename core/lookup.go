@@ -1,0 +1,219 @@
+package core
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
+)
+
+// Lookup names a series the way a modeller does: an owner and a series name, narrowed by
+// whatever else the caller knows. Nil fields match anything. Features nil matches any
+// features; a non-nil set (even an empty one) takes the series whose features are exactly
+// these, or else the one series whose features include them all. A Key converts to a Lookup
+// that names exactly its series (Key.Lookup).
+type Lookup struct {
+	OwnerID       int64
+	OwnerCategory *OwnerCategory // nil: either category
+	Type          *SeriesType    // nil: any type; AbstractDeterministicType: either deterministic kind
+	Name          string
+	Resolution    *Period
+	Interval      *Period
+	Features      Features
+}
+
+// Lookup is the lookup naming exactly k's series.
+func (k Key) Lookup() Lookup {
+	c, t, r, iv := k.OwnerCategory, k.Type, k.Resolution, k.Interval
+	fs := k.Features
+	if fs == nil {
+		fs = Features{}
+	}
+	return Lookup{OwnerID: k.OwnerID, OwnerCategory: &c, Type: &t, Name: k.Name, Resolution: &r, Interval: &iv, Features: fs}
+}
+
+// lookupCandidates bounds how many matches an ambiguity error lists.
+const lookupCandidates = 10
+
+// Find returns the catalog record of the one series q names. No match is ErrNotFound;
+// several are ErrInvalidParameter, listing them.
+func (s *Store) Find(q Lookup) (*Metadata, error) {
+	return s.findAs("find_time_series", q)
+}
+
+// findAs is Find reporting failures as operation op.
+func (s *Store) findAs(op string, q Lookup) (*Metadata, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	_, m, err := s.find(q)
+	return m, withOp(op, err)
+}
+
+// RemoveMatch removes the one series q names, as Remove does.
+func (s *Store) RemoveMatch(q Lookup) error {
+	m, err := s.findAs("remove_time_series", q)
+	if err != nil {
+		return err
+	}
+	return s.Remove(m.Key)
+}
+
+// HasMatch reports whether at least one series matches q.
+func (s *Store) HasMatch(q Lookup) (bool, error) {
+	const op = "has_time_series"
+	if err := s.lock(op, false); err != nil {
+		return false, err
+	}
+	defer s.mu.Unlock()
+	if k, ok := q.exactKey(); ok {
+		found, err := s.exists(k)
+		if err != nil || found {
+			return found, withOp(op, err)
+		}
+	}
+	rows, err := s.matchRows(q, 1)
+	return len(rows) > 0, withOp(op, err)
+}
+
+// exists probes the catalog's identity index for k (an abstract type: either kind).
+func (s *Store) exists(k Key) (bool, error) {
+	for _, t := range concreteTypes(k.Type) {
+		k.Type = t
+		id, err := keyIdentity(k)
+		if err != nil {
+			return false, err
+		}
+		found, err := s.cat.Exists(id)
+		if err != nil {
+			return false, wrapIO("", err, "looking up the key")
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func concreteTypes(t SeriesType) []SeriesType {
+	if t == AbstractDeterministicType {
+		return []SeriesType{DeterministicType, DeterministicSingleTimeSeriesType}
+	}
+	return []SeriesType{t}
+}
+
+// find resolves q under the store's lock: an exact identity probe first when q names every
+// part of a key, then a catalog query.
+func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
+	if k, ok := q.exactKey(); ok {
+		r, m, err := s.lookupMetadata(k, k.Features)
+		if !errors.Is(err, ErrNotFound) {
+			return r, m, err
+		}
+	}
+	rows, err := s.matchRows(q, lookupCandidates+1)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch len(rows) {
+	case 0:
+		return nil, nil, newErr(ErrNotFound, "", "lookup", "no series matches %s", q)
+	case 1:
+		m, err := s.metadataOf(&rows[0], nil)
+		return &rows[0], m, err
+	}
+	return nil, nil, s.ambiguous(q, rows)
+}
+
+// matchRows lists up to limit rows matching q, exact feature sets first.
+func (s *Store) matchRows(q Lookup, limit int) ([]catalog.Row, error) {
+	f := KeyFilter{OwnerID: &q.OwnerID, OwnerCategory: q.OwnerCategory, Type: q.Type, Name: &q.Name,
+		Resolution: q.Resolution, Interval: q.Interval, Features: q.Features}
+	cf, err := f.toCatalog()
+	if err != nil {
+		return nil, err
+	}
+	cf.Limit = limit
+	rows, err := s.cat.List(cf)
+	if err != nil {
+		return nil, wrapIO("", err, "looking up the series")
+	}
+	if q.Features == nil || len(rows) < 2 {
+		return rows, nil
+	}
+	// Several series include the features asked for: one whose set is exactly those wins.
+	want := q.Features.hash()
+	for i := range rows {
+		if string(rows[i].FeaturesHash) == string(want[:]) {
+			return rows[i : i+1], nil
+		}
+	}
+	return rows, nil
+}
+
+func (s *Store) ambiguous(q Lookup, rows []catalog.Row) error {
+	var b strings.Builder
+	for i := range rows {
+		if i == lookupCandidates {
+			b.WriteString("; and more")
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		if m, err := s.metadataOf(&rows[i], nil); err == nil {
+			b.WriteString(m.Key.String())
+		}
+	}
+	return invalid("", "lookup", "%s matches several series (%s): narrow it by type, resolution or features", q, b.String())
+}
+
+// exactKey is q as a Key when q names every part of one: then one index probe finds it.
+func (q Lookup) exactKey() (Key, bool) {
+	if q.OwnerCategory == nil || q.Type == nil || q.Features == nil {
+		return Key{}, false
+	}
+	k := Key{OwnerID: q.OwnerID, OwnerCategory: *q.OwnerCategory, Type: *q.Type, Name: q.Name, Features: q.Features}
+	static := k.Type == SingleTimeSeriesType || k.Type == NonSequentialTimeSeriesType
+	switch {
+	case q.Resolution != nil:
+		k.Resolution = *q.Resolution
+	case k.Type != NonSequentialTimeSeriesType:
+		return Key{}, false
+	}
+	switch {
+	case q.Interval != nil:
+		k.Interval = *q.Interval
+	case !static:
+		return Key{}, false
+	}
+	return k, true
+}
+
+func (q Lookup) String() string {
+	var b strings.Builder
+	typ := "a series"
+	if q.Type != nil {
+		typ = "a " + q.Type.String()
+	}
+	b.WriteString(typ + " " + quote(q.Name) + " of ")
+	if q.OwnerCategory != nil {
+		b.WriteString(q.OwnerCategory.String() + " ")
+	} else {
+		b.WriteString("owner ")
+	}
+	b.WriteString(itoa(q.OwnerID))
+	if q.Resolution != nil && !q.Resolution.IsZero() {
+		b.WriteString(" at " + q.Resolution.String())
+	}
+	if q.Interval != nil && !q.Interval.IsZero() {
+		b.WriteString(" every " + q.Interval.String())
+	}
+	if len(q.Features) > 0 {
+		b.WriteString(" with " + q.Features.JSON())
+	}
+	return b.String()
+}
+
+func quote(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "\\\"") + "\"" }
