@@ -23,10 +23,12 @@ func init() {
 is preferred over the DeterministicSingleTimeSeries derived from it (a transform's views
 share its owner, name and resolution); pass --type DeterministicSingleTimeSeries to see
 a view. When several series still match, the error lists them and the flags, with their
-values, that tell them apart. The table format prints the
-key, one row per step and a sparkline per column; csv prints "timestamp,<columns>";
-json prints {"key", "window", "columns", "timestamps", "values"} with values one
-array per step (non-finite floats as the strings "NaN", "+Inf", "-Inf").
+values, that tell them apart.
+
+The table format prints the key, one row per step and a sparkline per column; csv
+prints "timestamp,<columns>"; json prints {"key", "window", "columns", "timestamps",
+"values"} with values one array per step (non-finite floats as the strings "NaN",
+"+Inf", "-Inf").
 
 A series with an element shape has one column per element (value[0], value[1], …), a
 Probabilistic forecast one per percentile (p=0.1, …), Scenarios one per scenario (s1, …).
