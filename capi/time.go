@@ -93,14 +93,18 @@ func tsstore_infer_resolution(timestamps *C.int64_t, n C.size_t, regular *C.int3
 		return noFail(err)
 	}
 	ms := valuesFromC[int64](unsafe.Pointer(timestamps), int(n))
+	if len(ms) < 2 {
+		return noFail(invalidArg("n: %d timestamps; a step needs at least two", n))
+	}
 	stamps := make([]time.Time, len(ms))
 	for i, v := range ms {
+		if i > 0 && v <= ms[i-1] {
+			return noFail(invalidArg("timestamps_ms[%d]: %d does not follow %d", i, v, ms[i-1]))
+		}
 		stamps[i] = fromMillis(C.int64_t(v))
 	}
-	p, ok, err := core.InferResolution(stamps)
-	if err != nil {
-		return noFail(err)
-	}
-	*regular, *resolution = boolOut(ok), periodOut(p)
+	// Input checked above, the core's refusal now means only: no regular step fits.
+	p, err := core.InferResolution(stamps)
+	*regular, *resolution = boolOut(err == nil), periodOut(p)
 	return statusOK
 }

@@ -10,7 +10,9 @@ func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // Remove deletes one series. Its array is freed only when no remaining row of any type
 // references the same data_hash (format-details §8), and only once the removal is committed
-// (see unit.go), so a removal that is rolled back loses nothing.
+// (see unit.go), so a removal that is rolled back loses nothing. A SingleTimeSeries that
+// backs a derived forecast (a DeterministicSingleTimeSeries of TransformSingleTimeSeries) is
+// not removed: ErrInvalidParameter says to remove the derived forecast first (see views.go).
 func (s *Store) Remove(k Key) error {
 	return s.mutate("remove_time_series", func() error {
 		r, err := s.lookupKey(k)
@@ -19,6 +21,9 @@ func (s *Store) Remove(k Key) error {
 		}
 		if err := s.cat.Delete(r.ID); err != nil {
 			return wrapIO("", err, "deleting the catalog row")
+		}
+		if err := s.refuseOrphanedViews([]catalog.Row{*r}); err != nil {
+			return err
 		}
 		s.unit.frees = append(s.unit.frees, r.DataHash)
 		s.unit.changes++
@@ -133,29 +138,42 @@ func (s *Store) ListKeys(f KeyFilter) ([]Key, error) {
 // Clear removes every series, and with them every feature set (on-disk-format.md: clearing a
 // store drops them all outright). It returns the number of series removed.
 func (s *Store) Clear() (int, error) {
-	return s.clear("clear_time_series", catalog.Filter{}, true)
+	return s.clear("clear_time_series", catalog.Filter{}, clearAll)
 }
 
 // RemoveWhere removes every series the filter selects, all in one write, and returns how many
-// it removed (their arrays are freed once no other series references them).
+// it removed (their arrays are freed once no other series references them). Like Remove it
+// refuses, removing nothing, when it would remove a SingleTimeSeries but leave a derived
+// forecast over it; a filter that selects both removes both.
 func (s *Store) RemoveWhere(f KeyFilter) (int, error) {
 	cf, err := f.toCatalog()
 	if err != nil {
 		return 0, withOp("remove_where", err)
 	}
-	return s.clear("remove_where", cf, false)
+	return s.clear("remove_where", cf, clearSelected)
 }
 
-// ClearOwner removes every series of one owner and returns how many it removed.
+// ClearOwner removes every series of one owner and returns how many it removed. Sources and
+// the forecasts derived over them go together.
 func (s *Store) ClearOwner(ownerID int64, category OwnerCategory) (int, error) {
 	if !category.Valid() {
 		return 0, invalid("clear_owner", "owner_category", "unknown code %d", uint8(category))
 	}
 	c := category.String()
-	return s.clear("clear_owner", catalog.Filter{OwnerID: &ownerID, OwnerCategory: &c}, false)
+	return s.clear("clear_owner", catalog.Filter{OwnerID: &ownerID, OwnerCategory: &c}, clearOwner)
 }
 
-func (s *Store) clear(op string, f catalog.Filter, all bool) (int, error) {
+// clearScope is what a clear removes: all of the store, all of an owner, or what a filter
+// selects (the one scope that can split a derived forecast from its source).
+type clearScope int
+
+const (
+	clearSelected clearScope = iota
+	clearOwner
+	clearAll
+)
+
+func (s *Store) clear(op string, f catalog.Filter, scope clearScope) (int, error) {
 	n := 0
 	err := s.mutate(op, func() error {
 		rows, err := s.cat.List(f)
@@ -168,6 +186,12 @@ func (s *Store) clear(op string, f catalog.Filter, all bool) (int, error) {
 			}
 			s.unit.frees = append(s.unit.frees, r.DataHash)
 		}
+		if scope == clearSelected {
+			if err := s.refuseOrphanedViews(rows); err != nil {
+				return err
+			}
+		}
+		all := scope == clearAll
 		if all {
 			sets, err := s.cat.DeleteAllFeatureSets()
 			if err != nil {

@@ -9,7 +9,10 @@ import (
 // CopySeries attaches a stored series to another owner as well, optionally under another
 // name ("" keeps it). The array and the feature set are shared, not copied. The new key
 // obeys the rules of an add: a stored key is ErrDuplicateTimeSeries, and a Deterministic and
-// a DeterministicSingleTimeSeries may not share a family (format-details §8).
+// a DeterministicSingleTimeSeries may not share a family (format-details §8). A derived
+// forecast (DeterministicSingleTimeSeries) is copied only to where the SingleTimeSeries it
+// was derived from has been copied (same owner, name and array); elsewhere it would be a
+// view without a source, ErrInvalidParameter.
 func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 	var out Key
 	err := s.mutate("copy_time_series", func() error {
@@ -32,6 +35,9 @@ func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 		if err := s.checkMovable(&row); err != nil {
 			return err
 		}
+		if err := s.checkViewSource(&row); err != nil {
+			return err
+		}
 		if _, err := s.cat.Insert(&row); err != nil {
 			return wrapIO("", err, "writing the catalog row")
 		}
@@ -42,7 +48,9 @@ func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 	return out, err
 }
 
-// RenameSeries changes the name of a stored series and returns its new key.
+// RenameSeries changes the name of a stored series and returns its new key. A series and
+// the forecasts derived over it (TransformSingleTimeSeries) share a name, so neither is
+// renamed alone: ErrInvalidParameter says to remove the derived forecast first.
 func (s *Store) RenameSeries(k Key, name string) (Key, error) {
 	var out Key
 	err := s.mutate("rename_time_series", func() error {
@@ -56,6 +64,9 @@ func (s *Store) RenameSeries(k Key, name string) (Key, error) {
 		row := *r
 		row.Name = name
 		if err := s.checkMovable(&row); err != nil {
+			return err
+		}
+		if err := s.checkRenameKeepsViews(r, &row); err != nil {
 			return err
 		}
 		if err := s.cat.UpdateRow(row.ID, row.OwnerID, row.OwnerType, row.Name); err != nil {
@@ -98,6 +109,22 @@ func (s *Store) ReplaceOwnerID(category OwnerCategory, old, new int64) (int, err
 		return nil
 	})
 	return int(n), err
+}
+
+// checkRenameKeepsViews refuses a rename that would part a derived forecast from its
+// source: the source renamed while a view remains, or a view renamed away from its source.
+func (s *Store) checkRenameKeepsViews(old, renamed *catalog.Row) error {
+	if old.Name == renamed.Name {
+		return nil
+	}
+	if old.SeriesType == SingleTimeSeriesType.String() {
+		views, err := s.viewsOf(old)
+		if err != nil || len(views) == 0 {
+			return err
+		}
+		return s.viewError(old, views, "remove the derived forecast first, rename, and derive it again with TransformSingleTimeSeries")
+	}
+	return s.checkViewSource(renamed)
 }
 
 // checkMovable refuses a row whose identity is taken or whose family would break the

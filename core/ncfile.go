@@ -40,6 +40,8 @@ type ncFile struct {
 	// (ncshim/journal.c); nil for read-only and in-memory files, or where the driver cannot
 	// be installed (ncshim.JournalActive).
 	journal *ncshim.Journal
+	// path is the file's path ("" in memory), for messages.
+	path string
 	// journalFinal is the journal's counters as the file closed.
 	journalFinal ncshim.JournalStats
 	// recovered says what the open rolled back from a hot journal, if anything.
@@ -109,7 +111,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
-	f.journal = journal
+	f.journal, f.path = journal, path
 	if err := f.initLayout(); err != nil {
 		f.closeLocked()
 		if !inMemory {
@@ -229,7 +231,7 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	syscall.ForkLock.RUnlock()
 	if err != nil {
 		if jerr := ncshim.TakeOpenFailure(path); jerr != nil {
-			return nil, wrapIO("open", jerr, "opening %s", path)
+			return nil, wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
 		}
 		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
 			// No live Store of this process holds the file (claim refuses those), so the
@@ -247,13 +249,21 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
 		}
 		var ne netcdf.Error
+		if errors.As(err, &ne) && int(ne) == ncEHDFERR && !readOnly {
+			// HDF5 reports a file it may not write as an HDF error too (openStore checks
+			// first; this catches a permission taken away in between).
+			if no, errno := notWritable(path); no {
+				return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
+					"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission", path)}
+			}
+		}
 		if errors.As(err, &ne) && int(ne) == ncEHDFERR {
 			return nil, wrapIO("open", err, "%s is damaged or truncated: HDF5 cannot read its metadata (verify_integrity cannot run either; a copy of the pair from before the damage is the way back)", path)
 		}
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
 	f := newNCFile(root, false, readOnly)
-	f.journal, f.recovered = journal, recovered
+	f.journal, f.recovered, f.path = journal, recovered, path
 	if err := f.load(path); err != nil {
 		f.closeLocked()
 		return nil, err
@@ -360,7 +370,11 @@ func (f *ncFile) journalFailure() error {
 	if f.journal == nil {
 		return nil
 	}
-	return f.journal.Failure()
+	err := f.journal.Failure()
+	if err != nil {
+		err = explainJournalFailure(f.path, err)
+	}
+	return err
 }
 
 // syncLocked hands HDF5's buffers to the file and, for a journalled file, makes them durable

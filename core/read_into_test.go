@@ -242,25 +242,3 @@ func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
 		t.Fatalf("bound forecast window differs from GetWindow: %v", err)
 	}
 }
-
-func TestInferResolutionFindsFixedAndCalendarSteps(t *testing.T) {
-	hourly := []time.Time{t0, t0.Add(time.Hour), t0.Add(2 * time.Hour)}
-	if p, ok, err := InferResolution(hourly); err != nil || !ok || p != Hours(1) {
-		t.Fatalf("hourly: %v %v %v", p, ok, err)
-	}
-	monthEnds, _ := Timeline(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC), Months(1), 0, 4)
-	if p, ok, err := InferResolution(monthEnds); err != nil || !ok || p != Months(1) {
-		t.Fatalf("month ends: %v %v %v", p, ok, err)
-	}
-	quarters, _ := Timeline(t0, Months(3), 0, 5)
-	if p, ok, err := InferResolution(quarters); err != nil || !ok || p != Months(3) {
-		t.Fatalf("quarters: %v %v %v", p, ok, err)
-	}
-	irregular := []time.Time{t0, t0.Add(time.Hour), t0.Add(3 * time.Hour)}
-	if _, ok, err := InferResolution(irregular); err != nil || ok {
-		t.Fatalf("irregular read as regular: %v %v", ok, err)
-	}
-	if _, _, err := InferResolution([]time.Time{t0, t0}); !errors.Is(err, ErrInvalidParameter) {
-		t.Fatalf("repeated stamp: %v", err)
-	}
-}

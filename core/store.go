@@ -106,6 +106,11 @@ func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
 
 func openStore(path string, readOnly bool) (*Store, error) {
 	const op = "open"
+	if !readOnly {
+		if err := checkWritable(op, path); err != nil {
+			return nil, err
+		}
+	}
 	id, err := claim(op, path, readOnly)
 	if err != nil {
 		return nil, err

@@ -177,32 +177,6 @@ func TestTransformFilters(t *testing.T) {
 	}
 }
 
-func TestRemovingSourceKeepsDerivedView(t *testing.T) {
-	s, path := newStore(t)
-	src := mustAdd(t, s, gen(1), hourly("p", ramp(48, 3)), nil)
-	if _, err := s.TransformSingleTimeSeries(Hours(4), Hours(4), nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Remove(src); err != nil {
-		t.Fatal(err)
-	}
-	fc := mustGetForecast(t, s, dstKey(1, Hours(4)))
-	if w, _ := fc.Window(11); !equalFloats(floats(t, w), ramp(48, 3)[44:48]) {
-		t.Fatal("the derived view lost its array with its source")
-	}
-	if err := s.Remove(dstKey(1, Hours(4))); err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// The last reference gone, the column is freed.
-	if slots := hashSlots(t, path, "sts_f64_s_48_PT1H"); slots[0] != "" {
-		t.Fatalf("column not freed: %v", slots[:2])
-	}
-}
-
 // A transform over 10,000 series writes catalog rows only: no feature rows (the derived
 // rows share their sources' sets), no byte of the NetCDF file; a second run is a no-op.
 func TestTransformTenThousandWritesOnlyRows(t *testing.T) {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tsstore/tsstore/core"
@@ -22,14 +24,23 @@ func init() {
 insertion order, as the wide CSV import reads: a "timestamp" column, then one column per
 series headed OWNER_ID:NAME (--header id:name, the default) or OWNER_ID (--header id,
 when every column has one name, as "import --name" reads it back). The series must
-share one grid (initial timestamp, resolution and length) and be scalar; --start / --end
-(RFC 3339, floored / ceiled onto the grid, inclusive) export part of it. Two series that
-would get the same header (other categories or features) are refused: narrow with
---category / --features, e.g. --features '{}' --exact-features for featureless series. Timestamps are written in UTC as 2030-01-01T00:00:00Z.
+share one grid (initial timestamp, resolution and length); when the selection spans
+several, the error lists them and the --resolution / --name that pick one. --start /
+--end (RFC 3339, floored / ceiled onto the grid, inclusive) export part of it. Two series
+that would get the same header (other categories or features) are refused: narrow with
+--category / --features, e.g. --features '{}' --exact-features for featureless series.
+Timestamps are written in UTC as 2030-01-01T00:00:00Z.
+
+A series with an element shape (a cost curve of three coefficients per step, shape [3])
+gets one column per element, its header suffixed with the element's index in brackets:
+5000:variable_cost[0], 5000:variable_cost[1], 5000:variable_cost[2] (shape [2,3]:
+NAME[0,0] … NAME[1,2], row-major). import reads such columns back as scalar series of
+those names; it does not reassemble the shape.
 
 --format json writes {"resolution", "initial_timestamp", "timestamps", "series": [{
-"owner_id", "category", "owner_type", "name", "features", "units", "dtype", "values"}]}
-with non-finite floats as the strings "NaN", "+Inf", "-Inf".
+"owner_id", "category", "owner_type", "name", "features", "units", "dtype",
+"element_shape", "values"}]} with non-finite floats as the strings "NaN", "+Inf", "-Inf";
+a series with an element shape has one nested array per step ([[0.01, 20, 150], …]).
 
 ` + numberFormatHelp + `
 
@@ -49,10 +60,16 @@ type exportFlags struct {
 
 // exportSet is the selected series read on their shared grid.
 type exportSet struct {
-	metas  []core.Metadata
-	times  []time.Time
-	cells  [][]string // [series][step]
-	header []string   // column headers after "timestamp"
+	metas   []core.Metadata
+	times   []time.Time
+	cells   [][]string // [series][step × elements], row-major
+	columns []exportColumn
+}
+
+// exportColumn is one CSV column after "timestamp": element elem of series series.
+type exportColumn struct {
+	header       string
+	series, elem int
 }
 
 func runExport(e *env, args []string) error {
@@ -142,7 +159,7 @@ func readExportSet(s *core.Store, sel selection, from, to *time.Time, headerForm
 	if err := checkSharedGrid(metas); err != nil {
 		return nil, err
 	}
-	header, err := exportHeaders(metas, headerForm)
+	columns, err := exportColumns(metas, headerForm)
 	if err != nil {
 		return nil, err
 	}
@@ -169,11 +186,11 @@ func readExportSet(s *core.Store, sel selection, from, to *time.Time, headerForm
 	if err != nil {
 		return nil, err
 	}
-	set := &exportSet{metas: metas, header: header, cells: make([][]string, len(series))}
+	set := &exportSet{metas: metas, columns: columns, cells: make([][]string, len(series))}
 	for i, ts := range series {
 		sts := ts.(*core.SingleTimeSeries)
 		if i == 0 {
-			if set.times, err = gridTimes(sts); err != nil {
+			if set.times, err = sts.Timestamps(); err != nil {
 				return nil, err
 			}
 		}
@@ -184,23 +201,67 @@ func readExportSet(s *core.Store, sel selection, from, to *time.Time, headerForm
 	return set, nil
 }
 
-// checkSharedGrid refuses series that a single timestamp column cannot describe.
+// checkSharedGrid refuses series that a single timestamp column cannot describe, saying
+// which grids the selection spans and how to pick one.
 func checkSharedGrid(metas []core.Metadata) error {
-	a := &metas[0]
+	type grid struct {
+		key   string
+		names []string
+		n     int
+		res   core.Period
+	}
+	var grids []*grid
+	byKey := map[string]*grid{}
 	for i := range metas {
-		b := &metas[i]
-		if len(b.ElementShape) > 0 {
-			return fmt.Errorf("%s has element shape %v: export writes scalar series only", b.Key, b.ElementShape)
+		m := &metas[i]
+		k := fmt.Sprintf("%s from %s (%d steps)", m.Resolution, formatTime(m.InitialTimestamp), m.Length)
+		g := byKey[k]
+		if g == nil {
+			g = &grid{key: k, res: m.Resolution}
+			byKey[k] = g
+			grids = append(grids, g)
 		}
-		if b.Resolution != a.Resolution || !b.InitialTimestamp.Equal(a.InitialTimestamp) || b.Length != a.Length {
-			return fmt.Errorf("the series do not share one grid: %s is %s from %s (%d steps) but %s is %s from %s (%d steps); narrow the filters (e.g. --resolution)",
-				a.Key, a.Resolution, formatTime(a.InitialTimestamp), a.Length, b.Key, b.Resolution, formatTime(b.InitialTimestamp), b.Length)
+		g.n++
+		if !slices.Contains(g.names, m.Name) {
+			g.names = append(g.names, m.Name)
 		}
 	}
-	return nil
+	if len(grids) == 1 {
+		return nil
+	}
+	var desc, res, names []string
+	for _, g := range grids {
+		quoted := make([]string, len(g.names))
+		for i, n := range g.names {
+			quoted[i] = strconv.Quote(n)
+		}
+		desc = append(desc, fmt.Sprintf("%s: %d series named %s", g.key, g.n, strings.Join(quoted, ", ")))
+		if !slices.Contains(res, g.res.String()) {
+			res = append(res, g.res.String())
+		}
+		names = append(names, g.names...)
+	}
+	var ways []string
+	if len(res) == len(grids) {
+		ways = append(ways, "--resolution "+strings.Join(res, " or "))
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(names)))) == len(names) {
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = strconv.Quote(n)
+		}
+		ways = append(ways, "--name "+strings.Join(quoted, " or "))
+	}
+	hint := "narrow the filters to one grid"
+	if len(ways) > 0 {
+		hint += ", with " + strings.Join(ways, ", or with ")
+	}
+	return fmt.Errorf("the series do not share one grid, which a wide table needs: %s; %s", strings.Join(desc, "; "), hint)
 }
 
-func exportHeaders(metas []core.Metadata, form string) ([]string, error) {
+// exportColumns heads every column: one per series, or one per element of a series with
+// an element shape (NAME[0], NAME[1], …).
+func exportColumns(metas []core.Metadata, form string) ([]exportColumn, error) {
 	if form == "id" {
 		// An id-only header reads back under one --name: several names would be lost.
 		for i := range metas {
@@ -210,7 +271,7 @@ func exportHeaders(metas []core.Metadata, form string) ([]string, error) {
 			}
 		}
 	}
-	header := make([]string, len(metas))
+	var cols []exportColumn
 	seen := map[string]int{}
 	for i := range metas {
 		h := strconv.FormatInt(metas[i].OwnerID, 10)
@@ -225,20 +286,16 @@ func exportHeaders(metas []core.Metadata, form string) ([]string, error) {
 			return nil, fmt.Errorf("%s and %s would both be column %q: %s", metas[j].Key, metas[i].Key, h, hint)
 		}
 		seen[h] = i
-		header[i] = h
-	}
-	return header, nil
-}
-
-func gridTimes(s *core.SingleTimeSeries) ([]time.Time, error) {
-	times := make([]time.Time, s.Data.Len())
-	for i := range times {
-		var err error
-		if times[i], err = s.Timestamp(i); err != nil {
-			return nil, err
+		eshape := elementShape(&metas[i])
+		elems := 1
+		for _, d := range eshape {
+			elems *= d
+		}
+		for e := 0; e < elems; e++ {
+			cols = append(cols, exportColumn{header: h + elementSuffix(e, eshape), series: i, elem: e})
 		}
 	}
-	return times, nil
+	return cols, nil
 }
 
 // writeOutput sends what write produces to path, or to stdout when path is "".
@@ -267,12 +324,20 @@ func writeOutput(path string, stdout io.Writer, write func(io.Writer) error) err
 
 func writeExportCSV(w io.Writer, set *exportSet) error {
 	cw := csv.NewWriter(w)
-	cw.Write(append([]string{"timestamp"}, set.header...))
-	row := make([]string, len(set.cells)+1)
+	header := []string{"timestamp"}
+	for _, c := range set.columns {
+		header = append(header, c.header)
+	}
+	cw.Write(header)
+	elems := make([]int, len(set.metas))
+	for s := range set.metas {
+		elems[s] = len(set.cells[s]) / max(len(set.times), 1)
+	}
+	row := make([]string, len(set.columns)+1)
 	for i, t := range set.times {
 		row[0] = formatTime(t)
-		for c := range set.cells {
-			row[c+1] = set.cells[c][i]
+		for c, col := range set.columns {
+			row[c+1] = set.cells[col.series][i*elems[col.series]+col.elem]
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -283,14 +348,15 @@ func writeExportCSV(w io.Writer, set *exportSet) error {
 }
 
 type exportSeriesJSON struct {
-	OwnerID   int64           `json:"owner_id"`
-	Category  string          `json:"category"`
-	OwnerType string          `json:"owner_type"`
-	Name      string          `json:"name"`
-	Features  json.RawMessage `json:"features"`
-	Units     string          `json:"units"`
-	DType     string          `json:"dtype"`
-	Values    []any           `json:"values"`
+	OwnerID      int64           `json:"owner_id"`
+	Category     string          `json:"category"`
+	OwnerType    string          `json:"owner_type"`
+	Name         string          `json:"name"`
+	Features     json.RawMessage `json:"features"`
+	Units        string          `json:"units"`
+	DType        string          `json:"dtype"`
+	ElementShape []int           `json:"element_shape"`
+	Values       []any           `json:"values"`
 }
 
 type exportJSON struct {
@@ -310,14 +376,32 @@ func writeExportJSON(w io.Writer, set *exportSet) error {
 	}
 	for i := range set.metas {
 		m := &set.metas[i]
-		vals := make([]any, len(set.cells[i]))
+		flat := make([]any, len(set.cells[i]))
 		for j, c := range set.cells[i] {
-			vals[j] = jsonNumber(m.DType, c)
+			flat[j] = jsonNumber(m.DType, c)
+		}
+		eshape := elementShape(m)
+		vals := flat
+		if len(eshape) > 0 {
+			vals = nestValues(flat, append([]int{len(set.times)}, eshape...))
 		}
 		out.Series = append(out.Series, exportSeriesJSON{OwnerID: m.OwnerID, Category: m.OwnerCategory.String(),
 			OwnerType: m.OwnerType, Name: m.Name, Features: json.RawMessage(featuresJSON(m.Features)),
-			Units: m.Units, DType: m.DType.String(), Values: vals})
+			Units: m.Units, DType: m.DType.String(), ElementShape: eshape, Values: vals})
 	}
 	enc := json.NewEncoder(w)
 	return enc.Encode(out)
+}
+
+// nestValues lays a row-major flat list out as nested lists of the given shape.
+func nestValues(flat []any, shape []int) []any {
+	if len(shape) == 1 {
+		return flat
+	}
+	inner := len(flat) / max(shape[0], 1)
+	out := make([]any, shape[0])
+	for i := range out {
+		out[i] = nestValues(flat[i*inner:(i+1)*inner], shape[1:])
+	}
+	return out
 }

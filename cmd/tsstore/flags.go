@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +44,29 @@ func (e *env) parse(fs *flag.FlagSet, args []string, minPos, maxPos int) ([]stri
 	if len(pos) < minPos || len(pos) > maxPos {
 		return nil, usagef("wrong number of arguments; usage: %s", e.cmd.synopsis)
 	}
+	if len(pos) > 0 {
+		if nc, ok := catalogGiven(pos[0]); ok {
+			return nil, usagef("%s is the catalog half of a store: pass its NetCDF file %s (a store is named by its .nc; the .nc.sqlite beside it is found from that)", pos[0], nc)
+		}
+	}
 	return pos, nil
+}
+
+// catalogGiven says whether path names the catalog of a store (STORE.nc.sqlite) where the
+// store's .nc is wanted, and returns that .nc. A store whose own name ends in .sqlite (its
+// catalog beside it) is not mistaken for one.
+func catalogGiven(path string) (string, bool) {
+	nc, ok := strings.CutSuffix(path, core.CatalogSuffix)
+	if !ok || nc == "" {
+		return "", false
+	}
+	if _, err := os.Stat(core.CatalogPath(path)); err == nil {
+		return "", false // path is a store's .nc that happens to end in .sqlite
+	}
+	if _, err := os.Stat(nc); err == nil || strings.HasSuffix(nc, ".nc") {
+		return nc, true
+	}
+	return "", false
 }
 
 func (e *env) printHelp(fs *flag.FlagSet) {

@@ -102,7 +102,9 @@ func runImport(e *env, args []string) error {
 	storePath, input := pos[0], pos[1]
 	if !f.create {
 		// Fail on a missing store before reading what may be a large file.
-		if _, err := os.Stat(storePath); err != nil {
+		if _, err := os.Stat(storePath); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist: pass --create to make a new store there", storePath)
+		} else if err != nil {
 			return err
 		}
 	}
@@ -266,34 +268,52 @@ func readWide(cr *csv.Reader, header []string, spec *importSpec) ([]*parsedSerie
 		builders[c] = newColumnBuilder(spec.dtype, 64)
 	}
 	var times []time.Time
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		line, _ := cr.FieldPos(0)
-		t, err := core.ParseTimestamp(strings.TrimSpace(rec[0]))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: timestamp %q is not RFC 3339", line, rec[0])
-		}
+	err := eachRow(cr, func(rec []string, line int, t time.Time) error {
 		times = append(times, t)
 		for c, b := range builders {
 			if err := addCell(b, rec[c+1]); err != nil {
-				return nil, fmt.Errorf("line %d, %s: %v", line, series[c].column, err)
+				return fmt.Errorf("line %d, %s: %v", line, series[c].column, err)
 			}
 		}
-	}
-	if len(times) == 0 {
-		return nil, fmt.Errorf("no data rows after the header")
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for c, s := range series {
 		s.times = times
 		s.values = builders[c].array()
 	}
 	return series, nil
+}
+
+// eachRow reads every data row after the header (wide and long alike), parses its
+// timestamp (the first column) and hands the row, its line number and the instant to fn.
+// A file with no data row is an error.
+func eachRow(cr *csv.Reader, fn func(rec []string, line int, t time.Time) error) error {
+	rows := 0
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		line, _ := cr.FieldPos(0)
+		t, err := core.ParseTimestamp(strings.TrimSpace(rec[0]))
+		if err != nil {
+			return fmt.Errorf("line %d: timestamp %q is not RFC 3339", line, rec[0])
+		}
+		if err := fn(rec, line, t); err != nil {
+			return err
+		}
+		rows++
+	}
+	if rows == 0 {
+		return fmt.Errorf("no data rows after the header")
+	}
+	return nil
 }
 
 func addCell(b columnBuilder, cell string) error {
@@ -321,27 +341,15 @@ func readLong(cr *csv.Reader, spec *importSpec) ([]*parsedSeries, error) {
 	}
 	var order []*group
 	groups := map[string]*group{}
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		line, _ := cr.FieldPos(0)
-		t, err := core.ParseTimestamp(strings.TrimSpace(rec[0]))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: timestamp %q is not RFC 3339", line, rec[0])
-		}
+	err := eachRow(cr, func(rec []string, line int, t time.Time) error {
 		id, err := strconv.ParseInt(strings.TrimSpace(rec[1]), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: owner_id %q is not a whole number", line, rec[1])
+			return fmt.Errorf("line %d: owner_id %q is not a whole number", line, rec[1])
 		}
 		name := rec[2]
 		if name == "" {
 			if name = spec.name; name == "" {
-				return nil, fmt.Errorf("line %d: empty name and --name is not given", line)
+				return fmt.Errorf("line %d: empty name and --name is not given", line)
 			}
 		}
 		ident := strconv.FormatInt(id, 10) + ":" + name
@@ -352,9 +360,10 @@ func readLong(cr *csv.Reader, spec *importSpec) ([]*parsedSeries, error) {
 			order = append(order, g)
 		}
 		g.rows = append(g.rows, longRow{t: t, cell: rec[3], line: line})
-	}
-	if len(order) == 0 {
-		return nil, fmt.Errorf("no data rows after the header")
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*parsedSeries, len(order))
 	for i, g := range order {
@@ -413,70 +422,24 @@ func sameSlice(a, b []time.Time) bool {
 	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
 
-// timelineResolution returns the resolution of a regular timeline: the given one, or one
-// inferred from its first two instants, checked against every instant.
+// timelineResolution returns the resolution of a regular timeline: the given one, checked
+// against every instant, or the one core infers from the instants (core.InferResolution:
+// the fixed span of the first two, or whole calendar months when only that fits).
 func timelineResolution(times []time.Time, given *core.Period) (core.Period, error) {
 	if given != nil {
-		return *given, checkRegular(times, *given)
+		if err := core.CheckResolution(times, *given); err != nil {
+			return core.Period{}, fmt.Errorf("%s (fix the file, or pass the --resolution it has)", coreMessage(err))
+		}
+		return *given, nil
 	}
 	if len(times) < 2 {
 		return core.Period{}, fmt.Errorf("one timestamp does not give a resolution: pass --resolution")
 	}
-	candidates, err := resolutionCandidates(times[0], times[1])
+	p, err := core.InferResolution(times)
 	if err != nil {
-		return core.Period{}, err
+		return core.Period{}, fmt.Errorf("%s (pass --resolution or fix the file)", coreMessage(err))
 	}
-	var firstErr error
-	for _, p := range candidates {
-		err := checkRegular(times, p)
-		if err == nil {
-			return p, nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return core.Period{}, firstErr
-}
-
-// resolutionCandidates are the periods that take t0 to t1: the fixed span, and a whole
-// number of calendar months when one does.
-func resolutionCandidates(t0, t1 time.Time) ([]core.Period, error) {
-	d := t1.Sub(t0)
-	if d <= 0 {
-		return nil, fmt.Errorf("timestamps %s and %s are not increasing", formatTime(t0), formatTime(t1))
-	}
-	if d%time.Millisecond != 0 {
-		return nil, fmt.Errorf("the step %s from %s is finer than the store's millisecond resolution", d, formatTime(t0))
-	}
-	ms := d.Milliseconds()
-	fixed, err := core.ParsePeriod(fmt.Sprintf("PT%d.%03dS", ms/1000, ms%1000))
-	if err != nil {
-		return nil, err
-	}
-	out := []core.Period{fixed}
-	months := int64((t1.Year()-t0.Year())*12 + int(t1.Month()) - int(t0.Month()))
-	if months > 0 {
-		p := core.Months(months)
-		if next, err := p.Step(t0, 1); err == nil && next.Equal(t1) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-func checkRegular(times []time.Time, p core.Period) error {
-	for i, t := range times {
-		want, err := p.Step(times[0], int64(i))
-		if err != nil {
-			return err
-		}
-		if !want.Equal(t) {
-			return fmt.Errorf("timestamps are not regular at resolution %s: step %d is %s, want %s (pass --resolution or fix the file)",
-				p, i, formatTime(t), formatTime(want))
-		}
-	}
-	return nil
+	return p, nil
 }
 
 // addAll opens (or creates) the store and adds every item in one AddBatch.

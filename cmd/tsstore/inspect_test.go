@@ -35,6 +35,20 @@ func TestHelpForEveryCommand(t *testing.T) {
 	if r := run(t); r.code != 2 || !strings.Contains(r.stderr, "Usage:") {
 		t.Errorf("tsstore without arguments: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if !strings.Contains(top, "tsstore --version") {
+		t.Error("tsstore --help does not mention --version")
+	}
+}
+
+// TestVersion: --version names the tool's and the library's version and the data format.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	want := "tsstore " + core.Version + " (library " + core.Version + ", data format 0.11.0)\n"
+	for _, arg := range []string{"--version", "-version", "version"} {
+		if out := ok(t, arg); out != want {
+			t.Errorf("tsstore %s: %q, want %q", arg, out, want)
+		}
+	}
 }
 
 // TestUsageErrors covers the mistakes every command shares: exit 2, one line naming the
@@ -71,6 +85,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"export", "--header", "name", p}, 2, []string{`--header "name"`}},
 		{[]string{"ls", "--exact-features", p}, 2, []string{"--exact-features needs --features"}},
 		{[]string{"compact", p}, 2, []string{"not a terminal", "--yes"}},
+		// The catalog given where the store's .nc is wanted, by any command.
+		{[]string{"ls", core.CatalogPath(p)}, 2, []string{"catalog half of a store", "pass its NetCDF file " + p}},
+		{[]string{"compact", "--yes", core.CatalogPath(p)}, 2, []string{"catalog half", p}},
+		{[]string{"import", "--owner-type", "T", core.CatalogPath(p), "x.csv"}, 2, []string{"catalog half", p}},
 	}
 	for _, c := range cases {
 		before := fileHashes(t, p)
@@ -103,7 +121,6 @@ func TestOperationErrors(t *testing.T) {
 		{[]string{"show", "--owner-id", "1", "--type", "Deterministic", "--window", "2030-01-01T05:00:00Z", p}, []string{"2030-01-01T05:00:00"}},
 		{[]string{"show", "--owner-id", "2", "--name", "max_active_power", "--start", "2030-01-03T00:00:00Z", "--end", "2030-01-01T00:00:00Z", p}, []string{"end"}},
 		{[]string{"export", "--owner-id", "42", p}, []string{"no SingleTimeSeries matches"}},
-		{[]string{"export", "--owner-id", "6", p}, []string{"element shape", "scalar"}},
 		{[]string{"export", "--owner-id", "1", p}, []string{"would both be column", `"1:max_active_power"`}},
 		{[]string{"export", "--name", "max_active_power", "--header", "id", "--owner-id", "1", p}, []string{`column "1"`}},
 		{[]string{"export", "--header", "id", "--features", "{}", "--exact-features", "--glob", "[ms]*", p}, []string{"--header id drops the series names", `"max_active_power"`, `"status"`}},

@@ -13,6 +13,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/tsstore/tsstore/core"
 )
 
 // command is one subcommand: its help text and what it runs.
@@ -59,6 +61,9 @@ func runMain(args []string, stdin *os.File, stdout io.Writer, stderr *os.File) i
 	}
 	name := args[0]
 	switch name {
+	case "-version", "--version", "version":
+		fmt.Fprint(stdout, versionText())
+		return 0
 	case "-h", "-help", "--help", "help":
 		if len(args) > 1 && name == "help" {
 			if c, ok := commands[args[1]]; ok {
@@ -101,6 +106,24 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
+// coreMessage is what a core error says, without the operation, field and kind around it:
+// for a core call the CLI makes on the user's behalf (checking a timeline, say), where
+// "infer_resolution: timestamps: … (invalid parameter)" would name an API the user never
+// called.
+func coreMessage(err error) string {
+	var ce *core.Error
+	if errors.As(err, &ce) && ce.Err == nil {
+		return ce.Msg
+	}
+	return oneLine(err)
+}
+
+// versionText is what --version prints: the version of the tool and of the library it is
+// built from (one module, so one number) and the on-disk format both read and write.
+func versionText() string {
+	return fmt.Sprintf("tsstore %s (library %s, data format %s)\n", core.Version, core.Version, core.DataFormatVersion)
+}
+
 func topUsage() string {
 	var b strings.Builder
 	b.WriteString("tsstore — inspect, check, import and export tsstore stores (STORE.nc + STORE.nc.sqlite)\n\n")
@@ -113,7 +136,8 @@ func topUsage() string {
 	for _, n := range names {
 		fmt.Fprintf(&b, "  %-11s %s\n", n, commands[n].summary)
 	}
-	b.WriteString("\nRun 'tsstore <command> --help' for a command's flags and an example.\n")
+	b.WriteString("\nRun 'tsstore <command> --help' for a command's flags and an example, 'tsstore --version'\n")
+	b.WriteString("for the versions of the tool and of the data format.\n")
 	b.WriteString("Commands that do not write open the store read-only. Exit status: 0 success,\n")
 	b.WriteString("1 failed operation (or problems found by verify / check-grid), 2 bad usage.\n")
 	return b.String()

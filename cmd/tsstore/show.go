@@ -19,10 +19,16 @@ func init() {
 		synopsis: "tsstore show [filters] [--start T] [--end T] [--window T] [--format table|csv|json] [--plot FILE.svg|FILE.png] STORE.nc",
 		summary:  "print one series with its timestamps, a sparkline and optionally a chart",
 		help: `Prints one series: the filters must select exactly one key (say which one with
---owner-id, --name, --type, --resolution, --features …). The table format prints the
-key, one row per step and a sparkline per column; csv prints "timestamp,<columns>";
-json prints {"key", "window", "columns", "timestamps", "values"} with values one
-array per step (non-finite floats as the strings "NaN", "+Inf", "-Inf").
+--owner-id, --name, --type, --resolution, --features …). Without --type, a static series
+is preferred over the DeterministicSingleTimeSeries derived from it (a transform's views
+share its owner, name and resolution); pass --type DeterministicSingleTimeSeries to see
+a view. When several series still match, the error lists them and the flags, with their
+values, that tell them apart.
+
+The table format prints the key, one row per step and a sparkline per column; csv
+prints "timestamp,<columns>"; json prints {"key", "window", "columns", "timestamps",
+"values"} with values one array per step (non-finite floats as the strings "NaN",
+"+Inf", "-Inf").
 
 A series with an element shape has one column per element (value[0], value[1], …), a
 Probabilistic forecast one per percentile (p=0.1, …), Scenarios one per scenario (s1, …).
@@ -30,8 +36,9 @@ Probabilistic forecast one per percentile (p=0.1, …), Scenarios one per scenar
 --start / --end (RFC 3339) narrow a static series: for a SingleTimeSeries both are
 floored / ceiled onto its grid and inclusive, for a NonSequentialTimeSeries the range is
 [start, end). A forecast shows one window: the one starting at --window, or the first.
---plot writes a line chart: SVG with axes, labels and a legend; PNG with axes and
-lines only (the standard library has no font to draw text with).
+--plot writes a line chart of the rows shown, as SVG or PNG by the file's extension: one
+line per column against a time axis in UTC dates, round value ticks, the key as title,
+the series name and units on the value axis, and a legend naming every column.
 
 Example:
   tsstore show --owner-id 17 --name max_active_power --start 2030-01-01T00:00:00Z --end 2030-01-07T23:00:00Z system.nc
@@ -119,30 +126,6 @@ func checkPlotPath(p string) error {
 	return usagef("--plot %q: the file name must end in .svg or .png", p)
 }
 
-// selectOne resolves the filters to exactly one series, or says how many matched.
-func selectOne(s *core.Store, sel selection) (*core.Metadata, error) {
-	metas, err := sel.list(s)
-	if err != nil {
-		return nil, err
-	}
-	switch len(metas) {
-	case 0:
-		return nil, fmt.Errorf("no series matches the filters")
-	case 1:
-		return &metas[0], nil
-	}
-	var shown []string
-	for i := 0; i < len(metas) && i < 3; i++ {
-		shown = append(shown, metas[i].Key.String())
-	}
-	more := ""
-	if len(metas) > 3 {
-		more = fmt.Sprintf("; and %d more", len(metas)-3)
-	}
-	return nil, fmt.Errorf("%d series match the filters, want exactly one (narrow with --owner-id, --type, --name, --resolution, --features, --exact-features): %s%s",
-		len(metas), strings.Join(shown, "; "), more)
-}
-
 func readView(s *core.Store, m *core.Metadata, sf *showFlags) (*seriesView, error) {
 	isForecast := m.Type != core.SingleTimeSeriesType && m.Type != core.NonSequentialTimeSeriesType
 	if isForecast {
@@ -160,11 +143,9 @@ func readView(s *core.Store, m *core.Metadata, sf *showFlags) (*seriesView, erro
 	}
 	switch v := ts.(type) {
 	case *core.SingleTimeSeries:
-		times := make([]time.Time, v.Data.Len())
-		for i := range times {
-			if times[i], err = v.Timestamp(i); err != nil {
-				return nil, err
-			}
+		times, err := v.Timestamps()
+		if err != nil {
+			return nil, err
 		}
 		return newView(m, times, v.Data, 1, nil)
 	case *core.NonSequentialTimeSeries:
@@ -237,19 +218,16 @@ func readWindowView(s *core.Store, m *core.Metadata, window string) (*seriesView
 	if err != nil {
 		return nil, err
 	}
-	steps := fc.Grid().Steps()
-	times := make([]time.Time, steps)
-	for h := range times {
-		if times[h], err = m.Resolution.Step(start, int64(h)); err != nil {
-			return nil, err
-		}
+	times, err := core.GridTimestamps(start, m.Resolution, fc.Grid().Steps())
+	if err != nil {
+		return nil, err
 	}
 	layers, layerLabels := 1, []string(nil)
 	switch f := fc.(type) {
 	case *core.Probabilistic:
 		layers = len(f.Percentiles)
 		for _, p := range f.Percentiles {
-			layerLabels = append(layerLabels, "p="+strconv.FormatFloat(p, 'g', -1, 64))
+			layerLabels = append(layerLabels, "p="+formatFloat(p))
 		}
 	case *core.Scenarios:
 		layers = data.Shape[0]

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
+	"image/color"
 	"image/png"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +210,9 @@ func TestShowForecasts(t *testing.T) {
 	}
 }
 
+// TestShowPlot: SVG and PNG come from one renderer that draws text — a title naming the
+// series, axis labels, dates on the time axis, round value ticks and a legend naming every
+// column — and a line per column.
 func TestShowPlot(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t)
@@ -217,28 +225,19 @@ func TestShowPlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var svg struct {
-		XMLName   xml.Name `xml:"svg"`
-		Polylines []struct {
-			Points string `xml:"points,attr"`
-		} `xml:"polyline"`
-		Texts []string `xml:"text"`
-	}
-	if err := xml.Unmarshal(data, &svg); err != nil {
-		t.Fatalf("plot is not XML: %v", err)
-	}
-	if len(svg.Polylines) != 3 {
-		t.Errorf("svg has %d lines, want one per percentile (3)", len(svg.Polylines))
-	}
-	for _, pl := range svg.Polylines {
-		if n := len(strings.Fields(pl.Points)); n != 4 {
-			t.Errorf("svg line has %d points, want 4", n)
+	texts, strokes := svgContent(t, data)
+	joined := strings.Join(texts, "|")
+	for _, want := range []string{`Probabilistic "load_quantiles" of Component 2 at PT1H every P1D`, "window from " + formatTime(t0),
+		"time (UTC)", "load_quantiles", "p=0.1", "p=0.5", "p=0.9", "2030-01-01", "00:00", "03:00"} {
+		if !slices.Contains(texts, want) {
+			t.Errorf("svg texts %q lack %q", joined, want)
 		}
 	}
-	joined := strings.Join(svg.Texts, "|")
-	for _, want := range []string{"p=0.1", "p=0.9", formatTime(t0), `Probabilistic "load_quantiles"`} {
-		if !strings.Contains(joined, want) {
-			t.Errorf("svg texts %q lack %q", joined, want)
+	checkRoundTicks(t, texts)
+	// Each percentile is drawn in its own colour, as a line and as its legend sample.
+	for _, c := range palette[:3] {
+		if hex := fmt.Sprintf("#%02X%02X%02X", c.R, c.G, c.B); strokes[hex] < 2 {
+			t.Errorf("colour %s stroked %d times, want a line and a legend sample", hex, strokes[hex])
 		}
 	}
 
@@ -250,19 +249,158 @@ func TestShowPlot(t *testing.T) {
 	if err != nil {
 		t.Fatalf("plot is not a PNG: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() < 200 || b.Dy() < 100 {
+	b := img.Bounds()
+	if b.Dx() < 600 || b.Dy() < 300 {
 		t.Errorf("png is %v", b)
 	}
-	colored := 0
-	for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
-		for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
-			if r, g, b, _ := img.At(x, y).RGBA(); r != g || g != b {
-				colored++
+	// Text is dark grey to black, the lines are coloured: the title band, the time axis
+	// labels and the legend column all hold text, and the plot area holds both lines.
+	dark := func(x0, y0, x1, y1 int) int {
+		n := 0
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				if r, g, bl, _ := img.At(x, y).RGBA(); r < 0x4000 && g < 0x4000 && bl < 0x4000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	w, h := b.Dx(), b.Dy()
+	for _, band := range []struct {
+		name           string
+		x0, y0, x1, y1 int
+	}{{"title", w / 4, 0, 3 * w / 4, h / 12}, {"time axis labels", w / 10, 11 * h / 12, 4 * w / 5, h}, {"legend", 5 * w / 6, 0, w, h / 4}} {
+		if n := dark(band.x0, band.y0, band.x1, band.y1); n < 50 {
+			t.Errorf("png %s: %d dark pixels, want text", band.name, n)
+		}
+	}
+	colored := map[color.RGBA]int{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			for _, c := range palette[:2] {
+				if r>>8 == uint32(c.R) && g>>8 == uint32(c.G) && bl>>8 == uint32(c.B) {
+					colored[c]++
+				}
 			}
 		}
 	}
-	if colored < 100 {
-		t.Errorf("png has %d coloured pixels: no lines drawn", colored)
+	if len(colored) != 2 || colored[palette[0]] < 100 || colored[palette[1]] < 100 {
+		t.Errorf("png line pixels per colour %v: want both of owner 6's cost columns drawn", colored)
+	}
+}
+
+// svgContent returns every text of an SVG and how often each colour strokes a path.
+func svgContent(t *testing.T, data []byte) ([]string, map[string]int) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var texts []string
+	strokes := map[string]int{}
+	inText := false
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("plot is not XML: %v", err)
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			inText = el.Name.Local == "text"
+			for _, a := range el.Attr {
+				if a.Name.Local == "style" {
+					if _, after, ok := strings.Cut(a.Value, "stroke:"); ok && el.Name.Local == "path" {
+						strokes[strings.SplitN(after, ";", 2)[0]]++
+					}
+				}
+			}
+		case xml.CharData:
+			if inText {
+				texts = append(texts, string(el))
+			}
+		case xml.EndElement:
+			inText = false
+		}
+	}
+	return texts, strokes
+}
+
+// checkRoundTicks finds the numeric labels of the value axis: at least three, evenly
+// spaced by 1, 2, 2.5 or 5 times a power of ten, each a multiple of that step.
+func checkRoundTicks(t *testing.T, texts []string) {
+	t.Helper()
+	var vals []float64
+	for _, s := range texts {
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) < 3 {
+		t.Fatalf("value axis labels %v: want at least three", vals)
+	}
+	step := vals[1] - vals[0]
+	mag := math.Pow(10, math.Floor(math.Log10(step)))
+	m := step / mag
+	if !slices.ContainsFunc([]float64{1, 2, 2.5, 5}, func(x float64) bool { return math.Abs(m-x) < 1e-9 }) {
+		t.Errorf("value ticks %v: step %v is not round", vals, step)
+	}
+	for i, v := range vals {
+		if math.Abs(v-(vals[0]+float64(i)*step)) > step*1e-9 || math.Abs(v/step-math.Round(v/step)) > 1e-9 {
+			t.Errorf("value ticks %v: %v is not on the round step %v", vals, v, step)
+		}
+	}
+}
+
+// The tick rules on their own: round values, and dates on round instants whose label
+// says as much as the step needs.
+func TestPlotTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (roundTicks{}).Ticks(roundRange(56.297, 62.545)) {
+		labels = append(labels, tk.Label)
+	}
+	if got := strings.Join(labels, " "); got != "56 58 60 62 64" {
+		t.Errorf("value ticks over 56.297–62.545 (the old SVG's own ticks): %s", got)
+	}
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{{0.1, 0.30000000000000004, "0.1 0.15 0.2 0.25 0.3"}, {-3, 7, "-4 -2 0 2 4 6 8"}, {0, 1, "0 0.2 0.4 0.6 0.8 1"}, {1e9, 3e9, "1e+09 1.5e+09 2e+09 2.5e+09 3e+09"}} {
+		labels = labels[:0]
+		for _, tk := range (roundTicks{}).Ticks(roundRange(c.lo, c.hi)) {
+			labels = append(labels, tk.Label)
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("value ticks over %v–%v: %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+	at := func(s string) float64 {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return unixSeconds(tm)
+	}
+	for _, c := range []struct {
+		from, to, first string
+		n               int
+	}{
+		{"2030-01-01T00:00:00Z", "2030-01-07T23:00:00Z", "2030-01-01", 7},
+		{"2030-01-01T00:00:00Z", "2030-01-02T23:00:00Z", "2030-01-01\n00:00", 8},
+		{"2030-01-01T00:00:00Z", "2030-12-31T23:00:00Z", "2030-01", 6},
+		{"2030-01-03T00:00:00Z", "2030-01-21T00:00:00Z", "2030-01-07", 3}, // weeks from Mondays
+		{"2030-01-01T00:00:00Z", "2045-01-01T00:00:00Z", "2030", 4},
+		{"2030-01-01T00:00:00Z", "2030-01-01T00:00:30Z", "2030-01-01\n00:00:00", 7},
+	} {
+		ticks := (dateTicks{}).Ticks(at(c.from), at(c.to))
+		if len(ticks) != c.n || ticks[0].Label != c.first {
+			var got []string
+			for _, tk := range ticks {
+				got = append(got, tk.Label)
+			}
+			t.Errorf("date ticks %s to %s: %q, want %d from %q", c.from, c.to, got, c.n, c.first)
+		}
 	}
 }
 

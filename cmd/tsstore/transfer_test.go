@@ -213,7 +213,7 @@ func TestImportErrors(t *testing.T) {
 		}
 	}
 	fails(t, 1, []string{"missing.csv"}, "import", "--owner-type", "T", p, filepath.Join(t.TempDir(), "missing.csv"))
-	fails(t, 1, []string{"absent.nc"}, "import", "--owner-type", "T", filepath.Join(t.TempDir(), "absent.nc"), writeFile(t, "in.csv", good))
+	fails(t, 1, []string{"absent.nc does not exist", "pass --create"}, "import", "--owner-type", "T", filepath.Join(t.TempDir(), "absent.nc"), writeFile(t, "in.csv", good))
 	fails(t, 2, []string{"wrong number of arguments"}, "import", "--owner-type", "T", p)
 }
 
@@ -285,6 +285,75 @@ func TestExport(t *testing.T) {
 	recs = parseCSV(t, ok(t, "export", "--owner-id", "5", fx.path))
 	if recs[0][1] != "5:status" || recs[2][1] != "1" || recs[3][1] != "2" {
 		t.Errorf("i64 export %v", recs[:4])
+	}
+}
+
+// TestExportElementShape: a series with an element shape (owner 6's cost, [48, 2]) exports
+// one column per element, NAME[0] and NAME[1], beside scalar series on the same grid; JSON
+// nests each step's elements.
+func TestExportElementShape(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t)
+	recs := parseCSV(t, ok(t, "export", "--owner-id", "6", fx.path))
+	if !slices.Equal(recs[0], []string{"timestamp", "6:cost[0]", "6:cost[1]"}) || len(recs) != steps+1 {
+		t.Fatalf("export header %v, %d rows", recs[0], len(recs))
+	}
+	for i, row := range recs[1:] {
+		if row[1] != fmtFloat(fx.cost[2*i]) || row[2] != fmtFloat(fx.cost[2*i+1]) {
+			t.Fatalf("row %d = %v, want %v %v", i, row, fx.cost[2*i], fx.cost[2*i+1])
+		}
+	}
+	// Beside scalar series, in insertion order; --header id keeps the element suffix.
+	recs = parseCSV(t, ok(t, "export", "--glob", "[cs]*", fx.path))
+	if !slices.Equal(recs[0], []string{"timestamp", "5:status", "6:cost[0]", "6:cost[1]"}) {
+		t.Errorf("mixed export header %v", recs[0])
+	}
+	recs = parseCSV(t, ok(t, "export", "--name", "cost", "--header", "id", fx.path))
+	if !slices.Equal(recs[0], []string{"timestamp", "6[0]", "6[1]"}) {
+		t.Errorf("--header id export header %v", recs[0])
+	}
+	var doc struct {
+		Series []struct {
+			ElementShape []int        `json:"element_shape"`
+			Values       [][2]float64 `json:"values"`
+		} `json:"series"`
+	}
+	parseJSON(t, ok(t, "export", "--format", "json", "--name", "cost", fx.path), &doc)
+	if len(doc.Series) != 1 || !slices.Equal(doc.Series[0].ElementShape, []int{2}) || len(doc.Series[0].Values) != steps ||
+		doc.Series[0].Values[3] != [2]float64{fx.cost[6], fx.cost[7]} {
+		t.Errorf("export json of a [2] series: %+v", doc)
+	}
+	help := ok(t, "export", "--help")
+	if !strings.Contains(help, "one column per element") || !strings.Contains(help, "variable_cost[0]") {
+		t.Errorf("export --help does not say how element shapes are exported:\n%s", help)
+	}
+}
+
+// TestFloatsPrintShortest: every value the tool prints — table cells, sparkline bounds,
+// CSV and JSON — is the shortest decimal that reads back to the stored float64.
+func TestFloatsPrintShortest(t *testing.T) {
+	t.Parallel()
+	store := filepath.Join(t.TempDir(), "f.nc")
+	ok(t, "import", "--create", "--owner-type", "T", store,
+		writeFile(t, "f.csv", "timestamp,1:x\n2030-01-01T00:00:00Z,13.000\n2030-01-01T01:00:00Z,1.234567891\n2030-01-01T02:00:00Z,12.999999999999998\n"))
+	table := ok(t, "show", store)
+	for _, row := range [][]string{{"2030-01-01T00:00:00Z", "13"}, {"2030-01-01T01:00:00Z", "1.234567891"}, {"2030-01-01T02:00:00Z", "12.999999999999998"}} {
+		found := false
+		for _, line := range strings.Split(table, "\n") {
+			found = found || slices.Equal(strings.Fields(line), row)
+		}
+		if !found {
+			t.Errorf("table lacks the row %v:\n%s", row, table)
+		}
+	}
+	if !strings.Contains(table, "min 1.234567891 max 13") {
+		t.Errorf("sparkline bounds are not shortest round-trip:\n%s", table)
+	}
+	if csv := ok(t, "show", "--format", "csv", store); !strings.Contains(csv, "T00:00:00Z,13\n") || !strings.Contains(csv, ",1.234567891\n") {
+		t.Errorf("show csv: %s", csv)
+	}
+	if js := ok(t, "export", "--format", "json", store); !strings.Contains(js, `"values":[13,1.234567891,12.999999999999998]`) {
+		t.Errorf("export json: %s", js)
 	}
 }
 

@@ -16,11 +16,15 @@ f64 and f32 values as the fewest digits that read back to the same value (0.1, 1
 accepts anything strconv.ParseFloat / ParseInt / ParseUint / ParseBool accepts, so a
 file written in this form reads back, and exports again, byte for byte.`
 
+// formatFloat is how the tool prints every float: the shortest decimal that reads back to
+// the same float64 (13, not 12.999999999999998; 0.1, 1e+06, NaN, +Inf).
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
 // formatCells renders every element of an array, row-major, in the documented format.
 func formatCells(a core.TypedArray) ([]string, error) {
 	switch a.DType {
 	case core.F64:
-		return mapValues(a, func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) })
+		return mapValues(a, formatFloat)
 	case core.F32:
 		return mapValues(a, func(v float32) string { return strconv.FormatFloat(float64(v), 'g', -1, 32) })
 	case core.I64:

@@ -467,6 +467,15 @@ func (c *Catalog) HasFamily(k Identity) (bool, error) {
 	return err == nil, err
 }
 
+// FamilyRows returns the rows of k's type with k's owner, name, resolution and features,
+// whatever their interval, in id order.
+func (c *Catalog) FamilyRows(k Identity) ([]Row, error) {
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations
+		WHERE owner_id = ? AND owner_category = ? AND time_series_type = ? AND name = ?
+		AND COALESCE(resolution, '') = ? AND features_hash = ? ORDER BY id`,
+		k.OwnerID, k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.FeaturesHash)
+}
+
 // Delete removes the row with the given id.
 func (c *Catalog) Delete(id int64) error {
 	_, err := c.exec(`DELETE FROM time_series_associations WHERE id = ?`, id)
