@@ -9,7 +9,7 @@ import (
 // CopySeries attaches a stored series to another owner as well, optionally under another
 // name ("" keeps it). The array and the feature set are shared, not copied. The new key
 // obeys the rules of an add: a stored key is ErrDuplicateTimeSeries, and a Deterministic and
-// a DeterministicSingleTimeSeries may not share a family (format-details §8).
+// a DeterministicSingleTimeSeries may not share a family (docs/format.md §10.6).
 func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 	var out Key
 	err := s.mutate("copy_time_series", func() error {

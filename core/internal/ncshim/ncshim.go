@@ -234,7 +234,7 @@ func GetStrings(g netcdf.Dataset, varid int, start, n uint64) ([]string, error) 
 }
 
 // GetAttText reads a text attribute stored either as NC_CHAR or as NC_STRING (the format
-// writes NC_CHAR but readers accept both, format-details §7). ok=false when it is absent.
+// writes NC_CHAR but readers accept both, docs/format.md §1). ok=false when it is absent.
 func GetAttText(g netcdf.Dataset, varid int, name string) (value string, ok bool, err error) {
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
