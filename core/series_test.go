@@ -717,7 +717,8 @@ func TestConcurrentUseOfOneStore(t *testing.T) {
 	}
 }
 
-// After Flush the two files alone hold the store: no journal or WAL beside them.
+// After Flush the two files alone hold the store: beside them only the NetCDF file's empty
+// journal, and no SQLite journal or WAL.
 func TestFlushLeavesOnlyThePair(t *testing.T) {
 	s, path := newStore(t)
 	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
