@@ -103,7 +103,7 @@ func (a TypedArray) ElementShape() []int {
 const maxElements = 1 << 40
 
 // validate checks the array for writing: a known dtype, a non-empty shape with no zero or
-// negative axis (a fixed netCDF dimension cannot be 0, format-details §7), a byte length
+// negative axis (a fixed netCDF dimension cannot be 0, docs/format.md §7.6), a byte length
 // equal to shape × width, and bools that are 0 or 1.
 func (a TypedArray) validate(field string) error {
 	if !a.DType.Valid() {

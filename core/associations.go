@@ -6,7 +6,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/catalog"
 )
 
-// Entity associations (on-disk-format.md, supplemental_attribute_associations and
+// Entity associations (docs/format.md §9.3 supplemental_attribute_associations, §9.4
 // parent_child_associations). Both tables are independent of the time series and of each
 // other: no foreign keys, no cascade. Removing a series leaves them untouched and the other
 // way round. A read-only open of a store written before they existed reads them as empty.

@@ -1,6 +1,6 @@
 package core
 
-// A packed chunk holds one timestamp of every column of its dataset (on-disk-format.md:
+// A packed chunk holds one timestamp of every column of its dataset (docs/format.md §7.3:
 // chunks of (1, cols, *E)), so reading one whole column decompresses every chunk of the
 // dataset: a Get from a 10,000-column hourly dataset inflates 700 MB to return 70 KB. Code
 // that reads series one call at a time (a loop of get_time_series over components, as

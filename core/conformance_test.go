@@ -193,7 +193,7 @@ func TestReadsIndependentWriterStore(t *testing.T) {
 			}
 		}
 	}
-	// The calendar series starts on a month end and clamps (format-details §5).
+	// The calendar series starts on a month end and clamps (docs/format.md §5.1).
 	ms, _ := s.Get(cases[6].key)
 	if st, _ := ms.(*SingleTimeSeries).Timestamp(1); !st.Equal(time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("monthly step 1 = %v", st)

@@ -8,7 +8,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
-// DType is an element type with the stable code of format-details §1. The codes are shared
+// DType is an element type with the stable code of docs/format.md §2. The codes are shared
 // with the C ABI and the bindings and never change.
 type DType uint8
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// One sentinel per error kind of format-details §9. Every error the store returns wraps
+// One sentinel per error kind of docs/format.md §11. Every error the store returns wraps
 // exactly one of them, so errors.Is(err, core.ErrNotFound) and friends work on all of them.
 var (
 	ErrInvalidParameter     = errors.New("invalid parameter")

@@ -26,7 +26,7 @@ type FeatureValue struct {
 func Int(v int64) FeatureValue { return FeatureValue{kind: hashing.KindInt, i: v} }
 
 // Float normalises -0.0 to 0.0: SQLite stores both as 0.0, and the features hash must be
-// computed from the value the catalog can hand back.
+// computed from the value the catalog can hand back (docs/format.md §13.3).
 func Float(v float64) FeatureValue {
 	if v == 0 {
 		v = 0
@@ -91,7 +91,8 @@ func (v FeatureValue) String() string {
 // The empty map is a valid, distinct identity component.
 type Features map[string]FeatureValue
 
-// reservedFeatureNames shadow series or key fields and are refused on write (format-details §8).
+// reservedFeatureNames shadow series or key fields and are refused on write
+// (docs/format.md §10.2).
 var reservedFeatureNames = map[string]bool{
 	"count": true, "data": true, "data_hash": true, "dtype": true, "element_shape": true,
 	"ext": true, "features": true, "horizon": true, "initial_timestamp": true, "interval": true,

@@ -9,7 +9,7 @@ import (
 )
 
 // Forecast is implemented by the dense forecast types. A read of a
-// DeterministicSingleTimeSeries returns a *Deterministic (format-details §8: reads return
+// DeterministicSingleTimeSeries returns a *Deterministic (docs/format.md §4.3: reads return
 // Deterministic values).
 type Forecast interface {
 	TimeSeries
@@ -106,7 +106,7 @@ func (f *Scenarios) Grid() ForecastGrid {
 }
 func (f *Scenarios) Window(i int) (TypedArray, error) { return windowOf(f, i) }
 
-// leadAxes is the number of axes before the horizon axis (format-details §6): none for a
+// leadAxes is the number of axes before the horizon axis (docs/format.md §4.2): none for a
 // Deterministic, the percentile or scenario axis for the others. The window (count) axis
 // follows the horizon axis.
 func leadAxes(t SeriesType) int {
@@ -172,7 +172,7 @@ func windowOf(f Forecast, i int) (TypedArray, error) {
 	return TypedArray{DType: arr.DType, Shape: append(shape, l.eshape...), Data: out}, nil
 }
 
-// prepareForecast validates a dense forecast against format-details §6 and §8 and fills the
+// prepareForecast validates a dense forecast against docs/format.md §4.2 and §10.4 and fills the
 // row. Its array is standalone, chunked in window blocks.
 func prepareForecast(p *prepared, f Forecast) error {
 	g, arr, typ := f.Grid(), f.Array(), f.SeriesType()
@@ -266,7 +266,7 @@ func validatePercentiles(ps []float64, layers int) error {
 }
 
 // forecastChunks blocks a dense forecast along its window axis: full on every other axis,
-// min(count, max(1, MaxChunkBytes / bytes of one window)) windows wide (format-details §7).
+// min(count, max(1, MaxChunkBytes / bytes of one window)) windows wide (docs/format.md §7.5).
 func forecastChunks(t SeriesType, a TypedArray) []uint64 {
 	l := layoutOf(t, a)
 	w := min(l.count, max(1, MaxChunkBytes/max(l.windowBytes(), 1)))

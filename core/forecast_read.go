@@ -9,7 +9,7 @@ import (
 )
 
 // forecastRow is the window geometry of a stored forecast, checked against its catalog
-// row's columns (format-details §6).
+// row's columns (docs/format.md §4.2).
 type forecastRow struct {
 	grid   ForecastGrid
 	h      int   // steps per window

@@ -121,7 +121,7 @@ func TestForecastsRoundTripEveryDTypeAndShape(t *testing.T) {
 		}
 	}
 	s.Close()
-	// format-details §6: the length / element_shape columns describe the stored array.
+	// docs/format.md §4.2: the length / element_shape columns describe the stored array.
 	out := run(t, "sqlite3", CatalogPath(path), `SELECT time_series_type, length, element_shape, count, horizon, "interval", percentiles_json
 		FROM time_series_associations WHERE owner_id IN (2, 14, 26) ORDER BY owner_id`)
 	want := "Deterministic|4|[5,3]|5|PT4H|PT2H|\nProbabilistic|3|[4,5,3]|5|PT4H|PT2H|[0.25,0.5,0.75]\nScenarios|3|[4,5,3]|5|PT4H|PT2H|\n"
@@ -142,7 +142,7 @@ func procReadBytes(t *testing.T) int64 {
 	return n
 }
 
-// Dense forecasts are chunked in window blocks within 1 MiB (format-details §7), and a
+// Dense forecasts are chunked in window blocks within 1 MiB (docs/format.md §7.5), and a
 // window read touches only its block: netcdf-c's own view of the chunking, the store's chunk
 // counter and the kernel's count of bytes read all agree.
 func TestForecastWindowBlocks(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 // Remove deletes one series. Its array is freed only when no remaining row of any type
-// references the same data_hash (format-details §8), and only once the removal is committed
+// references the same data_hash (docs/format.md §8), and only once the removal is committed
 // (see unit.go), so a removal that is rolled back loses nothing. A SingleTimeSeries that
 // backs a derived forecast (a DeterministicSingleTimeSeries of TransformSingleTimeSeries) is
 // not removed: ErrInvalidParameter says to remove the derived forecast first (see views.go).
@@ -135,7 +135,7 @@ func (s *Store) ListKeys(f KeyFilter) ([]Key, error) {
 	return keys, nil
 }
 
-// Clear removes every series, and with them every feature set (on-disk-format.md: clearing a
+// Clear removes every series, and with them every feature set (docs/format.md §9.2: clearing a
 // store drops them all outright). It returns the number of series removed.
 func (s *Store) Clear() (int, error) {
 	return s.clear("clear_time_series", catalog.Filter{}, clearAll)

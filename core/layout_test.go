@@ -7,7 +7,7 @@ import (
 )
 
 // The layout as netcdf-c's own tools see it: groups, per-variable dimensions, chunking and
-// filters (on-disk-format.md "NetCDF Layout", format-details §7).
+// filters (docs/format.md §7).
 func TestLayoutSeenByNcdump(t *testing.T) {
 	s, path := newStore(t)
 	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
@@ -49,7 +49,7 @@ func TestLayoutSeenByNcdump(t *testing.T) {
 	if strings.Contains(out, "sts_f64_s_24_PT1H_h:_DeflateLevel") {
 		t.Error("hash companion is compressed")
 	}
-	// Root attributes are NC_CHAR, never NC_STRING (format-details §7): ncdump prints a
+	// Root attributes are NC_CHAR, never NC_STRING (docs/format.md §1): ncdump prints a
 	// string-typed attribute with a "string" prefix.
 	if strings.Contains(out, "string :data_format_version") || strings.Contains(out, "string :compression") {
 		t.Error("root attributes are NC_STRING")

@@ -10,10 +10,10 @@ import (
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
-// CompactReport is what Compact found and did (on-disk-format.md, "Deletion and
-// compaction"). In format 0.11.0 netcdf-c cannot resize a dimension or delete a variable,
-// so free packed columns and dead standalone variables are reported, not removed; the one
-// thing compaction deletes is unreachable feature sets.
+// CompactReport is what Compact found and did (docs/format.md §8). In format 0.11.0
+// netcdf-c cannot resize a dimension or delete a variable, so free packed columns and dead
+// standalone variables are reported, not removed; the one thing compaction deletes is
+// unreachable feature sets.
 type CompactReport struct {
 	SlotsReclaimed       int // free packed columns, reusable by the next compatible add
 	DatasetsDropped      int // always 0 in this format version
@@ -133,7 +133,7 @@ func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 	d := hashing.Digest(m.DataHash)
 	full := append([]int{m.Length}, m.ElementShape...)
 	// The row's type says where its array lives: a SingleTimeSeries (and a view over one)
-	// in a packed column, everything else in a standalone variable (on-disk-format.md).
+	// in a packed column, everything else in a standalone variable (docs/format.md §7.2).
 	packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
 	if slot, ok := s.nc.packed[d]; ok && packed {
 		ds := slot.ds

@@ -9,7 +9,7 @@ import (
 // CopySeries attaches a stored series to another owner as well, optionally under another
 // name ("" keeps it). The array and the feature set are shared, not copied. The new key
 // obeys the rules of an add: a stored key is ErrDuplicateTimeSeries, and a Deterministic and
-// a DeterministicSingleTimeSeries may not share a family (format-details §8). A derived
+// a DeterministicSingleTimeSeries may not share a family (docs/format.md §10.6). A derived
 // forecast (DeterministicSingleTimeSeries) is copied only to where the SingleTimeSeries it
 // was derived from has been copied (same owner, name and array); elsewhere it would be a
 // view without a source, ErrInvalidParameter.

@@ -167,7 +167,7 @@ func journalShaped(path string, size int64) bool {
 
 func (f *ncFile) initLayout() error {
 	// Text attributes are NC_CHAR: the other implementation reads only NC_CHAR here
-	// (format-details §7).
+	// (docs/format.md §1).
 	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
 		return err
 	}
@@ -316,7 +316,7 @@ func (f *ncFile) load(path string) error {
 			path, version, DataFormatVersion)
 	}
 	// An absent or unparseable policy means the default the file was written with
-	// (on-disk-format.md, "Compression").
+	// (docs/format.md §7.7).
 	f.comp = DefaultCompression
 	if s, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrCompression); err == nil && ok {
 		if c, err := ParseCompression(s); err == nil {
@@ -516,8 +516,7 @@ func (f *ncFile) applyCompression(v netcdf.Var) error {
 }
 
 // rebuildIndex scans the group: arr_{hex} variables are standalone arrays, sts_… variables
-// packed datasets whose {ds}_h companion names the hash of each column (on-disk-format.md,
-// "Packed mode").
+// packed datasets whose {ds}_h companion names the hash of each column (docs/format.md §7.4).
 func (f *ncFile) rebuildIndex() error {
 	ids, err := ncshim.VarIDs(f.grp)
 	if err != nil {
@@ -555,7 +554,7 @@ func (f *ncFile) rebuildIndex() error {
 
 // ioSlice moves raw little-endian element bytes between buf and the hyperslab
 // [start, start+count) of variable varid of group g, with no conversion: the memory type is
-// the variable's own, which the index has checked is dt (format-details §1). The host is
+// the variable's own, which the index has checked is dt (docs/format.md §2). The host is
 // little-endian (enforced at build time), so the bytes are the elements' native layout.
 // netcdf-c checks the hyperslab against the dimensions.
 func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []uint64, write bool) error {

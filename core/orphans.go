@@ -11,7 +11,7 @@ import (
 // among them are freed by emptying their hash slots — so no later add deduplicates onto
 // them — but not zero-filled, in case the catalog rather than the file is what was damaged;
 // standalone variables, which netCDF cannot delete, leave the index, and an add of the same
-// content rewrites them in place.
+// content rewrites them in place (docs/format.md §13.7).
 func (s *Store) cleanOrphans() error {
 	hashes, err := s.cat.DistinctHashes()
 	if err != nil {

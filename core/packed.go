@@ -16,9 +16,9 @@ import (
 
 const (
 	// DefaultColsPerDataset is the width of a packed dataset created by a one-at-a-time
-	// write (on-disk-format.md, DEFAULT_COLS_PER_DATASET).
+	// write (docs/format.md §7.3).
 	DefaultColsPerDataset = 1000
-	// MaxChunkBytes caps one HDF5 chunk (MAX_CHUNK_BYTES).
+	// MaxChunkBytes caps one HDF5 chunk (docs/format.md §7.3, §7.5).
 	MaxChunkBytes = 1 << 20
 	// packedCacheCap bounds the chunk cache of one packed dataset. A one-at-a-time add
 	// writes one column, which touches every row chunk of the dataset; when all of them fit
@@ -77,14 +77,14 @@ type packedSlot struct {
 func isHashCompanion(name string) bool { return strings.HasSuffix(name, "_h") }
 
 // sortByName orders a family's datasets by name: a writer fills the first dataset of a
-// family "in name order" that has a free column (format-details §7). Taken literally, so
+// family "in name order" that has a free column (docs/format.md §7.4). Taken literally, so
 // …__10 comes before …__2; any order reads the same, but following the text keeps two
-// writers filling the same slots.
+// writers filling the same slots (the reading of docs/format.md §13.1).
 func sortByName(list []*packedDS) {
 	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 }
 
-// parsePackedName splits sts_{dtype}_{shape}_{length}_{res}[__n] (format-details §7).
+// parsePackedName splits sts_{dtype}_{shape}_{length}_{res}[__n] (docs/format.md §7.3).
 func parsePackedName(name string) (familyKey, []int, int, error) {
 	rest := strings.TrimPrefix(name, "sts_")
 	suffix := 0
@@ -145,7 +145,7 @@ func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
 	if len(lens) != 2+len(eshape) {
 		return bad("has %d dimensions; its name implies %d", len(lens), 2+len(eshape))
 	}
-	// An unlimited time dimension of current length 0 reads as empty (format-details §7).
+	// An unlimited time dimension of current length 0 reads as empty (docs/format.md §7.6).
 	if int(lens[0]) != fam.length && !(lens[0] == 0 && fam.length == 0) {
 		return bad("time dimension is %d; its name says %d", lens[0], fam.length)
 	}
@@ -155,7 +155,7 @@ func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
 		}
 	}
 	// The column count comes from the _c dimension: that is how per-dataset widths
-	// round-trip (on-disk-format.md, "{dataset}_c is load-bearing").
+	// round-trip (docs/format.md §7.3).
 	cols := int(lens[1])
 	hl, htyp, err := ncshim.VarDimLens(f.grp, hvarid)
 	if err != nil {
@@ -245,7 +245,7 @@ func nextPrime(n uint64) uint64 {
 }
 
 // packedWidth clamps a requested width so one chunk (1, cols, *E) stays within
-// MaxChunkBytes (format-details §7).
+// MaxChunkBytes (docs/format.md §7.3).
 func packedWidth(requested int, eshape []int, dt DType) int {
 	limit := max(1, MaxChunkBytes/(elementCount(eshape)*dt.Width()))
 	return min(max(requested, 1), limit)
@@ -286,7 +286,7 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	if err != nil {
 		return nil, err
 	}
-	// The hash companion is a string variable and is never compressed (on-disk-format.md).
+	// The hash companion is a string variable and is never compressed (docs/format.md §7.4, §7.7).
 	if _, err := f.grp.AddVar(name+"_h", netcdf.STRING, dims[1:2]); err != nil {
 		return nil, err
 	}
@@ -386,10 +386,11 @@ func errNoArray(d hashing.Digest) error {
 // indexFromColumns rebuilds the index of a dataset whose hash companion cannot be read from
 // its columns' own bytes: each readable column is indexed under the hash of what it holds,
 // so a read through it is right by construction (content addressing), whatever the lost
-// slots said. Which columns were free is unknown, so the dataset takes no more writes
-// (nfree 0) and its slots are never written again. A column that cannot be read either is
-// left out; if a committed row lived there, the catalog check of a writable open
-// (cleanOrphans) refuses the pair and reads of that row fail as integrity errors.
+// slots said (docs/format.md §13.8). Which columns were free is unknown, so the dataset
+// takes no more writes (nfree 0) and its slots are never written again. A column that
+// cannot be read either is left out; if a committed row lived there, the catalog check of
+// a writable open (cleanOrphans) refuses the pair and reads of that row fail as integrity
+// errors.
 func (f *ncFile) indexFromColumns(ds *packedDS) error {
 	all := make([]int, ds.cols)
 	for c := range all {

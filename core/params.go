@@ -141,7 +141,7 @@ func (s *Store) distinctPeriods(op, column string, f KeyFilter) ([]Period, error
 	if err != nil {
 		return nil, err
 	}
-	// Canonical spellings are unique per period (format-details §5), so distinct text is a
+	// Canonical spellings are unique per period (docs/format.md §5.1), so distinct text is a
 	// distinct period; parsing still guards against rows written by a careless writer.
 	seen := map[Period]bool{}
 	var out []Period

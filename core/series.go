@@ -17,7 +17,7 @@ import (
 )
 
 // Add stores a series for an owner and returns its key. The array is written first and
-// deduplicated by content; the catalog row follows in one transaction (format-details §8).
+// deduplicated by content; the catalog row follows in one transaction (docs/format.md §10.8).
 // Any refusal — a bad field, a duplicate key — is returned before anything is written.
 func (s *Store) Add(owner Owner, ts TimeSeries, opts *AddOptions) (Key, error) {
 	keys, err := s.addItems("add_time_series", []BatchItem{{Owner: owner, Series: ts, Options: opts}}, false)
@@ -232,7 +232,7 @@ func checkStorageLimits(p *prepared) error {
 		return nil
 	}
 	// A NonSequential array is one whole-array chunk, a forecast one block of windows
-	// (format-details §7).
+	// (docs/format.md §7.5).
 	chunk := p.arr.Len() * row
 	if p.chunks != nil {
 		chunk = elementCount(fromU64(p.chunks)) * p.arr.DType.Width()
@@ -295,8 +295,8 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 			}
 		}
 	}
-	// A key already stored is found by the unique indexes at INSERT (on-disk-format.md,
-	// "Indexes": a violation is DuplicateTimeSeries) rather than by a lookup per item first;
+	// A key already stored is found by the unique indexes at INSERT (docs/format.md §9.6:
+	// a violation is DuplicateTimeSeries) rather than by a lookup per item first;
 	// the savepoint of the call undoes the rows inserted before it.
 	written := map[string]bool{}
 	for i, p := range ps {
@@ -367,7 +367,7 @@ func keyIdentity(k Key) (catalog.Identity, error) {
 
 // lookupKey finds the row of k; ErrNotFound when there is none. An abstract deterministic
 // key finds whichever of its Deterministic and DeterministicSingleTimeSeries is stored (the
-// mutual exclusion of format-details §8 makes that at most one).
+// mutual exclusion of docs/format.md §10.6 makes that at most one).
 func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
 	if k.Type == AbstractDeterministicType {
 		for _, t := range []SeriesType{DeterministicType, DeterministicSingleTimeSeriesType} {
@@ -580,7 +580,7 @@ func (s *Store) readRows(m *Metadata, first, n int, dst []byte) ([]byte, error) 
 // error (the mutated-.nc test found 13 such files): without the check a damaged file would
 // hand out fill values as data. It costs one SHA-256 of the bytes (1 GB/s here: 2.3 µs for
 // 168 f64, 71 µs for 8,760). Partial reads (ranges, windows, reader steps) cannot be checked
-// this way; verify_integrity checks every array whole.
+// this way; verify_integrity checks every array whole (docs/format.md §13.8).
 func verifyWhole(m *Metadata, data []byte) error {
 	a := TypedArray{DType: m.DType, Shape: append([]int{m.Length}, m.ElementShape...), Data: data}
 	if a.hash() != hashing.Digest(m.DataHash) {

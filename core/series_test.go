@@ -339,7 +339,7 @@ func TestFeaturesAreIdentityAndFilter(t *testing.T) {
 	_, err := s.Add(gen(1), hourly("p", ramp(24, 4)), &AddOptions{Features: Features{"model_year": Int(2030), "scenario": Str("high")}})
 	wantKind(t, err, ErrDuplicateTimeSeries)
 	s.Close()
-	// The feature set is stored once, with its content hash (format-details §4).
+	// The feature set is stored once, with its content hash (docs/format.md §6.2, §9.2).
 	rows := run(t, "sqlite3", CatalogPath(path), "SELECT key, value_kind, hex(features_hash) FROM feature_sets ORDER BY features_hash, key")
 	if countOccurrences(rows, "model_year|int|") != 2 || countOccurrences(rows, "scenario|str|") != 2 {
 		t.Fatalf("feature_sets:\n%s", rows)
@@ -717,7 +717,8 @@ func TestConcurrentUseOfOneStore(t *testing.T) {
 	}
 }
 
-// After Flush the two files alone hold the store: no journal or WAL beside them.
+// After Flush the two files alone hold the store: beside them only the NetCDF file's empty
+// journal, and no SQLite journal or WAL.
 func TestFlushLeavesOnlyThePair(t *testing.T) {
 	s, path := newStore(t)
 	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)

@@ -157,7 +157,7 @@ func (f *ncFile) holds(p *prepared) bool {
 }
 
 // placeColumns reserves a column for each array of one family. Free columns of the family's
-// datasets come first, in dataset name order (format-details §7). The rest go into new
+// datasets come first, in dataset name order (docs/format.md §7.4, §13.1). The rest go into new
 // datasets: each batch's arrays into datasets as wide as what remains of that batch (capped
 // by the chunk budget, spilling into __1, __2, …), one-at-a-time adds into datasets of the
 // default width, whose free columns later adds fill.
@@ -276,7 +276,7 @@ func (f *ncFile) putSlots(ds *packedDS, col0 int, slots []string) error {
 }
 
 // freeArrays frees packed columns whose last row is gone: per dataset, one read-modify-write
-// pass in row bands over the span of freed columns zero-fills them (on-disk-format.md: no
+// pass in row bands over the span of freed columns zero-fills them (docs/format.md §8: no
 // stale values are readable through a reused slot), then their hash slots are emptied.
 // Standalone variables cannot be deleted from a netCDF file; they stay indexed, their content
 // still matching their name.

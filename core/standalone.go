@@ -75,9 +75,9 @@ func (f *ncFile) indexStandalone(name string, varid int) error {
 // chunk). The caller writes it with fillStandalone once define mode is left.
 //
 // Removing a standalone array leaves its variable in the file (netcdf cannot delete a
-// variable, on-disk-format.md "Deletion and compaction"), so the index keeps it too: its
-// content still matches its name, and a later add of the same content reuses it instead of
-// colliding with the name.
+// variable, docs/format.md §8), so the index keeps it too: its content still matches its
+// name, and a later add of the same content reuses it instead of colliding with the name
+// (docs/format.md §13.9).
 func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chunks []uint64) (*standaloneVar, error) {
 	name := standaloneName(d)
 	if chunks == nil {

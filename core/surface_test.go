@@ -141,7 +141,7 @@ func TestAssociationsIndependentOfSeries(t *testing.T) {
 }
 
 // A store written before the association tables existed reads them as empty read-only and
-// gains them on its next writable open (on-disk-format.md, "Compatibility").
+// gains them on its next writable open (docs/format.md §9.6).
 func TestStoreWithoutAssociationTables(t *testing.T) {
 	s, path := newStore(t)
 	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)

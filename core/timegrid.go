@@ -9,7 +9,7 @@ import (
 
 // The grid arithmetic a caller needs around a SingleTimeSeries: the instants of a grid,
 // whether timestamps lie on one, and which one they lie on. It lives here, beside the
-// arithmetic the store itself uses (format-details §5), so that every tool computes
+// arithmetic the store itself uses (docs/format.md §5), so that every tool computes
 // instants the same way: calendar steps are taken from the initial timestamp in one jump
 // and clamp to month ends (31 Jan + P1M is 28 or 29 Feb, + 2·P1M is 31 Mar).
 

@@ -16,11 +16,11 @@ type TransformFilter struct {
 }
 
 // TransformSingleTimeSeries derives a DeterministicSingleTimeSeries with the given horizon
-// and interval from every stored SingleTimeSeries the filter matches (format-details §8):
+// and interval from every stored SingleTimeSeries the filter matches (docs/format.md §10.5):
 // window i of one is steps [i·k, i·k + H) of its source, with k = interval / resolution and
 // H = horizon / resolution. It writes catalog rows only — the rows share the source's array
 // and feature set — and all of them or none. Deriving again with the same horizon is a
-// no-op; it returns the number of rows it added.
+// no-op (read as docs/format.md §13.6 says); it returns the number of rows it added.
 func (s *Store) TransformSingleTimeSeries(horizon, interval Period, f *TransformFilter) (int, error) {
 	n := 0
 	err := s.mutate("transform_single_time_series", func() error {
@@ -130,7 +130,7 @@ func familyOf(id catalog.Identity) catalog.IdentityKey {
 }
 
 // deriveRow builds the DeterministicSingleTimeSeries row over one SingleTimeSeries row: a
-// copy of the source row with horizon, interval and count (format-details §6).
+// copy of the source row with horizon, interval and count (docs/format.md §4.3).
 func deriveRow(src *catalog.Row, horizon, interval Period) (*catalog.Row, error) {
 	res, err := isotime.ParsePeriod(src.Resolution.String)
 	if err != nil || !res.IsPositive() {

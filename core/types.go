@@ -10,7 +10,7 @@ import (
 )
 
 // Period is a resolution, horizon or interval: either a fixed span of milliseconds or a
-// calendar span of months, never both (format-details §5). The zero value is PT0S.
+// calendar span of months, never both (docs/format.md §5.1). The zero value is PT0S.
 type Period = isotime.Period
 
 // ParsePeriod reads any valid ISO-8601 duration and canonicalises it.
@@ -43,7 +43,7 @@ func ParseTimestamp(s string) (time.Time, error) {
 	return t, nil
 }
 
-// OwnerCategory says what kind of entity owns a series (format-details §2).
+// OwnerCategory says what kind of entity owns a series (docs/format.md §3).
 type OwnerCategory uint8
 
 const (
@@ -74,7 +74,7 @@ func parseOwnerCategory(s string) (OwnerCategory, error) {
 	return 0, fmt.Errorf("unknown owner_category %q", s)
 }
 
-// SeriesType is a time-series type with the stable code of format-details §2.
+// SeriesType is a time-series type with the stable code of docs/format.md §3.
 type SeriesType uint8
 
 const (
@@ -121,7 +121,7 @@ type Owner struct {
 	Category OwnerCategory
 }
 
-// Key is the identity of a stored series (format-details §8). A zero Resolution or Interval
+// Key is the identity of a stored series (docs/format.md §10.1). A zero Resolution or Interval
 // means "none" (a NonSequential series has no resolution, a static series no interval): a
 // zero period is never valid in either role. Nil Features equals the empty map.
 type Key struct {
@@ -154,7 +154,7 @@ type Metadata struct {
 	Key
 	OwnerType        string
 	InitialTimestamp time.Time // zero for NonSequential
-	Length           int       // first axis of the stored array (format-details §6)
+	Length           int       // first axis of the stored array (docs/format.md §4.2)
 	Horizon          Period
 	Count            int
 	Units            string // "" when not recorded
@@ -209,8 +209,8 @@ type AddOptions struct {
 	Ext      string // opaque payload stored verbatim; "" records NULL
 }
 
-// Compression is the filter policy of a store, fixed at creation (on-disk-format.md,
-// "Compression"). The zero value is no compression.
+// Compression is the filter policy of a store, fixed at creation (docs/format.md §7.7).
+// The zero value is no compression.
 type Compression struct {
 	Deflate bool
 	Level   int // 0–9
@@ -220,7 +220,7 @@ type Compression struct {
 // DefaultCompression is deflate level 3 with the byte-shuffle filter.
 var DefaultCompression = Compression{Deflate: true, Level: 3, Shuffle: true}
 
-// String is the compression attribute's spelling (format-details §7).
+// String is the compression attribute's spelling (docs/format.md §7.7).
 func (c Compression) String() string {
 	if !c.Deflate {
 		return "none"

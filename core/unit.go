@@ -12,23 +12,36 @@ import (
 // Every write joins the store's unit of work: one SQLite transaction under which each call
 // runs in its own savepoint, so a failed call undoes exactly itself. Catalog rows go into
 // SQLite at once, so every read on this store sees them; the arrays they name wait in memory
-// (pending) until the unit commits, which happens in this order:
+// (pending) until the unit commits (commitUnit), which happens in this order:
 //
-//  1. the pending arrays are written to the NetCDF file — every new variable and dataset in
-//     one define phase, packed columns in row bands covering whole chunks;
-//  2. the NetCDF file is synced (nc_sync);
-//  3. the SQLite transaction commits — the durability point;
-//  4. arrays whose last row the unit deleted are freed.
+//  1. the pending arrays are written to the NetCDF file (writePending) — every new variable
+//     and dataset in one define phase, packed columns in row bands covering whole chunks.
+//     The file's rollback journal (core/internal/ncshim/journal.c) keeps every byte the last
+//     commit left: a write below the file's length at the unit's start waits in the
+//     driver's in-memory overlay, and reaches the file only after the bytes it replaces are
+//     in the journal and the journal is synced;
+//  2. the file is synced (ncFile.sync): nc_sync hands HDF5's buffers to the driver, which
+//     journals and writes what is left of the overlay; then Journal.EndUnit fdatasyncs the
+//     file and empties the journal (truncated and synced) — the file's commit point. An
+//     on-disk file opened without the journal (Store.Journalled false) is fsynced instead
+//     (fsyncNC);
+//  3. the SQLite transaction commits — the unit's durability point;
+//  4. arrays whose last row the unit deleted are freed (freeUnreferenced: packed columns
+//     zero-filled, hash slots emptied). These writes open the next unit of the journal and
+//     reach the disk at its commit or at Close.
 //
-// A crash before 3 loses the unit's rows with it, so no row ever names an array that is not
-// on disk (format-details §8: array first, then catalog); it may leave arrays in the file
-// that no row names, and so may a crash between 3 and 4. The next writable open frees such
-// packed columns and stops trusting such standalone variables (see cleanOrphans).
+// A crash before the end of 2 loses the unit whole: the next open returns the file to its
+// last commit (it plays back a hot journal; before the first spill no committed byte was
+// overwritten), and SQLite's own journal drops the rows. A crash between 2 and 3 leaves
+// arrays in the file that no row names, and a crash after 3 can leave the removed arrays
+// unfreed. No row ever names an array that is not on disk (docs/format.md §10.8: array first,
+// then catalog), and the next writable open frees such packed columns and stops trusting
+// such standalone variables (see cleanOrphans).
 //
-// Outside a user transaction the unit commits at Flush, Close, Persist and Begin, and as
-// soon as its pending arrays exceed the write buffer or it has changed maxUnitChanges rows.
-// A user transaction (Begin … Commit) is the unit itself; a nested Begin is a savepoint, and
-// only the outermost Commit is durable.
+// Outside a user transaction the unit commits at Flush, Close, Persist, Begin and Compact,
+// and as soon as its pending arrays exceed the write buffer or it has changed
+// maxUnitChanges rows. A user transaction (Begin … Commit) is the unit itself; a nested
+// Begin is a savepoint, and only the outermost Commit is durable.
 type unitState struct {
 	user         int   // depth of user transactions
 	seq          int64 // staging order of arrays, for savepoint rollback

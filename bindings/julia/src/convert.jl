@@ -13,7 +13,7 @@ millis(x) = throw(ArgumentError("a timestamp is a Dates.DateTime or Date, not $(
 """The DateTime of Unix milliseconds."""
 from_millis(ms::Integer) = EPOCH + Millisecond(ms)
 
-# RFC 3339 bounds the store's timestamps (format-details §5): the open ends of a range.
+# RFC 3339 bounds the store's timestamps (docs/format.md §5.2): the open ends of a range.
 const MIN_MS = millis(DateTime(1, 1, 1))
 const MAX_MS = millis(DateTime(9999, 12, 31, 23, 59, 59, 999))
 

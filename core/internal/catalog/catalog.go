@@ -64,7 +64,7 @@ func (r *Row) scanTargets() []any {
 		&r.DataHash, &r.FeaturesHash}
 }
 
-// Identity is the uniqueness key of a row (format-details §8). Resolution and Interval are
+// Identity is the uniqueness key of a row (docs/format.md §10.1). Resolution and Interval are
 // "" for NULL, the sentinel uq_ts_assoc_coalesced folds NULL to.
 type Identity struct {
 	OwnerID       int64
@@ -344,7 +344,7 @@ func (c *Catalog) Insert(r *Row) (int64, error) {
 }
 
 // PutFeatureSet stores a feature map under its hash unless a set with that hash exists
-// (sets are content-addressed and shared, on-disk-format.md "feature_sets").
+// (sets are content-addressed and shared, docs/format.md §9.2).
 func (c *Catalog) PutFeatureSet(hash []byte, entries []hashing.Feature) error {
 	for _, e := range entries {
 		var vi, vf, vb, vs any
@@ -765,7 +765,7 @@ func (c *Catalog) ReplaceOwnerID(category string, old, new int64) (int64, error)
 }
 
 // ExclusionViolation finds a family holding both a Deterministic and a
-// DeterministicSingleTimeSeries among the rows of one owner (format-details §8), returning
+// DeterministicSingleTimeSeries among the rows of one owner (docs/format.md §10.6), returning
 // its name, or "" when there is none.
 func (c *Catalog) ExclusionViolation(category string, ownerID int64) (string, error) {
 	var name string
@@ -781,7 +781,7 @@ func (c *Catalog) ExclusionViolation(category string, ownerID int64) (string, er
 }
 
 // DeleteUnreachableFeatureSets deletes the feature_sets rows of every set no association
-// references and returns how many rows it deleted (on-disk-format.md: compaction reports
+// references and returns how many rows it deleted (docs/format.md §8: compaction reports
 // the row count as feature_sets_reclaimed).
 func (c *Catalog) DeleteUnreachableFeatureSets() (int64, error) {
 	res, err := c.conn.ExecContext(ctx, `DELETE FROM feature_sets

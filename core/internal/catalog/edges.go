@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// EdgeTable describes one of the two association tables (on-disk-format.md): an id and a
+// EdgeTable describes one of the two association tables (docs/format.md §9.3, §9.4): an id and a
 // type name at each end, identity the ordered pair of ids.
 type EdgeTable struct {
 	Name, AID, AType, BID, BType string
@@ -58,7 +58,7 @@ func (f EdgeFilter) where(t EdgeTable) (string, []any) {
 }
 
 // HasTable reports whether a table exists. A read-only open of a store written before the
-// association tables existed finds neither (on-disk-format.md, "Compatibility").
+// association tables existed finds neither (docs/format.md §9.6).
 func (c *Catalog) HasTable(name string) (bool, error) {
 	if ok, known := c.tables[name]; known {
 		return ok, nil

@@ -1,8 +1,8 @@
 package catalog
 
-// ddl is the catalog schema of on-disk-format.md ("SQLite Schema") and format-details §3.
+// ddl is the catalog schema of docs/format.md §9.
 // Every statement is idempotent: it runs on each writable open, which is how a store written
-// before the association tables existed gains them (on-disk-format.md, "Compatibility").
+// before the association tables existed gains them (docs/format.md §9.6).
 // The two DROP INDEX statements rename the pre-association unique indexes in place.
 const ddl = `
 CREATE TABLE IF NOT EXISTS time_series_associations (
@@ -71,7 +71,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS uq_ts_assoc_coalesced ON time_series_associati
 CREATE INDEX IF NOT EXISTS idx_hash       ON time_series_associations(data_hash);
 CREATE INDEX IF NOT EXISTS idx_owner      ON time_series_associations(owner_id, owner_category);
 CREATE INDEX IF NOT EXISTS idx_resolution ON time_series_associations(resolution);
--- Secondary indexes for the query surface; format-details §3 allows them (names are not
+-- Secondary indexes for the query surface; docs/format.md §9.6 allows them (names are not
 -- part of the contract).
 CREATE INDEX IF NOT EXISTS idx_ts_type       ON time_series_associations(time_series_type);
 CREATE INDEX IF NOT EXISTS idx_ts_owner_type ON time_series_associations(owner_type);

@@ -1,4 +1,4 @@
-// Package hashing computes the two content addresses of the on-disk format (format-details §4).
+// Package hashing computes the two content addresses of the on-disk format (docs/format.md §6).
 // The byte sequences hashed here are part of the format: another implementation must arrive
 // at the same digests, so nothing in this file may change for convenience.
 package hashing

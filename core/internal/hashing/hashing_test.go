@@ -23,7 +23,7 @@ func i64s(vs ...int64) []byte {
 	return b
 }
 
-// The vectors of format-details §4, verbatim.
+// The test vectors of docs/format.md §6.3, verbatim.
 func TestArrayVectors(t *testing.T) {
 	f32 := make([]byte, 8)
 	binary.LittleEndian.PutUint32(f32, math.Float32bits(1.5))

@@ -1,6 +1,6 @@
 // Package isotime parses, canonicalises and does grid arithmetic on the
 // ISO-8601 periods and RFC 3339 timestamps of the on-disk format
-// (format-details §5).
+// (docs/format.md §5).
 //
 // It exists because these spellings are not cosmetic: the canonical period
 // string is part of a series' uniqueness key and of dataset names, so two

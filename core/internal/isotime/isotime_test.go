@@ -24,7 +24,7 @@ func TestParsePeriodCanonical(t *testing.T) {
 		millis   int64
 		months   int64
 	}{
-		// canonical spellings from format-details §5 round-trip unchanged
+		// canonical spellings from docs/format.md §5.1 round-trip unchanged
 		{"PT1H", "PT1H", Fixed, hour, 0},
 		{"PT15M", "PT15M", Fixed, 15 * min, 0},
 		{"PT1H30M", "PT1H30M", Fixed, 90 * min, 0},

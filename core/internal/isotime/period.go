@@ -54,7 +54,7 @@ func FixedMillis(ms int64) Period { return Period{kind: Fixed, millis: ms} }
 // CalendarMonths returns the calendar period of n months. n == 0 gives PT0S:
 // a zero span has no calendar meaning (it never moves a date, whatever the
 // month lengths), and it is never a valid resolution anyway, so giving it a
-// single representation keeps "P0M", "P0Y" and "PT0S" equal.
+// single representation keeps "P0M", "P0Y" and "PT0S" equal (docs/format.md §13.2).
 func CalendarMonths(n int64) Period {
 	if n == 0 {
 		return Period{}
@@ -89,7 +89,7 @@ func (p Period) IsPositive() bool { return p.millis > 0 || p.months > 0 }
 
 func (p Period) Equal(q Period) bool { return p == q }
 
-// String returns the canonical spelling (format-details §5), the form that
+// String returns the canonical spelling (docs/format.md §5.1), the form that
 // goes into uniqueness keys and dataset names.
 func (p Period) String() string {
 	b := make([]byte, 0, 32)

@@ -3,8 +3,8 @@
  *
  * Why. A unit of work rewrites bytes that committed arrays live in: a single add fills a free
  * column of a packed dataset, so every chunk of that dataset (one timestamp of every column,
- * on-disk-format.md "Packed") is decompressed, changed and written again; a remove zero-fills
- * a column (format-details.md §8); every unit rewrites HDF5 metadata in place. HDF5 1.10 puts
+ * docs/format.md §7.3) is decompressed, changed and written again; a remove zero-fills
+ * a column (docs/format.md §8); every unit rewrites HDF5 metadata in place. HDF5 1.10 puts
  * a rewritten compressed chunk in new space and frees the old space, which another chunk of
  * the same write may then reuse while the index on disk still points there; its metadata
  * flush is not atomic either. A process killed in the middle of that leaves committed columns

@@ -4,7 +4,7 @@
 // go-netcdf v1.2.1 covers datasets, dimensions, variables, attributes, typed I/O and deflate,
 // but it has no groups (the format puts every array under /time_series/single), no chunking
 // control (packed datasets are chunked (1, cols, *E), forecasts in window blocks), no NC_STRING
-// I/O (the {ds}_h hash companions are NC_STRING), no nc_sync (the durability point), no
+// I/O (the {ds}_h hash companions are NC_STRING), no nc_sync (every commit syncs the file), no
 // per-variable chunk cache sizing and no way to list a group's variables by id. This package
 // adds exactly those, as thin calls over netcdf-c; everything else goes through go-netcdf.
 //
@@ -234,7 +234,7 @@ func GetStrings(g netcdf.Dataset, varid int, start, n uint64) ([]string, error) 
 }
 
 // GetAttText reads a text attribute stored either as NC_CHAR or as NC_STRING (the format
-// writes NC_CHAR but readers accept both, format-details §7). ok=false when it is absent.
+// writes NC_CHAR but readers accept both, docs/format.md §1). ok=false when it is absent.
 func GetAttText(g netcdf.Dataset, varid int, name string) (value string, ok bool, err error) {
 	cname := C.CString(name)
 	defer C.free(unsafe.Pointer(cname))
