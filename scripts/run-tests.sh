@@ -122,7 +122,7 @@ group mutated-nc-random filtered "$OUT/ncmutate-random.log" \
   "${gotest[@]}" -v -run='^TestRandomMutatedNC$' ./core -ncm-random 200
 # The journal's kill and I/O-error sweeps (strace stops a writer at every sync point of
 # two units), also skipped under -race above.
-group journal-sweeps "${gotest[@]}" -run='^TestReview(Kill|IOError)AtEverySyncPoint$' ./core
+group journal-sweeps "${gotest[@]}" -run='^TestJournal(Kill|IOError)AtEverySyncPoint$' ./core
 # The Python environment, then the C library's ctest suite (which runs the Python tests
 # too when the environment exists).
 group pyenv "$MAKE" --no-print-directory pyenv

@@ -15,12 +15,12 @@ import (
 	"testing"
 )
 
-// reviewChild runs the named test in a child process with TSSTORE_REVIEW_STORE=path and
+// roomChild runs the named test in a child process with TSSTORE_ROOM_CHILD_STORE=path and
 // returns its combined output (the child writes its findings to stdout).
-func reviewChild(t *testing.T, name, path string) string {
+func roomChild(t *testing.T, name, path string) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "TSSTORE_REVIEW_STORE="+path)
+	cmd.Env = append(os.Environ(), "TSSTORE_ROOM_CHILD_STORE="+path)
 	out, _ := cmd.CombinedOutput()
 	return string(out)
 }
@@ -46,7 +46,7 @@ func underFileSizeLimit(path string, extra uint64) (func(), error) {
 // A room refusal when a call's writes overflow the write buffer undoes that call (and says
 // so); the unit's earlier writes stay pending and a flush once there is room commits them.
 func TestRoomRefusalInsideACallUndoesOnlyThatCall(t *testing.T) {
-	if p := os.Getenv("TSSTORE_REVIEW_STORE"); p != "" {
+	if p := os.Getenv("TSSTORE_ROOM_CHILD_STORE"); p != "" {
 		fmt.Println(func() string {
 			s, err := Open(p)
 			if err != nil {
@@ -83,7 +83,7 @@ func TestRoomRefusalInsideACallUndoesOnlyThatCall(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	out := reviewChild(t, "TestRoomRefusalInsideACallUndoesOnlyThatCall", path)
+	out := roomChild(t, "TestRoomRefusalInsideACallUndoesOnlyThatCall", path)
 	if !strings.Contains(out, "not enough room") || !strings.Contains(out, "this call was undone") {
 		t.Fatalf("the child did not hit the room refusal, or it did not say the call was undone:\n%s", out)
 	}
@@ -95,7 +95,7 @@ func TestRoomRefusalInsideACallUndoesOnlyThatCall(t *testing.T) {
 // Close cannot keep writes pending: when they do not fit, Close writes nothing, says the
 // writes since the last commit are lost, and the store reopens as it was.
 func TestCloseWithoutRoomSaysTheWritesAreLost(t *testing.T) {
-	if p := os.Getenv("TSSTORE_REVIEW_STORE"); p != "" {
+	if p := os.Getenv("TSSTORE_ROOM_CHILD_STORE"); p != "" {
 		fmt.Println(func() string {
 			s, err := Open(p)
 			if err != nil {
@@ -124,7 +124,7 @@ func TestCloseWithoutRoomSaysTheWritesAreLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := fileDigests(t, path)
-	out := reviewChild(t, "TestCloseWithoutRoomSaysTheWritesAreLost", path)
+	out := roomChild(t, "TestCloseWithoutRoomSaysTheWritesAreLost", path)
 	if !strings.Contains(out, "close: ") || !strings.Contains(out, "lost with the close") {
 		t.Fatalf("Close under the limit did not say the writes are lost:\n%s", out)
 	}
@@ -147,7 +147,7 @@ func TestCloseWithoutRoomSaysTheWritesAreLost(t *testing.T) {
 // the write then fails half way with EFBIG — the failure the check exists to prevent.
 func TestRoomCheckCountsNewDatasetsWhole(t *testing.T) {
 	const length = 2000 // one new dataset: 2000 rows × 1000 cols × 8 B = 16 MB
-	if p := os.Getenv("TSSTORE_REVIEW_STORE"); p != "" {
+	if p := os.Getenv("TSSTORE_ROOM_CHILD_STORE"); p != "" {
 		fmt.Println(func() string {
 			s, err := Open(p)
 			if err != nil {
@@ -184,7 +184,7 @@ func TestRoomCheckCountsNewDatasetsWhole(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	out := reviewChild(t, "TestRoomCheckCountsNewDatasetsWhole", path)
+	out := roomChild(t, "TestRoomCheckCountsNewDatasetsWhole", path)
 	if !strings.Contains(out, "refused by the room check: true") || !strings.Contains(out, "unchanged: true") {
 		t.Fatalf("a write that cannot fit passed the room check and failed half way:\n%s", out)
 	}

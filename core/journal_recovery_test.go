@@ -1,8 +1,10 @@
 package core
 
-// Second reading of the .nc rollback journal (core/internal/ncshim/journal.c): tests that try
-// to prove bugs. Child processes are this test binary run with -test.run=^TestJournalReviewChild$
-// and TSSTORE_REVIEW_CHILD set to a mode.
+// Recovery of the .nc rollback journal (core/internal/ncshim/journal.c) against what can lie
+// at the journal's path and what a writer can leave there: hostile or foreign journals, a
+// replaced file, filesystems without locks, and kills and I/O errors at every sync point.
+// Child processes are this test binary run with -test.run=^TestJournalRecoveryChild$ and
+// TSSTORE_RECOVERY_CHILD set to a mode.
 
 import (
 	"bufio"
@@ -30,19 +32,19 @@ import (
 
 // ---- journal format (journal.c) ---------------------------------------------------------
 
-type rvRec struct {
+type jrRec struct {
 	off  uint64
 	data []byte
 }
 
-type rvJournal struct {
+type jrJournal struct {
 	version, page uint32
 	e0, nonce     uint64
 	ino           uint64 // the inode of the file the journal was written for (header v2)
-	recs          []rvRec
+	recs          []jrRec
 }
 
-func rvParseJournal(t *testing.T, path string) rvJournal {
+func jrParseJournal(t *testing.T, path string) jrJournal {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -51,7 +53,7 @@ func rvParseJournal(t *testing.T, path string) rvJournal {
 	if len(b) < 48 || string(b[:8]) != "TSJRNL01" {
 		t.Fatalf("%s is not a hot journal (%d bytes)", path, len(b))
 	}
-	j := rvJournal{version: binary.LittleEndian.Uint32(b[8:]), page: binary.LittleEndian.Uint32(b[12:]),
+	j := jrJournal{version: binary.LittleEndian.Uint32(b[8:]), page: binary.LittleEndian.Uint32(b[12:]),
 		e0: binary.LittleEndian.Uint64(b[16:]), nonce: binary.LittleEndian.Uint64(b[24:]),
 		ino: binary.LittleEndian.Uint64(b[32:])}
 	for at := 48; at+16 <= len(b); {
@@ -60,14 +62,14 @@ func rvParseJournal(t *testing.T, path string) rvJournal {
 		if n == 0 || at+16+n > len(b) {
 			break
 		}
-		j.recs = append(j.recs, rvRec{off, append([]byte(nil), b[at+16:at+16+n]...)})
+		j.recs = append(j.recs, jrRec{off, append([]byte(nil), b[at+16:at+16+n]...)})
 		at += 16 + n
 	}
 	return j
 }
 
-// rvEncode writes a journal with valid header and record checksums.
-func rvEncode(j rvJournal) []byte {
+// jrEncode writes a journal with valid header and record checksums.
+func jrEncode(j jrJournal) []byte {
 	h := make([]byte, 48)
 	copy(h, "TSJRNL01")
 	binary.LittleEndian.PutUint32(h[8:], j.version)
@@ -95,8 +97,8 @@ func rvEncode(j rvJournal) []byte {
 
 // ---- stores and their expected content ---------------------------------------------------
 
-// rvBase makes a closed store of n series "p" (owners 0..n-1, 168 hourly steps) in dir.
-func rvBase(t *testing.T, n int) string {
+// jrBase makes a closed store of n series "p" (owners 0..n-1, 168 hourly steps) in dir.
+func jrBase(t *testing.T, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "system.nc")
 	s, err := Create(path, nil)
@@ -112,9 +114,9 @@ func rvBase(t *testing.T, n int) string {
 	return path
 }
 
-// rvContent describes the store: every key and whether its bytes are what the writers of
+// jrContent describes the store: every key and whether its bytes are what the writers of
 // these tests put there (p: ramp(168, owner); q<i>: ramp(24+i%7, 0); w: ramp(48, owner)).
-func rvContent(s *Store) (keys []string, problems []string) {
+func jrContent(s *Store) (keys []string, problems []string) {
 	ks, err := s.ListKeys(KeyFilter{})
 	if err != nil {
 		return nil, []string{"list: " + err.Error()}
@@ -156,9 +158,9 @@ func rvContent(s *Store) (keys []string, problems []string) {
 	return keys, problems
 }
 
-func rvKeys(names ...string) []string { sort.Strings(names); return names }
+func jrKeys(names ...string) []string { sort.Strings(names); return names }
 
-func rvPKeys(from, to int64) []string {
+func jrPKeys(from, to int64) []string {
 	var out []string
 	for i := from; i < to; i++ {
 		out = append(out, fmt.Sprintf("p/%d", i))
@@ -168,12 +170,12 @@ func rvPKeys(from, to int64) []string {
 
 // ---- children ----------------------------------------------------------------------------
 
-// rvPausedWriter starts a writer child and waits until it stops in the middle of a unit that
+// jrPausedWriter starts a writer child and waits until it stops in the middle of a unit that
 // has spilled (its journal hot). Writing "go\n" to stdin lets it finish; the rest of its
 // output is read from stdout, the reader that consumed its first line.
-func rvPausedWriter(t *testing.T, path string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
+func jrPausedWriter(t *testing.T, path string, env ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
-	w := rvChild(t, "pause-mid-unit", path, env...)
+	w := jrChild(t, "pause-mid-unit", path, env...)
 	stdin, _ := w.StdinPipe()
 	pipe, _ := w.StdoutPipe()
 	w.Stderr = os.Stderr
@@ -183,21 +185,21 @@ func rvPausedWriter(t *testing.T, path string, env ...string) (*exec.Cmd, io.Wri
 	t.Cleanup(func() { w.Process.Kill() })
 	stdout := bufio.NewReader(pipe)
 	line, _ := stdout.ReadString('\n')
-	if !strings.HasPrefix(line, "MID") || !rvHot(path) {
-		t.Fatalf("writer: %q, journal hot: %v", line, rvHot(path))
+	if !strings.HasPrefix(line, "MID") || !jrHot(path) {
+		t.Fatalf("writer: %q, journal hot: %v", line, jrHot(path))
 	}
 	return w, stdin, stdout
 }
 
-func rvChild(t *testing.T, mode, path string, env ...string) *exec.Cmd {
+func jrChild(t *testing.T, mode, path string, env ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalReviewChild$", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), "TSSTORE_REVIEW_CHILD="+mode, "TSSTORE_REVIEW_PATH="+path), env...)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestJournalRecoveryChild$", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), "TSSTORE_RECOVERY_CHILD="+mode, "TSSTORE_RECOVERY_PATH="+path), env...)
 	return cmd
 }
 
-func TestJournalReviewChild(t *testing.T) {
-	mode, path := os.Getenv("TSSTORE_REVIEW_CHILD"), os.Getenv("TSSTORE_REVIEW_PATH")
+func TestJournalRecoveryChild(t *testing.T) {
+	mode, path := os.Getenv("TSSTORE_RECOVERY_CHILD"), os.Getenv("TSSTORE_RECOVERY_PATH")
 	if mode == "" {
 		return
 	}
@@ -209,7 +211,7 @@ func TestJournalReviewChild(t *testing.T) {
 			say("OPEN-ERR %v", err)
 			os.Exit(0)
 		}
-		keys, problems := rvContent(s)
+		keys, problems := jrContent(s)
 		say("OPEN-OK recovered=%q keys=%d problems=%q", s.Recovered(), len(keys), problems)
 		say("KEYS %s", strings.Join(keys, ","))
 		if err := s.Close(); err != nil {
@@ -222,7 +224,7 @@ func TestJournalReviewChild(t *testing.T) {
 			say("OPEN-ERR %v", err)
 			os.Exit(0)
 		}
-		keys, problems := rvContent(s)
+		keys, problems := jrContent(s)
 		say("OPEN-OK keys=%d problems=%q", len(keys), problems)
 		s.Close()
 		os.Exit(0)
@@ -237,7 +239,7 @@ func TestJournalReviewChild(t *testing.T) {
 			say("ERR %v", err)
 			os.Exit(2)
 		}
-		rvMidUnitAdds(s, say)
+		jrMidUnitAdds(s, say)
 		_, spills := s.JournalStats()
 		say("MID spills=%d", spills)
 		bufio.NewReader(os.Stdin).ReadString('\n') // the parent says when to go on
@@ -261,7 +263,7 @@ func TestJournalReviewChild(t *testing.T) {
 		say("IDLE")
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		s.Begin()
-		rvMidUnitAdds(s, say)
+		jrMidUnitAdds(s, say)
 		_, spills := s.JournalStats()
 		say("KILLING spills=%d", spills)
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -347,10 +349,10 @@ func TestJournalReviewChild(t *testing.T) {
 	os.Exit(2)
 }
 
-// rvMidUnitAdds adds p/100..139 (filling free columns of the committed dataset) and, every
+// jrMidUnitAdds adds p/100..139 (filling free columns of the committed dataset) and, every
 // tenth, a series of a new family, whose define phase makes netcdf-c flush HDF5 — so the unit
 // spills (the chunk cache otherwise keeps the rewritten chunks until the commit).
-func rvMidUnitAdds(s *Store, say func(string, ...any)) {
+func jrMidUnitAdds(s *Store, say func(string, ...any)) {
 	for i := int64(100); i < 140; i++ {
 		if _, err := s.Add(gen(i), hourly("p", ramp(168, float64(i))), nil); err != nil {
 			say("ERR %v", err)
@@ -365,14 +367,14 @@ func rvMidUnitAdds(s *Store, say func(string, ...any)) {
 	}
 }
 
-func rvMidUnitKeys() string {
-	k := append(rvPKeys(0, 30), rvPKeys(100, 140)...)
+func jrMidUnitKeys() string {
+	k := append(jrPKeys(0, 30), jrPKeys(100, 140)...)
 	k = append(k, "q109/109", "q119/119", "q129/129", "q139/139")
-	return strings.Join(rvKeys(k...), ",")
+	return strings.Join(jrKeys(k...), ",")
 }
 
-// rvHot reports whether path's journal is hot (a header and at least one record).
-func rvHot(path string) bool {
+// jrHot reports whether path's journal is hot (a header and at least one record).
+func jrHot(path string) bool {
 	fi, err := os.Stat(ncshim.JournalPath(path))
 	return err == nil && fi.Size() > 48
 }
@@ -381,9 +383,9 @@ func rvHot(path string) bool {
 
 // A FIFO where the journal goes: the open must end (error or success), not wait forever for
 // a writer on the pipe while it holds the process-wide netcdf lock.
-func TestReviewJournalFIFODoesNotHangOpen(t *testing.T) {
-	path := rvBase(t, 5)
-	other := rvBase(t, 3)
+func TestJournalFIFODoesNotHangOpen(t *testing.T) {
+	path := jrBase(t, 5)
+	other := jrBase(t, 3)
 	o, err := Open(other) // another store of the process, to see whether it is blocked too
 	if err != nil {
 		t.Fatal(err)
@@ -451,10 +453,10 @@ var openChildHang = hangLimits{cpu: 60 * time.Second, wall: 10 * time.Minute}
 // given) and returns its output and whether it crashed or hung.
 func runOpenChild(t *testing.T, path string, wrap []string, env ...string) (string, bool) {
 	t.Helper()
-	cmd := rvChild(t, "open", path, env...)
+	cmd := jrChild(t, "open", path, env...)
 	if len(wrap) > 0 {
 		cmd = exec.Command(wrap[0], append(wrap[1:], cmd.Args...)...)
-		cmd.Env = append(append(os.Environ(), "TSSTORE_REVIEW_CHILD=open", "TSSTORE_REVIEW_PATH="+path), env...)
+		cmd.Env = append(append(os.Environ(), "TSSTORE_RECOVERY_CHILD=open", "TSSTORE_RECOVERY_PATH="+path), env...)
 	}
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -477,25 +479,25 @@ func runOpenChild(t *testing.T, path string, wrap []string, env ...string) (stri
 // A journal header with a valid checksum that claims a page size of 0xFFFFFFFF: tsj_recover
 // allocates TSJ_REC_LEN + page bytes in 32-bit arithmetic (16 + 0xFFFFFFFF = 15) and then reads
 // records of any length into that buffer.
-func TestReviewJournalHugePageSizeIsRefused(t *testing.T) {
-	path := rvBase(t, 30)
+func TestJournalHugePageSizeIsRefused(t *testing.T) {
+	path := jrBase(t, 30)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e0 := uint64(fi.Size())
 	data := bytes.Repeat([]byte{0x5a}, int(e0))
-	j := rvJournal{version: 2, page: 0xFFFFFFFF, e0: e0, nonce: 7, ino: fi.Sys().(*syscall.Stat_t).Ino, recs: []rvRec{{0, data}}}
-	if err := os.WriteFile(ncshim.JournalPath(path), rvEncode(j), 0o644); err != nil {
+	j := jrJournal{version: 2, page: 0xFFFFFFFF, e0: e0, nonce: 7, ino: fi.Sys().(*syscall.Stat_t).Ino, recs: []jrRec{{0, data}}}
+	if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(j), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, crashed := runOpenChild(t, path, nil)
 	if crashed || !strings.Contains(out, "OPEN-ERR") {
-		t.Errorf("a journal claiming page size 0xFFFFFFFF (crashed=%v): %s", crashed, rvTail(out))
+		t.Errorf("a journal claiming page size 0xFFFFFFFF (crashed=%v): %s", crashed, jrTail(out))
 	}
 }
 
-func rvTail(s string) string {
+func jrTail(s string) string {
 	// A crash inside C: the C library's message (the line before Go's signal dump) and the
 	// C function the signal arrived in.
 	if i := strings.Index(s, "\nSIG"); i >= 0 {
@@ -520,22 +522,22 @@ func rvTail(s string) string {
 // hotJournal makes a store of 30 series, kills a writer in the middle of a unit (4 KiB
 // overlay: many spills) and returns the store, the SHA-256 its last commit left, and the
 // parsed journal.
-func hotJournal(t *testing.T) (path, committed string, j rvJournal) {
+func hotJournal(t *testing.T) (path, committed string, j jrJournal) {
 	t.Helper()
-	path = rvBase(t, 30)
+	path = jrBase(t, 30)
 	committed = openedSHA(t, path)
 	killMidUnit(t, path, 100, 4096)
 	if sha(t, path) == committed {
 		t.Fatal("the killed unit changed nothing")
 	}
-	return path, committed, rvParseJournal(t, ncshim.JournalPath(path))
+	return path, committed, jrParseJournal(t, ncshim.JournalPath(path))
 }
 
 // A journal whose header is valid but whose records cannot be played (a page size of 0, or a
 // first record, checksum valid, that lies past E0) is not a journal this driver wrote. The
 // recovery treats the first such record as the end of the journal, reports a rollback,
 // deletes the journal and leaves the file as the killed writer left it.
-func TestReviewUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
+func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 	path, committed, j := hotJournal(t)
 	if len(j.recs) < 2 {
 		t.Fatalf("only %d records", len(j.recs))
@@ -548,12 +550,12 @@ func TestReviewUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases := map[string]rvJournal{}
+	cases := map[string]jrJournal{}
 	zero := j
 	zero.page = 0
 	cases["page size 0"] = zero
 	beyond := j
-	beyond.recs = append([]rvRec{{j.e0 + 4096, make([]byte, 4096)}}, j.recs...)
+	beyond.recs = append([]jrRec{{j.e0 + 4096, make([]byte, 4096)}}, j.recs...)
 	cases["first record past E0"] = beyond
 	big := j
 	big.page = 1 << 31 // a bigger page than the driver writes: the genuine records still fit
@@ -562,7 +564,7 @@ func TestReviewUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 		if err := os.WriteFile(path, ncAfterKill, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(ncshim.JournalPath(path), rvEncode(bad), 0o644); err != nil {
+		if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		report, err := ncshim.Recover(path, true)
@@ -583,9 +585,9 @@ func TestReviewUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 // journal of store A is left beside store B's (longer) pair — B restored from a backup into
 // A's place, say. Recovery only checks that the file is at least E0 long, so it writes A's
 // pages into B's file and deletes the journal before anything looks at the result.
-func TestReviewHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
+func TestJournalHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
 	pathA, _, _ := hotJournal(t)
-	pathB := rvBase(t, 200) // a bigger store, cleanly closed
+	pathB := jrBase(t, 200) // a bigger store, cleanly closed
 	// Restored the way rsync or mv restores, a new file renamed into place. (A copy written
 	// into A's own inode is not told apart: the journal names its file by inode and length —
 	// a limit the README states.)
@@ -609,7 +611,7 @@ func TestReviewHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
 		ro, rerr := OpenReadOnly(pathA)
 		state := fmt.Sprint(rerr)
 		if rerr == nil {
-			keys, problems := rvContent(ro)
+			keys, problems := jrContent(ro)
 			state = fmt.Sprintf("%d of 200 series listed, %d problems (%s)", len(keys), len(problems), first(problems))
 			ro.Close()
 		}
@@ -618,9 +620,9 @@ func TestReviewHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
 	}
 }
 
-// rvSummary shortens an "open" child's report: the open's outcome, the keys and the number
+// jrSummary shortens an "open" child's report: the open's outcome, the keys and the number
 // of problems with the first one.
-func rvSummary(out string) string {
+func jrSummary(out string) string {
 	for _, l := range strings.Split(out, "\n") {
 		if strings.HasPrefix(l, "OPEN-ERR") {
 			return l
@@ -640,7 +642,7 @@ func rvSummary(out string) string {
 			return l
 		}
 	}
-	return rvTail(out)
+	return jrTail(out)
 }
 
 func mustRead(t *testing.T, p string) []byte {
@@ -664,13 +666,13 @@ func first(s []string) string {
 // Create does not look at it, and the new store's driver reuses the file as its journal
 // without truncating it. Killed before its first spill, the new store is then refused
 // (or, were it the longer file, rolled "back" with the old store's pages).
-func TestReviewCreateBesideAStaleJournal(t *testing.T) {
+func TestJournalCreateBesideAStaleJournal(t *testing.T) {
 	pathA, _, _ := hotJournal(t)
 	pathB := filepath.Join(t.TempDir(), "system.nc")
 	if err := os.WriteFile(ncshim.JournalPath(pathB), mustRead(t, ncshim.JournalPath(pathA)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, _ := rvChild(t, "create-kill", pathB).CombinedOutput()
+	out, _ := jrChild(t, "create-kill", pathB).CombinedOutput()
 	if !strings.Contains(string(out), "CREATED") {
 		t.Fatalf("child: %s", out)
 	}
@@ -690,7 +692,7 @@ func TestReviewCreateBesideAStaleJournal(t *testing.T) {
 // of the unit; tsj_recover unlinks any file there that is not a hot journal. A store whose
 // path is another store's journal name ("a.nc-journal" beside "a.nc") is destroyed by the
 // first commit of "a.nc".
-func TestReviewJournalNameOfAnotherFile(t *testing.T) {
+func TestJournalNameOfAnotherFile(t *testing.T) {
 	dir := t.TempDir()
 	other := filepath.Join(dir, "a.nc-journal")
 	o, err := Create(other, nil)
@@ -729,21 +731,21 @@ func TestReviewJournalNameOfAnotherFile(t *testing.T) {
 // (it ignores ENOSYS), but tsj_recover's probe lock fails and it returns "nothing to do": the
 // writable open then runs on the half-written file, and its first spill overwrites the hot
 // journal with a new header. The rollback is lost.
-func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
+func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 	strace := requireTool(t, "strace")
 	noFlock := []string{strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=flock", "-e", "inject=flock:error=ENOSYS"}
 	path, committed, _ := hotJournal(t)
 	// A read-only open must refuse the hot journal; with the probe lock failing it does not
 	// look at it.
-	ro := rvChild(t, "openro", path)
+	ro := jrChild(t, "openro", path)
 	ro = exec.Command(noFlock[0], append(noFlock[1:], ro.Args...)...)
-	ro.Env = append(os.Environ(), "TSSTORE_REVIEW_CHILD=openro", "TSSTORE_REVIEW_PATH="+path)
+	ro.Env = append(os.Environ(), "TSSTORE_RECOVERY_CHILD=openro", "TSSTORE_RECOVERY_PATH="+path)
 	if out, _ := ro.CombinedOutput(); !strings.Contains(string(out), "hot journal") {
-		t.Errorf("a read-only open beside a hot journal, flock failing ENOSYS, did not refuse it: %s", rvSummary(string(out)))
+		t.Errorf("a read-only open beside a hot journal, flock failing ENOSYS, did not refuse it: %s", jrSummary(string(out)))
 	}
 	out, crashed := runOpenChild(t, path, noFlock)
 	if crashed {
-		t.Fatalf("the child crashed: %s", rvTail(out))
+		t.Fatalf("the child crashed: %s", jrTail(out))
 	}
 	_, jerr := os.Stat(ncshim.JournalPath(path))
 	if !strings.Contains(out, "recovered=\"rolled") {
@@ -752,11 +754,11 @@ func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 	}
 	// The same after kills at other points of a unit (the strace sweep's writer, killed at
 	// its k-th pwritev): how often is what the un-rolled-back open leaves damaged?
-	template := rvBase(t, 30)
+	template := jrBase(t, 30)
 	damaged, tried := 0, 0
 	for k := 2; k <= 40; k += 6 {
-		p := rvCopyStore(t, template)
-		if _, finished := straceKill(t, strace, "units", p, "pwritev", "signal=SIGKILL", k); finished || !rvHot(p) {
+		p := jrCopyStore(t, template)
+		if _, finished := straceKill(t, strace, "units", p, "pwritev", "signal=SIGKILL", k); finished || !jrHot(p) {
 			continue
 		}
 		tried++
@@ -764,7 +766,7 @@ func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 		after, crashed2 := runOpenChild(t, p, nil)
 		if crashed || crashed2 || !strings.Contains(out+after, "problems=[]") || !strings.Contains(after, "OPEN-OK") {
 			damaged++
-			t.Logf("pwritev #%d: then an open without flock, then a normal open: %s", k, rvSummary(after))
+			t.Logf("pwritev #%d: then an open without flock, then a normal open: %s", k, jrSummary(after))
 		}
 	}
 	if damaged > 0 {
@@ -775,9 +777,9 @@ func TestReviewHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 // With HDF5_USE_FILE_LOCKING=FALSE (what HPC sites set where flock is unsupported) HDF5
 // never calls the driver's lock, so a live writer holds no flock, and a writable open in
 // another process rolls the live writer's file back in the middle of its unit.
-func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
-	path := rvBase(t, 30)
-	w, stdin, stdout := rvPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
+func TestJournalLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
+	path := jrBase(t, 30)
+	w, stdin, stdout := jrPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
 	jp := ncshim.JournalPath(path)
 	var jst syscall.Stat_t
 	if err := syscall.Stat(jp, &jst); err != nil {
@@ -789,7 +791,7 @@ func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 	var now syscall.Stat_t
 	journalGone := syscall.Stat(jp, &now) != nil || now.Ino != jst.Ino
 	touched := sha(t, path) != duringUnit
-	t.Logf("second open: %s", rvTail(out))
+	t.Logf("second open: %s", jrTail(out))
 	io.WriteString(stdin, "go\n")
 	rest, _ := io.ReadAll(stdout)
 	w.Wait()
@@ -797,8 +799,8 @@ func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 	s, err := Open(path)
 	state := fmt.Sprint(err)
 	if err == nil {
-		keys, problems := rvContent(s)
-		state = fmt.Sprintf("%d series (the writer committed 74: same set %v), %d problems (%s)", len(keys), strings.Join(keys, ",") == rvMidUnitKeys(), len(problems), first(problems))
+		keys, problems := jrContent(s)
+		state = fmt.Sprintf("%d series (the writer committed 74: same set %v), %d problems (%s)", len(keys), strings.Join(keys, ",") == jrMidUnitKeys(), len(problems), first(problems))
 		s.Close()
 	}
 	if journalGone || touched {
@@ -809,7 +811,7 @@ func TestReviewLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 
 // ---- 2/6. a kill at every ordering point ---------------------------------------------------
 
-func rvCopyStore(t *testing.T, from string) string {
+func jrCopyStore(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), "system.nc")
 	for _, suf := range []string{"", CatalogSuffix} {
@@ -823,12 +825,12 @@ func rvCopyStore(t *testing.T, from string) string {
 // The states the "units" writer can leave after printing stage (0: nothing yet, 1: "C1", 2:
 // "C2"): its first unit is a transaction; in its second each add commits by itself (write
 // buffer 0), so any prefix of the w series may be there.
-func rvUnitStates(stage int) map[string]bool {
-	s0 := rvPKeys(0, 30)
-	s1 := append(rvPKeys(5, 30), rvPKeys(100, 130)...)
+func jrUnitStates(stage int) map[string]bool {
+	s0 := jrPKeys(0, 30)
+	s1 := append(jrPKeys(5, 30), jrPKeys(100, 130)...)
 	s1 = append(s1, "q109/109", "q119/119", "q129/129")
 	out := map[string]bool{}
-	add := func(k []string) { out[strings.Join(rvKeys(append([]string(nil), k...)...), ",")] = true }
+	add := func(k []string) { out[strings.Join(jrKeys(append([]string(nil), k...)...), ",")] = true }
 	if stage == 0 {
 		add(s0)
 	}
@@ -852,7 +854,7 @@ func rvUnitStates(stage int) map[string]bool {
 // syscall sc; it returns the writer's output and whether it ran to the end.
 func straceKill(t *testing.T, strace, mode, path, sc, action string, n int) (string, bool) {
 	t.Helper()
-	child := rvChild(t, mode, path, "TSSTORE_JOURNAL_SPILL=4096")
+	child := jrChild(t, mode, path, "TSSTORE_JOURNAL_SPILL=4096")
 	cmd := exec.Command(strace, append([]string{"-f", "-qq", "-o", "/dev/null", "-e", "trace=" + sc,
 		"-e", fmt.Sprintf("inject=%s:%s:when=%d", sc, action, n)}, child.Args...)...)
 	cmd.Env = child.Env
@@ -863,29 +865,29 @@ func straceKill(t *testing.T, strace, mode, path, sc, action string, n int) (str
 // Kill the writer at the n-th fdatasync / fsync / ftruncate / pwritev / unlink / flock for
 // every n its two units and its close make: the next writable open must find exactly the
 // state of the last commit, or that of the unit the kill cut (its COMMIT was durable).
-func TestReviewKillAtEverySyncPoint(t *testing.T) {
-	rvSweep(t, "units", "signal=SIGKILL", func(stage int) map[string]bool { return rvUnitStates(stage) })
+func TestJournalKillAtEverySyncPoint(t *testing.T) {
+	jrSweep(t, "units", "signal=SIGKILL", func(stage int) map[string]bool { return jrUnitStates(stage) })
 }
 
 // The same points with the call failing (EIO) instead: the writer sees errors, closes, and
 // the next open must again find a committed state.
-func TestReviewIOErrorAtEverySyncPoint(t *testing.T) {
-	rvSweep(t, "units", "error=EIO", func(stage int) map[string]bool { return rvUnitStates(stage) })
+func TestJournalIOErrorAtEverySyncPoint(t *testing.T) {
+	jrSweep(t, "units", "error=EIO", func(stage int) map[string]bool { return jrUnitStates(stage) })
 }
 
 // A compaction (the unit that frees and moves the most, and lets HDF5 shrink the file)
 // killed at every point.
-func TestReviewKillCompactionAtEverySyncPoint(t *testing.T) {
-	rvSweep(t, "compact", "signal=SIGKILL", func(stage int) map[string]bool {
-		out := map[string]bool{strings.Join(rvPKeys(25, 30), ","): true}
+func TestJournalKillCompactionAtEverySyncPoint(t *testing.T) {
+	jrSweep(t, "compact", "signal=SIGKILL", func(stage int) map[string]bool {
+		out := map[string]bool{strings.Join(jrPKeys(25, 30), ","): true}
 		if stage == 0 {
-			out[strings.Join(rvKeys(rvPKeys(0, 30)...), ",")] = true
+			out[strings.Join(jrKeys(jrPKeys(0, 30)...), ",")] = true
 		}
 		return out
 	})
 }
 
-func rvSweep(t *testing.T, mode, action string, states func(stage int) map[string]bool) {
+func jrSweep(t *testing.T, mode, action string, states func(stage int) map[string]bool) {
 	if testing.Short() {
 		t.Skip("a sweep of a few hundred child processes")
 	}
@@ -893,19 +895,19 @@ func rvSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 		t.Skip("runs without the race detector (make test runs the sweeps on their own): a few hundred children under -race take minutes")
 	}
 	strace := requireTool(t, "strace")
-	template := rvBase(t, 30)
+	template := jrBase(t, 30)
 	syscalls := []string{"fdatasync", "fsync", "ftruncate", "pwritev", "unlink"}
-	if v := os.Getenv("TSSTORE_REVIEW_SYSCALLS"); v != "" {
+	if v := os.Getenv("TSSTORE_RECOVERY_SYSCALLS"); v != "" {
 		syscalls = strings.Split(v, ",")
 	}
 	for _, sc := range syscalls {
 		runs, rolled := 0, 0
 		step := 1
-		if v := os.Getenv("TSSTORE_REVIEW_STEP"); v != "" {
+		if v := os.Getenv("TSSTORE_RECOVERY_STEP"); v != "" {
 			fmt.Sscan(v, &step)
 		}
 		for n := 1; n < 5000; n += step {
-			path := rvCopyStore(t, template)
+			path := jrCopyStore(t, template)
 			out, finished := straceKill(t, strace, mode, path, sc, action, n)
 			if finished {
 				if n == 1 {
@@ -925,11 +927,11 @@ func rvSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 				rolled++
 			}
 			if crashed || !strings.Contains(check, "OPEN-OK") {
-				t.Errorf("%s #%d (after stage %d): the open failed: %s", sc, n, stage, rvTail(check))
+				t.Errorf("%s #%d (after stage %d): the open failed: %s", sc, n, stage, jrTail(check))
 				continue
 			}
 			if !strings.Contains(check, "problems=[]") {
-				t.Errorf("%s #%d (after stage %d): %s", sc, n, stage, rvTail(check))
+				t.Errorf("%s #%d (after stage %d): %s", sc, n, stage, jrTail(check))
 			}
 			var keys string
 			for _, l := range strings.Split(check, "\n") {
@@ -938,7 +940,7 @@ func rvSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 				}
 			}
 			if !states(stage)[keys] {
-				t.Errorf("%s #%d (after stage %d): the store holds %d keys, neither the last commit's nor the cut unit's (writer: %s)", sc, n, stage, strings.Count(keys, ",")+1, rvTail(out))
+				t.Errorf("%s #%d (after stage %d): the store holds %d keys, neither the last commit's nor the cut unit's (writer: %s)", sc, n, stage, strings.Count(keys, ",")+1, jrTail(out))
 			}
 		}
 		t.Logf("%s: %d kill points, %d opens rolled back", sc, runs, rolled)
@@ -947,9 +949,9 @@ func rvSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 
 // With HDF5's locking on, opens beside a live writer in the middle of a unit (its journal
 // hot) are refused and change nothing; the writer then commits.
-func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
-	path := rvBase(t, 30)
-	w, stdin, stdout := rvPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
+func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
+	path := jrBase(t, 30)
+	w, stdin, stdout := jrPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
 	jp := ncshim.JournalPath(path)
 	before := sha(t, path) + sha(t, jp) + sha(t, CatalogPath(path))
 	if s, err := OpenReadOnly(path); err == nil {
@@ -966,7 +968,7 @@ func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
 	}
 	out, _ := runOpenChild(t, path, nil)
 	if !strings.Contains(out, "OPEN-ERR") {
-		t.Errorf("a writable open in a third process: %s", rvTail(out))
+		t.Errorf("a writable open in a third process: %s", jrTail(out))
 	}
 	if sha(t, path)+sha(t, jp)+sha(t, CatalogPath(path)) != before {
 		t.Error("the refused opens changed the live writer's files")
@@ -982,8 +984,8 @@ func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	keys, problems := rvContent(s)
-	if strings.Join(keys, ",") != rvMidUnitKeys() || len(problems) > 0 {
+	keys, problems := jrContent(s)
+	if strings.Join(keys, ",") != jrMidUnitKeys() || len(problems) > 0 {
 		t.Errorf("after the writer committed: %d keys, problems %q", len(keys), problems)
 	}
 }
@@ -991,8 +993,8 @@ func TestReviewOpensBesideALiveWritersHotJournal(t *testing.T) {
 // A failure (FailForTesting) in the middle of a unit that has already spilled committed
 // pages into the file: the commit fails, Close closes, the journal stays hot, and a reopen in
 // the same process rolls the file back to exactly its last commit.
-func TestReviewFailureAfterSpillsThenReopenInProcess(t *testing.T) {
-	path := rvBase(t, 30)
+func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
+	path := jrBase(t, 30)
 	committed := openedSHA(t, path)
 	ncshim.SetJournalSpill(4096)
 	s, err := Open(path)
@@ -1004,7 +1006,7 @@ func TestReviewFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	if err := s.Begin(); err != nil {
 		t.Fatal(err)
 	}
-	rvMidUnitAdds(s, func(f string, a ...any) { t.Fatalf(f, a...) })
+	jrMidUnitAdds(s, func(f string, a ...any) { t.Fatalf(f, a...) })
 	_, spills := s.JournalStats()
 	if fi, err := os.Stat(ncshim.JournalPath(path)); spills < 2 || err != nil || fi.Size() <= 48 {
 		t.Fatalf("the unit did not spill (%d spills, %v)", spills, err)
@@ -1030,8 +1032,8 @@ func TestReviewFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	if got := sha(t, path); got != committed {
 		t.Errorf("the reopened file is not the file of the last commit")
 	}
-	keys, problems := rvContent(s2)
-	if strings.Join(keys, ",") != strings.Join(rvKeys(rvPKeys(0, 30)...), ",") || len(problems) > 0 {
+	keys, problems := jrContent(s2)
+	if strings.Join(keys, ",") != strings.Join(jrKeys(jrPKeys(0, 30)...), ",") || len(problems) > 0 {
 		t.Errorf("after the reopen: %d keys, problems %q", len(keys), problems)
 	}
 }
@@ -1040,7 +1042,7 @@ func TestReviewFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 // persisted and read-only opens among them: every writable file is journalled, every open
 // arms and disarms under the netcdf lock, nothing is left armed for the read-only or
 // in-memory files, and every store reads back.
-func TestReviewManyStoresFromManyGoroutines(t *testing.T) {
+func TestJournalManyStoresFromManyGoroutines(t *testing.T) {
 	dir := t.TempDir()
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
@@ -1109,7 +1111,7 @@ func TestReviewManyStoresFromManyGoroutines(t *testing.T) {
 					fail("read-only: %v", err)
 					return
 				}
-				keys, problems := rvContent(r)
+				keys, problems := jrContent(r)
 				if len(keys) != 30+10*round || len(problems) > 0 || r.Journalled() {
 					fail("round %d: %d keys, %q, journalled read-only: %v", round, len(keys), problems, r.Journalled())
 				}
@@ -1126,7 +1128,7 @@ func TestReviewManyStoresFromManyGoroutines(t *testing.T) {
 
 // A kill in the middle of the rollback itself (at its k-th page write, its truncation, its
 // fsyncs, the journal's removal): the next recovery must still produce the last commit.
-func TestReviewKillDuringRecovery(t *testing.T) {
+func TestJournalKillDuringRecovery(t *testing.T) {
 	strace := requireTool(t, "strace")
 	path, committed, j := hotJournal(t)
 	hot := map[string][]byte{}
@@ -1151,7 +1153,7 @@ func TestReviewKillDuringRecovery(t *testing.T) {
 			report, err := ncshim.Recover(path, true)
 			if err != nil || sha(t, path) != committed {
 				t.Errorf("killed at %s #%d of the recovery (%s): the next recovery said %q, %v; the file is its last commit: %v",
-					sc, n, rvTail(out), report, err, sha(t, path) == committed)
+					sc, n, jrTail(out), report, err, sha(t, path) == committed)
 			}
 		}
 	}
@@ -1165,7 +1167,7 @@ func TestReviewKillDuringRecovery(t *testing.T) {
 // straddling E0, partial last pages, chunks that move and shrink): every read must agree,
 // the journalled file must hold the sec2 file's bytes after every sync (it may be longer:
 // it never shrinks below E0 in a unit), and the closed files must be identical.
-func TestReviewDriverMatchesSec2(t *testing.T) {
+func TestJournalDriverMatchesSec2(t *testing.T) {
 	if testing.Short() {
 		t.Skip("40 seeds")
 	}
@@ -1174,17 +1176,17 @@ func TestReviewDriverMatchesSec2(t *testing.T) {
 		seeds = append(seeds, s)
 	}
 	spills := []int{4096, 8192, 12288, 65536}
-	if v := os.Getenv("TSSTORE_REVIEW_SEED"); v != "" {
+	if v := os.Getenv("TSSTORE_RECOVERY_SEED"); v != "" {
 		var seed int64
 		fmt.Sscan(v, &seed)
 		seeds = []int64{seed}
 	}
 	for _, seed := range seeds {
-		rvDiff(t, seed, spills[seed%4])
+		jrDiff(t, seed, spills[seed%4])
 	}
 }
 
-func rvDiff(t *testing.T, seed int64, spill int) {
+func jrDiff(t *testing.T, seed int64, spill int) {
 	t.Helper()
 	dir := t.TempDir()
 	paths := []string{filepath.Join(dir, "plain.nc"), filepath.Join(dir, "jour.nc")}
@@ -1196,7 +1198,7 @@ func rvDiff(t *testing.T, seed int64, spill int) {
 	}
 	var jour netcdf.Dataset
 	var j *ncshim.Journal
-	if os.Getenv("TSSTORE_REVIEW_CONTROL") != "" { // both through sec2: is HDF5 deterministic?
+	if os.Getenv("TSSTORE_RECOVERY_CONTROL") != "" { // both through sec2: is HDF5 deterministic?
 		jour, err = netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
 	} else {
 		ncshim.SetJournalSpill(spill)
@@ -1246,7 +1248,7 @@ func rvDiff(t *testing.T, seed int64, spill int) {
 					}
 				}
 			}
-			if os.Getenv("TSSTORE_REVIEW_DUMP") != "" {
+			if os.Getenv("TSSTORE_RECOVERY_DUMP") != "" {
 				os.WriteFile("/tmp/rv_plain.nc", a, 0o644)
 				os.WriteFile("/tmp/rv_jour.nc", b, 0o644)
 			}
@@ -1391,8 +1393,8 @@ func rvDiff(t *testing.T, seed int64, spill int) {
 
 // JournalStats after Close reads the tsj_file that drv_close freed (ncFile.journal is never
 // cleared): here it reports the counters of whichever file now occupies that memory.
-func TestReviewJournalStatsAfterClose(t *testing.T) {
-	path := rvBase(t, 30)
+func TestJournalStatsAfterClose(t *testing.T) {
+	path := jrBase(t, 30)
 	ncshim.SetJournalSpill(4096)
 	defer ncshim.SetJournalSpill(0)
 	a, err := Open(path)
@@ -1407,7 +1409,7 @@ func TestReviewJournalStatsAfterClose(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	pathB := rvBase(t, 3)
+	pathB := jrBase(t, 3)
 	b, err := Open(pathB)
 	if err != nil {
 		t.Fatal(err)
