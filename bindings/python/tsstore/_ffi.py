@@ -23,6 +23,7 @@ EXPECTED_VERSION = raw.TSSTORE_VERSION_NUMBER
 byref, sizeof, addressof, memmove, cast, string_at = (ctypes.byref, ctypes.sizeof, ctypes.addressof, ctypes.memmove,
                                                       ctypes.cast, ctypes.string_at)
 c_int32, c_int64, c_size_t, c_char_p, c_void_p = ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_void_p
+c_uint8 = ctypes.c_uint8
 
 
 def _candidates() -> list[pathlib.Path]:
@@ -150,4 +151,4 @@ def set_log_callback(fn: Callable[[str], None] | None) -> None:
 
 
 __all__ = ["lib", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
-           "sizeof", "addressof", "memmove", "numpy_dtype", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]
+           "sizeof", "addressof", "memmove", "numpy_dtype", "c_uint8", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]
