@@ -127,7 +127,7 @@ static void test_inference(void) {
     /* Not a timeline: too few, or not increasing. */
     REFUSE(tsstore_infer_resolution(t, 1, &regular, &res), TSSTORE_E_INVALID_PARAMETER, "two");
     int64_t back[3] = {T0, T0 + HOUR, T0};
-    REFUSE(tsstore_infer_resolution(back, 3, &regular, &res), TSSTORE_E_INVALID_PARAMETER, "entry 2");
+    REFUSE(tsstore_infer_resolution(back, 3, &regular, &res), TSSTORE_E_INVALID_PARAMETER, "timestamps_ms[2]");
 }
 
 int main(void) {
