@@ -46,7 +46,7 @@ func alignedBuffer(n int) []byte {
 }
 
 // bytesOf views a slice of fixed-size values as bytes (for toC).
-func bytesOf[T int64 | float64 | uintptr](v []T) []byte {
+func bytesOf[T int64 | float64](v []T) []byte {
 	if len(v) == 0 {
 		return nil
 	}
@@ -54,7 +54,7 @@ func bytesOf[T int64 | float64 | uintptr](v []T) []byte {
 }
 
 // valuesFromC copies n fixed-size values out of caller memory.
-func valuesFromC[T int64 | float64 | uintptr](p unsafe.Pointer, n int) []T {
+func valuesFromC[T int64 | float64](p unsafe.Pointer, n int) []T {
 	out := make([]T, n)
 	if n > 0 {
 		C.memcpy(unsafe.Pointer(&out[0]), p, C.size_t(n*int(unsafe.Sizeof(out[0]))))
@@ -204,11 +204,6 @@ func logCall(name string, before, after core.Stats, took time.Duration) {
 		name, after.ChunkReads-before.ChunkReads, after.NCWrites-before.NCWrites, after.DefinePhases-before.DefinePhases,
 		after.ColumnsFreed-before.ColumnsFreed, after.Pending, after.PendingBytes,
 		float64(after.NetCDFTime-before.NetCDFTime)/1e6, float64(took)/1e6)
-}
-
-// cString reads the C string at an address taken from a caller's array of char pointers.
-func cString(p uintptr) string {
-	return C.GoString((*C.char)(unsafe.Add(unsafe.Pointer(nil), p)))
 }
 
 // putElements copies a slice of 8-byte elements into buf[capacity] (counted in elements).
