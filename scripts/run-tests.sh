@@ -126,6 +126,11 @@ group journal-sweeps "${gotest[@]}" -run='^TestJournal(Kill|IOError)AtEverySyncP
 # The Python environment, then the C library's ctest suite (which runs the Python tests
 # too when the environment exists).
 group pyenv "$MAKE" --no-print-directory pyenv
+# The distributable package: sdist, a wheel built from it, auditwheel's manylinux repair, ldd
+# on every bundled library, and the README quickstart from the installed wheel with the
+# system's netcdf-c and HDF5 hidden in a mount namespace, each beside a negative control
+# (the unrepaired wheel must fail both).
+group wheel ./scripts/test-wheel.sh
 group ctest "$MAKE" --no-print-directory ctest
 
 summary
