@@ -20,8 +20,8 @@
 #      them. Negative control: the unrepaired package, in the same namespace, must fail to
 #      import, naming a hidden library.
 #
-# Needs root (unshare -m, mount --bind), Go, gcc, libnetcdf-dev, and PyPI for the tools and
-# numpy.
+# Needs Go, gcc, libnetcdf-dev, PyPI (for the tools and numpy), and root for unshare -m and
+# mount --bind, or else unprivileged user namespaces (unshare --user --map-root-user).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -30,7 +30,9 @@ trap 'rm -rf "$work"' EXIT
 step() { echo "--- wheel: $*"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || fail "the wheel test needs root (unshare -m, mount --bind)"
+ns=(unshare --mount --propagation private)
+[ "$(id -u)" -eq 0 ] || ns=(unshare --user --map-root-user --mount --propagation private)
+"${ns[@]}" true || fail "cannot make a mount namespace (${ns[*]}): the test needs root or user namespaces"
 
 step "1. sdist, wheel from the sdist, auditwheel repair (scripts/build-wheel.sh)"
 WHEELHOUSE="$work/wheelhouse" WHEEL_BUILD="$work/build" ./scripts/build-wheel.sh
@@ -94,7 +96,7 @@ echo "hidden: $(xargs -n1 basename <"$work/hide.txt" | sort | tr '\n' ' ')"
 hidden() {
   local dir=$1
   shift
-  unshare --mount --propagation private -- env -u TSSTORE_LIBRARY WORK="$work" DIR="$dir" bash -c '
+  "${ns[@]}" -- env -u TSSTORE_LIBRARY WORK="$work" DIR="$dir" bash -c '
     set -e
     while read -r f; do mount --bind "$WORK/empty" "$f"; done <"$WORK/hide.txt"
     for so in libnetcdf.so.19 libhdf5_serial.so.103; do
