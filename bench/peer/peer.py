@@ -34,24 +34,25 @@ The calls on each side:
     forecast read   forecast_reader(DETERMINISTIC,       build_forecast_reader(Deterministic,
                     "PT1H", keys), read_window(i)        "PT1H"), forecast_read(reader, t_i)
 
-Durability. tsstore's flush() ends with fdatasync of the NetCDF file (and of its journal when
-written) and a committed SQLite transaction (synchronous=FULL), so the batch survives a power
-loss. infrastore 0.15.1's add_time_series_bulk writes the arrays into the HDF5 file and
-commits the catalog into SQLite's WAL without an fsync; its flush() checkpoints the WAL with
-an fsync of the WAL and of the catalog, but no call of its (add, flush, close) fsyncs the
-HDF5 file (strace: no fsync or fdatasync on it), so its arrays sit in the page cache,
-safe from a process crash but not from a power loss. To compare equal durability, the
-infrastore figure adds os.fsync of the .h5 file after flush(); its own figure without it is
-printed too (add_..._own_us).
+Durability. tsstore's flush() ends with fdatasync of the NetCDF file (and of its journal
+when written) and a committed SQLite transaction (rollback journal, SQLite's default
+synchronous FULL), so the batch survives a power loss. infrastore 0.15.1's
+add_time_series_bulk writes the arrays into the HDF5 file and commits the catalog into
+SQLite's WAL without an fsync; its flush() checkpoints the WAL with an fsync of the WAL and
+of the catalog, but no call of its (add, flush, close) fsyncs the HDF5 file (strace: no
+fsync or fdatasync on it), so its arrays sit in the page cache, safe from a process crash
+but not from a power loss. To compare equal durability, the infrastore figure adds os.fsync
+of the .h5 file after flush(); its own figure without it is printed too (add_..._own_us).
 
 Both sides get the same data: series i holds arange(L) + i (f64), hourly from
 2030-01-01T00:00Z (aware UTC datetimes), owner i of type PowerLoad, name max_active_power;
 forecast i holds arange(24 × W).reshape(24, W) + i, daily windows of 24 h. Store creation,
 building the inputs, reopening read-only and building readers are not timed. The reads run
-on stores reopened read-only. The reader figures time only the call that reads a step or
-window: tsstore's returns the values as one numpy array, while infrastore's fills its
-buffers and hands them over by a further group_values / entry_values call, left out of its
-time. Every read is checked against the values written.
+on stores reopened read-only; the bulk read is the first read after the open. The reader
+figures time only the call that reads a step or window: tsstore's returns the values as one
+numpy array, while infrastore's fills its buffers and hands them over by a further
+group_values / entry_values call, left out of its time. Every read is checked against the
+values written.
 """
 import datetime as dt
 import os
