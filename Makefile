@@ -3,9 +3,10 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv pytest wheel clean
+.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv peerenv pytest wheel clean
 
 VENV ?= .venv
+PEER_VENV ?= .venv-peer
 
 CMAKE_BUILD ?= build/cmake
 
@@ -38,7 +39,7 @@ demo-go: deps
 
 # Benchmarks: Markdown table on stdout, JSON in $(OUT)/bench.json. BENCH_FLAGS narrows them,
 # e.g. BENCH_FLAGS="-workloads forecast-add".
-bench: deps clib pyenv
+bench: deps clib pyenv peerenv
 	mkdir -p $(OUT)
 	$(GO) run $(GOFLAGS) ./bench -json $(OUT)/bench.json $(BENCH_FLAGS)
 
@@ -64,6 +65,16 @@ pyenv: deps
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask pandas tree-sitter tree-sitter-julia
 	$(VENV)/bin/pip install -q --disable-pip-version-check ./bindings/python
+
+# The python-peer benchmark's environment, kept apart from $(VENV) so that the tests never see
+# the other implementation: numpy, the package from bindings/python, and infrastore (the other
+# implementation of the format, a wheel from PyPI) at the version the figures name. Without
+# network infrastore is left out and the workload says so and skips.
+peerenv: deps
+	test -x $(PEER_VENV)/bin/python || python3 -m venv $(PEER_VENV)
+	$(PEER_VENV)/bin/pip install -q --disable-pip-version-check numpy ./bindings/python
+	$(PEER_VENV)/bin/pip install -q --disable-pip-version-check infrastore==0.15.1 || \
+		echo "peerenv: infrastore==0.15.1 could not be installed (no network?): python-peer will skip"
 
 # The binding's tests against the installed package, its type check, and the README quickstart
 # in a fresh virtual environment (ctest runs the same three under the label python).
