@@ -154,6 +154,13 @@ func lookupIn(l *C.tsstore_lookup, field string) (core.Lookup, error) {
 	if q.Interval, err = periodIn(l.interval, field+".interval"); err != nil {
 		return q, err
 	}
+	switch l.flags {
+	case 0:
+	case C.TSSTORE_LOOKUP_EXACT_FEATURES:
+		q.ExactFeatures = true
+	default:
+		return q, invalidArg("%s.flags: unknown flags %d (0 or TSSTORE_LOOKUP_EXACT_FEATURES)", field, int32(l.flags))
+	}
 	q.Features, err = featuresIn(l.features_json, field+".features_json")
 	return q, err
 }
@@ -278,6 +285,7 @@ func fillInfo(m *core.Metadata, ext *core.Extent, base unsafe.Pointer, so infoSt
 	k := &in.key
 	k.struct_size = C.uint32_t(lookupSize)
 	k.series_type, k.owner_id, k.owner_category = C.int32_t(m.Type), C.int64_t(m.OwnerID), C.int32_t(m.OwnerCategory)
+	k.flags = C.TSSTORE_LOOKUP_EXACT_FEATURES // a stored key names its own feature set
 	k.name, k.features_json = at(base, so.name), at(base, so.features)
 	k.resolution, k.interval = periodOut(m.Resolution), periodOut(m.Interval)
 	in.owner_type, in.units, in.ext = at(base, so.ownerType), at(base, so.units), at(base, so.ext)

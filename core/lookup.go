@@ -20,6 +20,9 @@ type Lookup struct {
 	Resolution    *Period
 	Interval      *Period
 	Features      Features
+	// ExactFeatures takes only the series whose features are exactly Features (nil meaning
+	// none), never one whose set includes them: what a held Key means.
+	ExactFeatures bool
 }
 
 // Lookup is the lookup naming exactly k's series.
@@ -29,7 +32,8 @@ func (k Key) Lookup() Lookup {
 	if fs == nil {
 		fs = Features{}
 	}
-	return Lookup{OwnerID: k.OwnerID, OwnerCategory: &c, Type: &t, Name: k.Name, Resolution: &r, Interval: &iv, Features: fs}
+	return Lookup{OwnerID: k.OwnerID, OwnerCategory: &c, Type: &t, Name: k.Name, Resolution: &r, Interval: &iv,
+		Features: fs, ExactFeatures: true}
 }
 
 // lookupCandidates bounds how many matches an ambiguity error lists.
@@ -69,7 +73,7 @@ func (s *Store) HasMatch(q Lookup) (bool, error) {
 	defer s.mu.Unlock()
 	if k, ok := q.exactKey(); ok {
 		found, err := s.exists(k)
-		if err != nil || found {
+		if err != nil || found || q.ExactFeatures {
 			return found, withOp(op, err)
 		}
 	}
@@ -108,7 +112,7 @@ func concreteTypes(t SeriesType) []SeriesType {
 func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
 	if k, ok := q.exactKey(); ok {
 		r, m, err := s.lookupMetadata(k, k.Features)
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, ErrNotFound) || q.ExactFeatures {
 			return r, m, err
 		}
 	}
@@ -135,11 +139,19 @@ func (s *Store) matchRows(q Lookup, limit int) ([]catalog.Row, error) {
 		return nil, err
 	}
 	cf.Limit = limit
+	if q.ExactFeatures {
+		fs := q.Features
+		if fs == nil {
+			fs = Features{}
+		}
+		h := fs.hash()
+		cf.Features, cf.FeaturesHash = nil, h[:]
+	}
 	rows, err := s.cat.List(cf)
 	if err != nil {
 		return nil, wrapIO("", err, "looking up the series")
 	}
-	if q.Features == nil || len(rows) < 2 {
+	if q.Features == nil || q.ExactFeatures || len(rows) < 2 {
 		return rows, nil
 	}
 	// Several series include the features asked for: one whose set is exactly those wins.
@@ -171,10 +183,14 @@ func (s *Store) ambiguous(q Lookup, rows []catalog.Row) error {
 
 // exactKey is q as a Key when q names every part of one: then one index probe finds it.
 func (q Lookup) exactKey() (Key, bool) {
-	if q.OwnerCategory == nil || q.Type == nil || q.Features == nil {
+	fs := q.Features
+	if fs == nil && q.ExactFeatures {
+		fs = Features{}
+	}
+	if q.OwnerCategory == nil || q.Type == nil || fs == nil {
 		return Key{}, false
 	}
-	k := Key{OwnerID: q.OwnerID, OwnerCategory: *q.OwnerCategory, Type: *q.Type, Name: q.Name, Features: q.Features}
+	k := Key{OwnerID: q.OwnerID, OwnerCategory: *q.OwnerCategory, Type: *q.Type, Name: q.Name, Features: fs}
 	static := k.Type == SingleTimeSeriesType || k.Type == NonSequentialTimeSeriesType
 	switch {
 	case q.Resolution != nil:

@@ -63,6 +63,42 @@ func TestLookupNarrowsByWhatTheCallerKnows(t *testing.T) {
 	}
 }
 
+// A Key's lookup takes its own feature set and nothing else: where the owner holds only a
+// series with more features, Find says not found and HasMatch false, while the same lookup
+// by owner and name without ExactFeatures takes the one superset.
+func TestExactFeaturesNeverTakesASuperset(t *testing.T) {
+	s, path := newStore(t)
+	high := Features{"scenario": Str("high")}
+	wide := Features{"scenario": Str("high"), "year": Int(2030)}
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 100)), &AddOptions{Features: wide})
+	s = reopen(t, s, path)
+	narrow := Key{OwnerID: 2, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "load",
+		Resolution: Hours(1), Features: high}
+	if _, err := s.Find(narrow.Lookup()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Find of a key with {scenario: high} took the {scenario, year} series: %v", err)
+	}
+	if ok, err := s.HasMatch(narrow.Lookup()); err != nil || ok {
+		t.Fatalf("HasMatch of a key that is not stored = %v, %v", ok, err)
+	}
+	loose := Lookup{OwnerID: 2, Name: "load", Features: high}
+	if m, err := s.Find(loose); err != nil || !m.Features.Equal(wide) {
+		t.Fatalf("a lookup by features should take the one superset: %v, %v", m, err)
+	}
+	// Exact without a full key (no resolution): the catalog query filters by the set's hash.
+	partial := Lookup{OwnerID: 2, Name: "load", Features: wide, ExactFeatures: true}
+	if m, err := s.Find(partial); err != nil || m.Key.Resolution != Hours(1) {
+		t.Fatalf("exact lookup without a resolution: %v, %v", m, err)
+	}
+	partial.Features = high
+	if ok, err := s.HasMatch(partial); err != nil || ok {
+		t.Fatalf("exact lookup by a subset matched: %v, %v", ok, err)
+	}
+	partial.Features = nil // exactly no features
+	if ok, err := s.HasMatch(partial); err != nil || ok {
+		t.Fatalf("exact lookup of no features matched a featured series: %v, %v", ok, err)
+	}
+}
+
 // ReadInto writes into the caller's buffer exactly what Get returns, for whole series, ranges
 // and windows, and refuses a buffer too small before reading; ReadManyInto equals GetMany.
 func TestReadIntoEqualsGet(t *testing.T) {

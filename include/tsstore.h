@@ -132,6 +132,9 @@ extern "C" {
 /* Lookups and filters only: any type. */
 #define TSSTORE_ANY_TYPE -1
 
+/* Lookup flags (tsstore_lookup.flags). */
+#define TSSTORE_LOOKUP_EXACT_FEATURES 1 /* features exactly as given, no superset */
+
 /* Period units. */
 #define TSSTORE_PERIOD_NONE 0   /* no period: absent (outputs) or "any" (lookups, filters) */
 #define TSSTORE_PERIOD_MILLIS 1 /* value milliseconds: PT1H is 3600000 */
@@ -166,7 +169,10 @@ typedef struct tsstore_period {
  *   owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
  *   resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
  *   features_json   NULL: any features. A JSON object: the series whose features are exactly
- *                   these, or else the one series whose features include them all.
+ *                   these, or else the one series whose features include them all;
+ *   flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
+ *                   exactly features_json (NULL then means none), never one that has more.
+ *                   A key handed out by the library (series_info.key) carries it.
  * A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
  * TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
  * (as the key of a listed series does) costs one index probe. */
@@ -175,7 +181,7 @@ typedef struct tsstore_lookup {
     int32_t series_type;
     int64_t owner_id;
     int32_t owner_category;
-    int32_t reserved;
+    int32_t flags; /* TSSTORE_LOOKUP_* */
     const char *name;
     tsstore_period resolution;
     tsstore_period interval;

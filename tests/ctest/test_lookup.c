@@ -74,6 +74,19 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_get_info(s, &q, &info), TSSTORE_E_NOT_FOUND, "mid");
     CHECK(tsstore_has(s, &q, &found));
     ASSERT(found == 0);
+    /* TSSTORE_LOOKUP_EXACT_FEATURES: the set as given, never one that includes it. */
+    q.flags = TSSTORE_LOOKUP_EXACT_FEATURES;
+    q.features_json = "{\"year\": 2030}";
+    REFUSE(tsstore_get_info(s, &q, &info), TSSTORE_E_NOT_FOUND, "year");
+    CHECK(tsstore_has(s, &q, &found));
+    ASSERT(found == 0);
+    q.features_json = "{\"year\": 2030, \"scenario\": \"high\"}";
+    ASSERT(first_value(s, &q) == 200);
+    q.features_json = NULL; /* exactly none */
+    ASSERT(first_value(s, &q) == 0);
+    q.flags = 2;
+    REFUSE(tsstore_has(s, &q, &found), TSSTORE_E_INVALID_PARAMETER, "which.flags");
+    q.flags = 0;
     q = lookup_of(2, "load");
     REFUSE(tsstore_get(s, &q, w, sizeof w, NULL), TSSTORE_E_NOT_FOUND, "load");
     q = lookup_of(1, "nope");
@@ -89,6 +102,7 @@ int main(int argc, char **argv) {
     ASSERT(n == 4);
     for (size_t i = 0; i < n; i++) {
         CHECK(tsstore_keys_get(keys, i, 1, &info));
+        ASSERT(info.key.flags == TSSTORE_LOOKUP_EXACT_FEATURES);
         ASSERT(first_value(s, &info.key) == 100.0 * (double)i); /* insertion order */
     }
     tsstore_keys_free(keys);

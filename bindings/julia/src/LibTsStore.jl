@@ -64,6 +64,7 @@ const TSSTORE_PROBABILISTIC = Int32(4)
 const TSSTORE_SCENARIOS = Int32(5)
 const TSSTORE_ABSTRACT_DETERMINISTIC = Int32(6)
 const TSSTORE_ANY_TYPE = Int32(-1)
+const TSSTORE_LOOKUP_EXACT_FEATURES = Int32(1)  # features exactly as given, no superset
 const TSSTORE_PERIOD_NONE = Int32(0)  # no period: absent (outputs) or "any" (lookups, filters)
 const TSSTORE_PERIOD_MILLIS = Int32(1)  # value milliseconds: PT1H is 3600000
 const TSSTORE_PERIOD_MONTHS = Int32(2)  # value calendar months: P1Y is 12
@@ -118,7 +119,10 @@ narrows it, and may be left at "any":
   owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
   resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
   features_json   NULL: any features. A JSON object: the series whose features are exactly
-                  these, or else the one series whose features include them all.
+                  these, or else the one series whose features include them all;
+  flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
+                  exactly features_json (NULL then means none), never one that has more.
+                  A key handed out by the library (series_info.key) carries it.
 A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
 TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
 (as the key of a listed series does) costs one index probe.
@@ -128,14 +132,14 @@ struct tsstore_lookup
     series_type::Int32                      # int32_t series_type
     owner_id::Int64                         # int64_t owner_id
     owner_category::Int32                   # int32_t owner_category
-    reserved::Int32                         # int32_t reserved
+    flags::Int32                            # int32_t flags: TSSTORE_LOOKUP_*
     name::Ptr{Cchar}                        # const char *name
     resolution::tsstore_period              # tsstore_period resolution
     interval::tsstore_period                # tsstore_period interval
     features_json::Ptr{Cchar}               # const char *features_json
 end
-tsstore_lookup(; struct_size = sizeof(tsstore_lookup), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, reserved = 0, name = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL) =
-    tsstore_lookup(struct_size, series_type, owner_id, owner_category, reserved, name, resolution, interval, features_json)
+tsstore_lookup(; struct_size = sizeof(tsstore_lookup), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, flags = 0, name = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL) =
+    tsstore_lookup(struct_size, series_type, owner_id, owner_category, flags, name, resolution, interval, features_json)
 
 """
 One series to add (tsstore_add, tsstore_add_batch). Fields by type:

@@ -195,10 +195,12 @@ struct Which
     resolution::L.tsstore_period
     interval::L.tsstore_period
     features::Union{Nothing,String}  # nothing: any features
+    flags::Int32                     # L.TSSTORE_LOOKUP_EXACT_FEATURES for a held Key
 end
 
+# A Key names its own feature set exactly, never a series that has more features.
 Which(k::Key) = Which(Int32(k.series_type), k.owner_id, Int32(k.owner_category), cstr(k.name), period(k.resolution),
-                      period(k.interval), features_json(k.features))
+                      period(k.interval), features_json(k.features), L.TSSTORE_LOOKUP_EXACT_FEATURES)
 
 """
     Which(type, owner_id, name; owner_category=COMPONENT, resolution=nothing, interval=nothing, features)
@@ -210,11 +212,12 @@ NamedTuple the series' features must include (nothing or empty: any).
 Which(T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT, resolution = nothing,
       interval = nothing, features = nothing) =
     Which(Int32(series_type(T)), Int64(owner_id), Int32(owner_category), cstr(name), period(resolution),
-          period(interval), json_object(features))
+          period(interval), json_object(features), Int32(0))
 
 lookup_struct(w::Which) =
     L.tsstore_lookup(; series_type = w.series_type, owner_id = w.owner_id, owner_category = w.owner_category,
-                     name = ptr(w.name), resolution = w.resolution, interval = w.interval, features_json = ptr(w.features))
+                     flags = w.flags, name = ptr(w.name), resolution = w.resolution, interval = w.interval,
+                     features_json = ptr(w.features))
 
 """Runs f(ref) with a Ref{tsstore_lookup} for w, its strings preserved for the call."""
 function with_lookup(f, w::Which)

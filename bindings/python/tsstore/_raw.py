@@ -69,6 +69,7 @@ TSSTORE_PROBABILISTIC = 4
 TSSTORE_SCENARIOS = 5
 TSSTORE_ABSTRACT_DETERMINISTIC = 6
 TSSTORE_ANY_TYPE = -1
+TSSTORE_LOOKUP_EXACT_FEATURES = 1  # features exactly as given, no superset
 TSSTORE_PERIOD_NONE = 0  # no period: absent (outputs) or "any" (lookups, filters)
 TSSTORE_PERIOD_MILLIS = 1  # value milliseconds: PT1H is 3600000
 TSSTORE_PERIOD_MONTHS = 2  # value calendar months: P1Y is 12
@@ -119,7 +120,10 @@ class tsstore_lookup(Structure):
       owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
       resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
       features_json   NULL: any features. A JSON object: the series whose features are exactly
-                      these, or else the one series whose features include them all.
+                      these, or else the one series whose features include them all;
+      flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
+                      exactly features_json (NULL then means none), never one that has more.
+                      A key handed out by the library (series_info.key) carries it.
     A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
     TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
     (as the key of a listed series does) costs one index probe.
@@ -129,7 +133,7 @@ class tsstore_lookup(Structure):
         ("series_type", c_int32),                       # int32_t series_type
         ("owner_id", c_int64),                          # int64_t owner_id
         ("owner_category", c_int32),                    # int32_t owner_category
-        ("reserved", c_int32),                          # int32_t reserved
+        ("flags", c_int32),                             # int32_t flags: TSSTORE_LOOKUP_*
         ("name", c_char_p),                             # const char *name
         ("resolution", tsstore_period),                 # tsstore_period resolution
         ("interval", tsstore_period),                   # tsstore_period interval

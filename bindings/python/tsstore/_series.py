@@ -52,15 +52,16 @@ class Key:
     features: dict = dataclasses.field(default_factory=dict, hash=False)
 
     def lookup(self) -> Any:
-        """The tsstore_lookup naming exactly this series (built once per Key; it keeps the
-        bytes its pointers name alive)."""
+        """The tsstore_lookup naming exactly this series, its feature set included (built once
+        per Key; it keeps the bytes its pointers name alive)."""
         cached = self.__dict__.get("_lookup")
         if cached is not None:
             return cached[0]
         name = cv.text_arg(self.name, "key.name")
         feats = cv.features_json(self.features) or b""
         q = raw.tsstore_lookup(_LOOKUP_SIZE, cv.enum_arg(SeriesType, self.series_type, "key.series_type"),
-                               _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"), 0,
+                               _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"),
+                               raw.TSSTORE_LOOKUP_EXACT_FEATURES,
                                name, cv.optional_period(self.resolution, "key.resolution"),
                                cv.optional_period(self.interval, "key.interval"), feats)
         object.__setattr__(self, "_lookup", (q, name, feats))

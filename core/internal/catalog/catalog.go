@@ -523,7 +523,8 @@ type Filter struct {
 	NameGlob      *string // SQLite GLOB pattern on the name
 	Interval      *string
 	Features      []hashing.Feature
-	Limit         int // at most this many rows (0: all)
+	FeaturesHash  []byte // exactly this feature set (nil: any)
+	Limit         int    // at most this many rows (0: all)
 }
 
 func (f *Filter) where() (string, []any) {
@@ -552,6 +553,10 @@ func (f *Filter) where() (string, []any) {
 			conds = append(conds, c.cond)
 			args = append(args, *c.v)
 		}
+	}
+	if f.FeaturesHash != nil {
+		conds = append(conds, "a.features_hash = ?")
+		args = append(args, f.FeaturesHash)
 	}
 	for _, e := range f.Features {
 		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "

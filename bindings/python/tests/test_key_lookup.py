@@ -1,0 +1,32 @@
+"""A held Key names one series exactly, its feature set included: has, get and remove never
+take a series whose features only include the key's."""
+import datetime as dt
+
+import numpy as np
+import pytest
+
+import tsstore
+from tsstore import OwnerCategory, SeriesType
+
+T0 = dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def test_a_key_never_takes_a_series_with_more_features(tmp_path):
+    path = str(tmp_path / "system.nc")
+    with tsstore.Store.create(path) as s:
+        stored = s.add_time_series(
+            tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(24.0)),
+            owner_id=5, owner_type="PowerLoad", features={"scenario": "high", "year": 2030})
+    narrow = tsstore.Key(5, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "load", "PT1H",
+                         features={"scenario": "high"})
+    featureless = tsstore.Key(5, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "load", "PT1H")
+    with tsstore.Store.open(path) as s:
+        assert s.has_time_series(stored)
+        assert not s.has_time_series(narrow)
+        assert not s.has_time_series(featureless)
+        with pytest.raises(tsstore.NotFoundError):
+            s.get_time_series(narrow)
+        with pytest.raises(tsstore.NotFoundError):
+            s.remove_time_series(featureless)
+        assert s.has_time_series(stored)  # the refused removal changed nothing
+        np.testing.assert_array_equal(s.get_time_series(stored).data, np.arange(24.0))
