@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 // Lookup names a series the way a modeller does: an owner and a series name, narrowed by
@@ -81,19 +82,38 @@ func (s *Store) HasMatch(q Lookup) (bool, error) {
 func (s *Store) exists(k Key) (bool, error) {
 	for _, t := range concreteTypes(k.Type) {
 		k.Type = t
-		id, err := keyIdentity(k)
+		ids, err := keyIdentities(k)
 		if err != nil {
 			return false, err
 		}
-		found, err := s.cat.Exists(id)
-		if err != nil {
-			return false, wrapIO("", err, "looking up the key")
-		}
-		if found {
-			return true, nil
+		for _, id := range ids {
+			found, err := s.cat.Exists(id)
+			if err != nil {
+				return false, wrapIO("", err, "looking up the key")
+			}
+			if found {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
+}
+
+// keyIdentities are the identities a key may be stored under, in the order to probe them.
+// A key whose features carry -0.0 (docs/format.md §13.3) is first the set written under
+// -0.0's own bits, which only another implementation writes and which is then a series
+// apart from any {x: 0.0} beside it; failing that it is the 0.0 this build writes for -0.0.
+// So a lookup never returns the {x: 0.0} series for -0.0 while a -0.0 one is stored, nor
+// the -0.0 series for an exact 0.0.
+func keyIdentities(k Key) ([]catalog.Identity, error) {
+	id, err := keyIdentity(k)
+	if err != nil || !k.Features.hasNegativeZero() {
+		return []catalog.Identity{id}, err
+	}
+	bits := id
+	h := k.Features.bitsHash()
+	bits.FeaturesHash = h[:]
+	return []catalog.Identity{bits, id}, nil
 }
 
 func concreteTypes(t SeriesType) []SeriesType {
@@ -107,7 +127,11 @@ func concreteTypes(t SeriesType) []SeriesType {
 // part of a key, then a catalog query.
 func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
 	if k, ok := q.exactKey(); ok {
-		r, m, err := s.lookupMetadata(k, k.Features)
+		known := k.Features
+		if known.hasNegativeZero() { // the row found says which zero it holds
+			known = nil
+		}
+		r, m, err := s.lookupMetadata(k, known)
 		if !errors.Is(err, ErrNotFound) {
 			return r, m, err
 		}
@@ -142,11 +166,13 @@ func (s *Store) matchRows(q Lookup, limit int) ([]catalog.Row, error) {
 	if q.Features == nil || len(rows) < 2 {
 		return rows, nil
 	}
-	// Several series include the features asked for: one whose set is exactly those wins.
-	want := q.Features.hash()
-	for i := range rows {
-		if string(rows[i].FeaturesHash) == string(want[:]) {
-			return rows[i : i+1], nil
+	// Several series include the features asked for: one whose set is exactly those wins,
+	// a -0.0 asked for matching its own bits before 0.0 (keyIdentities, §13.3).
+	for _, want := range []hashing.Digest{q.Features.bitsHash(), q.Features.hash()} {
+		for i := range rows {
+			if string(rows[i].FeaturesHash) == string(want[:]) {
+				return rows[i : i+1], nil
+			}
 		}
 	}
 	return rows, nil

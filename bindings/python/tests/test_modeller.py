@@ -449,3 +449,49 @@ def test_infinite_features_round_trip_as_floats(path):
         assert s.get_metadata(listed)["key"].features["cap"] == inf
         with pytest.raises(tsstore.InvalidParameterError, match="NaN"):
             s.has_time_series(1, "p", cap=float("nan"))
+
+
+def _features_hash(name, value):
+    """docs/format.md §6.2 for one float feature, its bits as given (as the other
+    implementation hashes -0.0)."""
+    import hashlib
+    import struct
+    key = name.encode()
+    return hashlib.sha256(b"features\0" + struct.pack("<Q", 1) + struct.pack("<Q", len(key)) + key + b"f" +
+                          struct.pack("<d", value)).digest()
+
+
+def test_signed_zero_features_are_two_series(path):
+    """A store holding {x: 0.0} and {x: -0.0} as two series, as the other implementation can
+    write it (docs/format.md §12): each reads as itself (§13.3)."""
+    import sqlite3
+    with tsstore.Store.create(path) as s:
+        s.add_time_series(hourly("p", [1.0, 2.0]), owner_id=1, owner_type="G", features={"x": 0.0})
+        s.add_time_series(hourly("p", [7.0, 8.0]), owner_id=1, owner_type="G", features={"x": 0.5})
+    assert _features_hash("x", 0.0) == bytes.fromhex(
+        s_meta_hash(path, 0.0)), "the §6.2 hash computed here must be the store's"
+    neg = _features_hash("x", -0.0)
+    db = sqlite3.connect(path + ".sqlite")
+    db.execute("UPDATE time_series_associations SET features_hash = ? WHERE features_hash = ?",
+               (neg, _features_hash("x", 0.5)))
+    db.execute("DELETE FROM feature_sets WHERE features_hash = ?", (_features_hash("x", 0.5),))
+    db.execute("INSERT INTO feature_sets (key, value_kind, value_float, features_hash) VALUES ('x', 'float', -0.0, ?)",
+               (neg,))
+    db.commit()
+    db.close()
+    with tsstore.Store.open(path, read_only=True) as s:
+        keys = s.list_keys()
+        signs = sorted(str(k.features["x"]) for k in keys)
+        assert signs == ["-0.0", "0.0"]
+        for k in keys:
+            expected = [7.0, 8.0] if str(k.features["x"]) == "-0.0" else [1.0, 2.0]
+            assert s.get_time_series(k).data.tolist() == expected
+        assert s.get_time_series(1, "p", x=-0.0).data.tolist() == [7.0, 8.0]
+        assert s.get_time_series(1, "p", x=0.0).data.tolist() == [1.0, 2.0]
+        assert s.get_time_series(1, "p", x=-0.0, resolution=HOUR).data.tolist() == [7.0, 8.0]
+        assert s.verify_integrity()["problems"] == []
+
+
+def s_meta_hash(path, x):
+    with tsstore.Store.open(path, read_only=True) as s:
+        return s.get_metadata(s.list_keys(features={"x": x})[0])["features_hash"]
