@@ -163,10 +163,16 @@ def period_text(p: Any) -> str | None:
 def period_value(p: Any) -> "_dt.timedelta | Period | None":
     """The Python value of a tsstore_period: a timedelta for a fixed period, a Period for a
     calendar one, None when absent."""
-    if p.unit == raw.TSSTORE_PERIOD_MILLIS:
-        return _dt.timedelta(milliseconds=p.value)
-    if p.unit == raw.TSSTORE_PERIOD_MONTHS:
-        return Period(months=int(p.value))
+    return _value_of(p.value, p.unit)
+
+
+@functools.lru_cache(maxsize=256)
+def _value_of(value: int, unit: int) -> "_dt.timedelta | Period | None":
+    # Both kinds are immutable, so one object per period serves every read.
+    if unit == raw.TSSTORE_PERIOD_MILLIS:
+        return _dt.timedelta(milliseconds=value)
+    if unit == raw.TSSTORE_PERIOD_MONTHS:
+        return Period(months=int(value))
     return None
 
 

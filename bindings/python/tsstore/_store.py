@@ -340,9 +340,10 @@ class Store:
         check(st)
         if not bounds and key is not None:
             object.__setattr__(key, "_nbytes", info.nbytes)
-        return self._series(lookup, info, array_view(np.frombuffer(cbuf, dtype=np.uint8), info), bounds)
+        return self._series(lookup, info, array_view(np.frombuffer(cbuf, dtype=np.uint8), info), bounds,
+                            None if key is None else key.name)
 
-    def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = ()) -> Any:
+    def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
         typ = info.key.series_type
         stamps = pct = None
         if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
@@ -352,7 +353,7 @@ class Store:
             pct = np.empty(info.n_layers, dtype=np.float64)
             n = c_size_t()
             check(lib.tsstore_get_percentiles(self._handle(), byref(lookup), pct.ctypes.data, len(pct), byref(n)))
-        return series_of(info, arr, info.key.name.decode("utf-8"), stamps, pct)
+        return series_of(info, arr, name or info.key.name.decode("utf-8"), stamps, pct)
 
     def _timestamps(self, lookup: Any, lo: int, hi: int, n: int) -> np.ndarray:
         out = np.empty(max(n, 1), dtype=np.int64)
@@ -387,7 +388,7 @@ class Store:
         for i, k in enumerate(keys):
             info = infos[i]
             lo = int(offsets[i])
-            out.append(self._series(k.lookup(), info, array_view(block[lo: lo + info.nbytes], info)))
+            out.append(self._series(k.lookup(), info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
         return out
 
     _many_guess = 0
