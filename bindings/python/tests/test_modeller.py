@@ -104,6 +104,10 @@ def test_has_and_remove_by_owner(system):
 
 def test_a_key_goes_alone(system):
     key = system.list_keys(owner_id=1, name="max_active_power", series_type=SeriesType.SINGLE_TIME_SERIES)[0]
+    # A Key without its resolution still reads: an absent period matches any.
+    loose = tsstore.Key(1, 0, 0, "max_active_power")
+    assert loose.series_type is SeriesType.SINGLE_TIME_SERIES and loose.owner_category is OwnerCategory.COMPONENT
+    np.testing.assert_array_equal(system.get_time_series(loose).data, np.arange(48.0))
     with pytest.raises(TypeError, match="a Key names one series"):
         system.get_time_series(key, "max_active_power")
     with pytest.raises(TypeError, match="a Key names one series"):
@@ -320,6 +324,8 @@ def test_errors_name_the_argument_and_the_operation(path):
         with pytest.raises(tsstore.InvalidParameterError, match=r"^get_time_series: owner: "):
             s.get_time_series(2**63, "p")
         assert s.list_keys() == []
+        with pytest.raises(tsstore.InvalidParameterError, match=r"^list_keys: resolution: 'hourly' is not an ISO"):
+            s.list_keys(resolution="hourly")
         for msg in (str(e) for e in _errors_of(s)):
             assert "argument" not in msg and "desc" not in msg and "_json" not in msg and "tsstore_" not in msg, msg
 

@@ -65,6 +65,11 @@ class Key:
     features: dict = dataclasses.field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
+        # Codes as their enums, so a Key prints and compares as a listed one does.
+        for field, cls in (("owner_category", OwnerCategory), ("series_type", SeriesType)):
+            v = getattr(self, field)
+            if not isinstance(v, cls) and isinstance(v, int) and not isinstance(v, bool) and v in set(cls):
+                object.__setattr__(self, field, cls(v))
         # Periods as a store hands them back (timedelta / Period), whatever spelling was
         # given, so a Key built from "PT1H" equals the one listed.
         for field in ("resolution", "interval"):

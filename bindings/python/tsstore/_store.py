@@ -361,6 +361,7 @@ class Store:
         check(lib.tsstore_get_timestamps(self._handle(), byref(lookup), lo, hi, out.ctypes.data, len(out), byref(got)))
         return out[: got.value]
 
+    @operation("get_many")
     def get_many(self, keys: Sequence[Key]) -> list[Any]:
         """Reads many whole series, one pass per packed dataset; results in key order. One C
         call however many keys when every series fits the size of the largest one the last
@@ -446,11 +447,13 @@ class Store:
                                interval, features, feature_values)
         check(lib.tsstore_remove(self._handle(), byref(q)))
 
+    @operation("static_reader")
     def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
         """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
         from ._readers import open_static
         return open_static(self, resolution, keys)
 
+    @operation("forecast_reader")
     def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> Any:
         """A ForecastReader over forecast keys sharing a window timeline (see
         tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
@@ -460,6 +463,7 @@ class Store:
 
     # -- queries -------------------------------------------------------------------------
 
+    @operation("list_keys")
     def list_keys(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                   series_type: SeriesType | None = None, name: str | None = None, name_glob: str | None = None,
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
@@ -484,6 +488,7 @@ class Store:
         finally:
             lib.tsstore_keys_free(out)
 
+    @operation("remove_time_series_where")
     def remove_time_series_where(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                                  series_type: SeriesType | None = None, name: str | None = None,
                                  name_glob: str | None = None, owner_type: str | None = None, resolution: Any = None,
@@ -495,6 +500,7 @@ class Store:
         check(lib.tsstore_remove_where(self._handle(), f.ref(), byref(removed)))
         return removed.value
 
+    @operation("list_metadata")
     def list_metadata(self, **filters: Any) -> list[dict]:
         """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
         f = _Filter(**_filter_args(filters))
@@ -504,6 +510,7 @@ class Store:
         """The keys of every series that references the array with this content hash."""
         return self._listed(_key_of, lib.tsstore_keys_by_hash, _hash_bytes(data_hash))
 
+    @operation("get_metadata")
     def get_metadata(self, key: Key) -> dict:
         """The catalog record of a series: key, series_type, dtype, length (first axis of the
         stored array), count (windows), initial_timestamp, element_shape, owner_type, units,
@@ -598,6 +605,7 @@ class Store:
 
     # -- owner moves ---------------------------------------------------------------------
 
+    @operation("copy_time_series")
     def copy_time_series(self, key: Key, *, owner_id: int, owner_type: str,
                          owner_category: OwnerCategory = OwnerCategory.COMPONENT, name: str | None = None) -> Key:
         """Attaches a stored series to another owner too, optionally renamed (the array is
@@ -608,12 +616,14 @@ class Store:
         return Key(owner_id, OwnerCategory(owner_category), key.series_type, key.name if name is None else name,
                    key.resolution, key.interval, dict(key.features))
 
+    @operation("rename_time_series")
     def rename_time_series(self, key: Key, name: str) -> Key:
         """Renames a stored series and returns its new key."""
         check(lib.tsstore_rename_series(self._handle(), byref(key.lookup()), cv.text_arg(name, "name")))
         return Key(key.owner_id, key.owner_category, key.series_type, name, key.resolution, key.interval,
                    dict(key.features))
 
+    @operation("replace_owner_id")
     def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
         """Moves every series of one owner to another id, all or nothing; returns how many."""
         moved = c_int64()
@@ -776,6 +786,7 @@ class Store:
             raise
         check(lib.tsstore_commit(h))
 
+    @operation("transform_single_time_series")
     def transform_single_time_series(self, horizon: Any, interval: Any, *,
                                      owner_category: OwnerCategory | None = None, resolution: Any = None) -> int:
         """Derives a DeterministicSingleTimeSeries view of every stored SingleTimeSeries
