@@ -198,6 +198,12 @@ def test_periods_in_errors_read_as_written(path):
             msg = str(err.value)
             assert shown in msg and "P2D" not in msg, msg
             assert msg.startswith("add_time_series: ts.data: ")
+        s.add_time_series(hourly("p", np.arange(30.0)), owner_id=1, owner_type="G")
+        with pytest.raises(tsstore.InvalidParameterError) as err:
+            s.transform_single_time_series(dt.timedelta(hours=48), dt.timedelta(hours=24))
+        assert "horizon: timedelta(hours=48) is 48 steps" in str(err.value), str(err.value)
+        with pytest.raises(tsstore.NotFoundError, match="at PT120M"):
+            s.get_time_series(1, "p", resolution="PT120M")
 
 
 # -- 3. pandas both ways -------------------------------------------------------------------

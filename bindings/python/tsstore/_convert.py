@@ -7,6 +7,7 @@ import datetime as _dt
 import functools
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -199,6 +200,32 @@ def spelled(value: Any) -> str:
                 return f"timedelta({unit}={ms // size})"
         return f"timedelta(milliseconds={ms})"
     return str(value)
+
+
+def respell(message: str, *given: Any) -> str:
+    """message with each period of given (the caller's arguments, None skipped) as the
+    caller wrote it instead of the library's canonical text: a horizon of 48 hours must not
+    read "P2D" in an error."""
+    for value in given:
+        if value is None or isinstance(value, raw.tsstore_period):
+            continue
+        try:
+            canon = period_text(period(value))
+        except (TypeError, ValueError):
+            continue
+        user = spelled(value)
+        if canon and user != canon:
+            message = re.sub(rf"(?<![\w]){re.escape(canon)}(?![\w])", user, message)
+    return message
+
+
+def respelled(e: Exception, *given: Any) -> Exception:
+    """e, or an exception of its class whose message respell rewrote."""
+    from ._errors import TsStoreError
+    text = respell(str(e), *given)
+    if text == str(e) or not isinstance(e, TsStoreError):
+        return e
+    return type(e)(text, e.status)
 
 
 @functools.lru_cache(maxsize=256)

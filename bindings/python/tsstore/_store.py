@@ -254,7 +254,7 @@ class Store:
                 return self._read(q, key, lib.tsstore_get)
             return self._read_part(q, key, start, end, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
-            raise in_operation(e, "get_time_series") from None
+            raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
 
     def _lookup_of(self, op: str, owner: Any, name: Any, time_series_type: Any, owner_category: Any,
                    resolution: Any, interval: Any, features: dict | None,
@@ -451,7 +451,10 @@ class Store:
     def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
         """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
         from ._readers import open_static
-        return open_static(self, resolution, keys)
+        try:
+            return open_static(self, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
 
     @operation("forecast_reader")
     def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> Any:
@@ -459,7 +462,10 @@ class Store:
         tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
         DeterministicSingleTimeSeries."""
         from ._readers import open_forecast
-        return open_forecast(self, series_type, resolution, keys)
+        try:
+            return open_forecast(self, series_type, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
 
     # -- queries -------------------------------------------------------------------------
 
@@ -795,8 +801,10 @@ class Store:
         added = c_int64()
         category = raw.TSSTORE_OWNER_ANY if owner_category is None else int(owner_category)
         res = None if resolution is None else byref(cv.period(resolution, "resolution"))
-        check(lib.tsstore_transform_single_time_series(self._handle(), byref(cv.period(horizon, "horizon")),
-                                                       byref(cv.period(interval, "interval")), category, res, byref(added)))
+        st = lib.tsstore_transform_single_time_series(self._handle(), byref(cv.period(horizon, "horizon")),
+                                                      byref(cv.period(interval, "interval")), category, res, byref(added))
+        if st:
+            raise cv.respelled(error(st), horizon, interval, resolution)
         return added.value
 
     def compact(self) -> dict[str, int]:
@@ -916,7 +924,7 @@ def _ids(values: Iterable[int] | None) -> tuple[np.ndarray | None, int]:
     nothing (a non-NULL pointer of length 0). The caller keeps the array for the call."""
     if values is None:
         return None, 0
-    ids = [operator.index(v) for v in values]
+    ids = [_int64(v, f"ids[{i}]") for i, v in enumerate(values)]
     return np.ascontiguousarray(ids or [0], dtype=np.int64), len(ids)
 
 
@@ -1055,15 +1063,7 @@ class _Item:
     def respell(self, message: str) -> str:
         """message with this item's periods as the caller wrote them, not the library's
         canonical text (a horizon given as 48 hours must not read "P2D")."""
-        ts = self.ts
-        for attr, given in (("res", "resolution"), ("hor", "horizon"), ("iv", "interval")):
-            p = getattr(self, attr)
-            if p.unit == raw.TSSTORE_PERIOD_NONE:
-                continue
-            canon, user = cv.period_text(p), cv.spelled(getattr(ts, given))
-            if canon and user != canon:
-                message = re.sub(rf"(?<![\w]){re.escape(canon)}(?![\w])", user, message)
-        return message
+        return cv.respell(message, *(getattr(self.ts, f, None) for f in ("resolution", "horizon", "interval")))
 
 
 _DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
