@@ -128,7 +128,20 @@ func (f Features) validate() error {
 	return nil
 }
 
+// entries are the map as this build writes it: -0.0 as 0.0 (docs/format.md §13.3), so
+// the feature rows and the features hash of every write are those of 0.0.
 func (f Features) entries() []hashing.Feature {
+	out := f.rawEntries()
+	for i := range out {
+		if out[i].Kind == hashing.KindFloat && out[i].Float == 0 {
+			out[i].Float = 0
+		}
+	}
+	return out
+}
+
+// rawEntries keep the sign of a zero, as a lookup asked for it.
+func (f Features) rawEntries() []hashing.Feature {
 	out := make([]hashing.Feature, 0, len(f))
 	for k, v := range f {
 		out = append(out, hashing.Feature{Key: k, Kind: v.kind, Int: v.i, Float: v.f, Bool: v.b, Str: v.s})
@@ -142,6 +155,66 @@ func (f Features) hash() hashing.Digest {
 		return noFeaturesHash
 	}
 	return hashing.Features(f.entries())
+}
+
+// hasNegativeZero reports whether a float feature is -0.0, which only a lookup (or a set
+// another implementation wrote) carries: Float and every write turn it into 0.0.
+func (f Features) hasNegativeZero() bool {
+	for _, v := range f {
+		if v.kind == hashing.KindFloat && v.f == 0 && math.Signbit(v.f) {
+			return true
+		}
+	}
+	return false
+}
+
+// bitsHash is the features hash of the map with each zero's sign as given: the hash the
+// other implementation records for a -0.0 feature (docs/format.md §12, §13.3).
+func (f Features) bitsHash() hashing.Digest {
+	if len(f) == 0 {
+		return noFeaturesHash
+	}
+	return hashing.Features(f.rawEntries())
+}
+
+// maxSignedZeros bounds the search of featuresOfSet: 2^n hashes for n zero floats.
+const maxSignedZeros = 8
+
+// featuresOfSet is the feature map a stored set stands for. SQLite hands back -0.0 as 0.0
+// (docs/format.md §12), so a set the other implementation wrote for {x: -0.0} reads as
+// {x: 0.0} while its hash is that of -0.0's bits. When the rows do not hash to the set's
+// hash, the signs of its zero floats are tried until they do (docs/format.md §13.3): the
+// set then reads as the -0.0 it was written for, and its key is told apart from a {x: 0.0}
+// series beside it. A set that matches no choice of signs reads as its rows say.
+func featuresOfSet(hash []byte, entries []hashing.Feature) Features {
+	f := featuresFromEntries(entries)
+	if h := f.bitsHash(); len(f) == 0 || string(h[:]) == string(hash) {
+		return f
+	}
+	var zeros []string
+	for _, e := range entries {
+		if e.Kind == hashing.KindFloat && e.Float == 0 {
+			zeros = append(zeros, e.Key)
+		}
+	}
+	if len(zeros) == 0 || len(zeros) > maxSignedZeros {
+		return f
+	}
+	for mask := 1; mask < 1<<len(zeros); mask++ {
+		g := make(Features, len(f))
+		for k, v := range f {
+			g[k] = v
+		}
+		for i, k := range zeros {
+			if mask&(1<<i) != 0 {
+				g[k] = FeatureValue{kind: hashing.KindFloat, f: math.Copysign(0, -1)}
+			}
+		}
+		if h := g.bitsHash(); string(h[:]) == string(hash) {
+			return g
+		}
+	}
+	return f
 }
 
 // noFeaturesHash is the hash of the empty feature map, which most series carry.
@@ -293,5 +366,7 @@ func parseFeatureValue(msg json.RawMessage) (FeatureValue, error) {
 	if err != nil {
 		return FeatureValue{}, fmt.Errorf("number %s is not a 64-bit float", txt)
 	}
-	return Float(x), nil
+	// -0.0 keeps its sign here: a lookup of it may mean a set another implementation wrote
+	// under -0.0's bits (docs/format.md §13.3); a write turns it into 0.0 (entries).
+	return FeatureValue{kind: hashing.KindFloat, f: x}, nil
 }

@@ -1,8 +1,13 @@
 package core
 
 import (
+	"database/sql"
+	"errors"
+	"fmt"
 	"math"
 	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 func TestFeaturesJSONRoundTripKeepsKinds(t *testing.T) {
@@ -53,5 +58,127 @@ func TestParseCompression(t *testing.T) {
 		if _, err := ParseCompression(in); err == nil {
 			t.Errorf("%q accepted", in)
 		}
+	}
+}
+
+// A store the other implementation wrote can hold {x: 0.0} and {x: -0.0} as two series:
+// it hashes -0.0 by its bits while SQLite hands both back as 0.0 (docs/format.md §12).
+// Each must read as itself, by its listed key and by a lookup of either zero (§13.3).
+func TestSignedZeroFeaturesAreTwoSeries(t *testing.T) {
+	s, path := newStore(t)
+	hourly := func(v ...float64) *SingleTimeSeries {
+		return &SingleTimeSeries{Name: "p", InitialTimestamp: t0, Resolution: Hours(1), Data: ArrayOf(v)}
+	}
+	if _, err := s.Add(gen(1), hourly(1, 2, 3), &AddOptions{Features: Features{"x": Float(0)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(gen(1), hourly(7, 8, 9), &AddOptions{Features: Features{"x": Float(0.5)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// What the other implementation writes for {x: -0.0}: its bits hash, a row reading 0.0.
+	neg := Features{"x": {kind: hashing.KindFloat, f: math.Copysign(0, -1)}}
+	negHash, halfHash, zeroHash := neg.bitsHash(), Features{"x": Float(0.5)}.hash(), Features{"x": Float(0)}.hash()
+	if negHash == zeroHash || neg.hash() != zeroHash {
+		t.Fatal("-0.0 must hash apart by its bits and as 0.0 canonically")
+	}
+	db, err := sql.Open("sqlite3", "file:"+CatalogPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{"UPDATE time_series_associations SET features_hash = ? WHERE features_hash = ?", []any{negHash[:], halfHash[:]}},
+		{"DELETE FROM feature_sets WHERE features_hash = ?", []any{halfHash[:]}},
+		{"INSERT INTO feature_sets (key, value_kind, value_float, features_hash) VALUES ('x', 'float', -0.0, ?)", []any{negHash[:]}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatal(q.sql, err)
+		}
+	}
+	db.Close()
+	s = openAgain(t, path)
+
+	keys, err := s.ListKeys(KeyFilter{})
+	if err != nil || len(keys) != 2 {
+		t.Fatalf("keys %v, %v", keys, err)
+	}
+	want := map[bool][]float64{false: {1, 2, 3}, true: {7, 8, 9}} // by the sign of x
+	for _, k := range keys {
+		neg := math.Signbit(k.Features["x"].Value().(float64))
+		got, err := s.Get(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := Values[float64](got.(*SingleTimeSeries).Data)
+		if fmt.Sprint(v) != fmt.Sprint(want[neg]) {
+			t.Errorf("key %v read %v", k, v)
+		}
+	}
+	if keys[0].Features.JSON() == keys[1].Features.JSON() {
+		t.Fatalf("the two keys list alike: %s", keys[0].Features.JSON())
+	}
+	for _, tc := range []struct {
+		features string
+		exact    bool
+		want     []float64
+	}{
+		{`{"x":-0.0}`, true, want[true]}, {`{"x":-0.0}`, false, want[true]},
+		{`{"x":0.0}`, true, want[false]}, {`{"x":0.0}`, false, want[false]},
+	} {
+		f, err := ParseFeaturesJSON(tc.features)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := Lookup{OwnerID: 1, Name: "p", Features: f}
+		if tc.exact {
+			q = Key{OwnerID: 1, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "p", Resolution: Hours(1),
+				Features: f}.Lookup()
+		}
+		m, err := s.Find(q)
+		if err != nil {
+			t.Fatalf("%s (exact %v): %v", tc.features, tc.exact, err)
+		}
+		got, err := s.Get(m.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := Values[float64](got.(*SingleTimeSeries).Data)
+		if fmt.Sprint(v) != fmt.Sprint(tc.want) {
+			t.Errorf("%s (exact %v) read %v, want %v", tc.features, tc.exact, v, tc.want)
+		}
+		if found, err := s.HasMatch(q); !found || err != nil {
+			t.Errorf("%s: HasMatch %v %v", tc.features, found, err)
+		}
+	}
+}
+
+// This build writes -0.0 as 0.0, and a lookup of -0.0 finds what it wrote.
+func TestNegativeZeroIsWrittenAsZero(t *testing.T) {
+	s, _ := newStore(t)
+	f, err := ParseFeaturesJSON(`{"x":-0.0}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := s.Add(gen(1), &SingleTimeSeries{Name: "p", InitialTimestamp: t0, Resolution: Hours(1),
+		Data: ArrayOf([]float64{1})}, &AddOptions{Features: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Find(k.Lookup())
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := Features{"x": Float(0)}.hash()
+	if m.FeaturesHash != zero || math.Signbit(m.Features["x"].Value().(float64)) {
+		t.Fatalf("stored %x %v, want the 0.0 set", m.FeaturesHash, m.Features)
+	}
+	if _, err := s.Add(gen(1), &SingleTimeSeries{Name: "p", InitialTimestamp: t0, Resolution: Hours(1),
+		Data: ArrayOf([]float64{2})}, &AddOptions{Features: Features{"x": Float(0)}}); !errors.Is(err, ErrDuplicateTimeSeries) {
+		t.Fatalf("{x: 0.0} beside a -0.0 add: %v", err)
 	}
 }

@@ -110,7 +110,7 @@ func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
 			if err != nil {
 				return nil, corrupt(r, "features_hash", "%v", err)
 			}
-			fs = featuresFromEntries(entries)
+			fs = featuresOfSet(r.FeaturesHash, entries)
 			featureCache[string(r.FeaturesHash)] = fs
 		}
 		m, err := s.metadataOf(r, fs)

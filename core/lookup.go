@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 // Lookup names a series the way a modeller does: an owner and a series name, narrowed by
@@ -85,19 +86,38 @@ func (s *Store) HasMatch(q Lookup) (bool, error) {
 func (s *Store) exists(k Key) (bool, error) {
 	for _, t := range concreteTypes(k.Type) {
 		k.Type = t
-		id, err := keyIdentity(k)
+		ids, err := keyIdentities(k)
 		if err != nil {
 			return false, err
 		}
-		found, err := s.cat.Exists(id)
-		if err != nil {
-			return false, wrapIO("", err, "looking up the key")
-		}
-		if found {
-			return true, nil
+		for _, id := range ids {
+			found, err := s.cat.Exists(id)
+			if err != nil {
+				return false, wrapIO("", err, "looking up the key")
+			}
+			if found {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
+}
+
+// keyIdentities are the identities a key may be stored under, in the order to probe them.
+// A key whose features carry -0.0 (docs/format.md §13.3) is first the set written under
+// -0.0's own bits, which only another implementation writes and which is then a series
+// apart from any {x: 0.0} beside it; failing that it is the 0.0 this build writes for -0.0.
+// So a lookup never returns the {x: 0.0} series for -0.0 while a -0.0 one is stored, nor
+// the -0.0 series for an exact 0.0.
+func keyIdentities(k Key) ([]catalog.Identity, error) {
+	id, err := keyIdentity(k)
+	if err != nil || !k.Features.hasNegativeZero() {
+		return []catalog.Identity{id}, err
+	}
+	bits := id
+	h := k.Features.bitsHash()
+	bits.FeaturesHash = h[:]
+	return []catalog.Identity{bits, id}, nil
 }
 
 func concreteTypes(t SeriesType) []SeriesType {
@@ -111,7 +131,11 @@ func concreteTypes(t SeriesType) []SeriesType {
 // part of a key, then a catalog query.
 func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
 	if k, ok := q.exactKey(); ok {
-		r, m, err := s.lookupMetadata(k, k.Features)
+		known := k.Features
+		if known.hasNegativeZero() { // the row found says which zero it holds
+			known = nil
+		}
+		r, m, err := s.lookupMetadata(k, known)
 		if !errors.Is(err, ErrNotFound) || q.ExactFeatures {
 			return r, m, err
 		}
@@ -144,21 +168,33 @@ func (s *Store) matchRows(q Lookup, limit int) ([]catalog.Row, error) {
 		if fs == nil {
 			fs = Features{}
 		}
-		h := fs.hash()
-		cf.Features, cf.FeaturesHash = nil, h[:]
+		// The set's own hash, and for a -0.0 also its bits' hash (§13.3): the loop below
+		// prefers the latter.
+		h, bits := fs.hash(), fs.bitsHash()
+		cf.Features, cf.FeaturesHashes = nil, [][]byte{h[:]}
+		if bits != h {
+			cf.FeaturesHashes = append(cf.FeaturesHashes, bits[:])
+		}
 	}
 	rows, err := s.cat.List(cf)
 	if err != nil {
 		return nil, wrapIO("", err, "looking up the series")
 	}
-	if q.Features == nil || q.ExactFeatures || len(rows) < 2 {
+	if q.Features == nil || len(rows) < 2 {
 		return rows, nil
 	}
-	// Several series include the features asked for: one whose set is exactly those wins.
-	want := q.Features.hash()
-	for i := range rows {
-		if string(rows[i].FeaturesHash) == string(want[:]) {
-			return rows[i : i+1], nil
+	// Several series include the features asked for: those whose set is exactly those win
+	// (still ambiguous when there are several, at two resolutions say), a -0.0 asked for
+	// matching its own bits before 0.0 (keyIdentities, §13.3).
+	for _, want := range []hashing.Digest{q.Features.bitsHash(), q.Features.hash()} {
+		var exact []catalog.Row
+		for i := range rows {
+			if string(rows[i].FeaturesHash) == string(want[:]) {
+				exact = append(exact, rows[i])
+			}
+		}
+		if len(exact) > 0 {
+			return exact, nil
 		}
 	}
 	return rows, nil

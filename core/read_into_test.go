@@ -99,6 +99,25 @@ func TestExactFeaturesNeverTakesASuperset(t *testing.T) {
 	}
 }
 
+// Two series with exactly the features asked for (at two resolutions) leave a lookup that
+// names neither resolution ambiguous: it never takes the first of them.
+func TestTwoExactFeatureSetsAreAmbiguous(t *testing.T) {
+	s, _ := newStore(t)
+	high := Features{"scenario": Str("high")}
+	mustAdd(t, s, gen(4), hourly("load", ramp(24, 0)), &AddOptions{Features: high})
+	quarter := &SingleTimeSeries{Name: "load", InitialTimestamp: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
+		Resolution: Minutes(15), Data: ArrayOf(ramp(24, 50))}
+	mustAdd(t, s, gen(4), quarter, &AddOptions{Features: high})
+	mustAdd(t, s, gen(4), hourly("load", ramp(24, 100)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
+	for _, exact := range []bool{false, true} {
+		_, err := s.Find(Lookup{OwnerID: 4, Name: "load", Features: high, ExactFeatures: exact})
+		wantKind(t, err, ErrInvalidParameter)
+		if !strings.Contains(err.Error(), "PT15M") || strings.Contains(err.Error(), "2030}") {
+			t.Fatalf("exact=%v: the ambiguity should list the two exact sets only: %v", exact, err)
+		}
+	}
+}
+
 // ReadInto writes into the caller's buffer exactly what Get returns, for whole series, ranges
 // and windows, and refuses a buffer too small before reading; ReadManyInto equals GetMany.
 func TestReadIntoEqualsGet(t *testing.T) {

@@ -380,18 +380,20 @@ func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
 		}
 		return nil, newErr(ErrNotFound, "", "key", "%s is not stored as a Deterministic or a DeterministicSingleTimeSeries", k)
 	}
-	id, err := keyIdentity(k)
+	ids, err := keyIdentities(k)
 	if err != nil {
 		return nil, err
 	}
-	r, err := s.cat.Lookup(id)
-	if err != nil {
-		return nil, wrapIO("", err, "looking up the key")
+	for _, id := range ids {
+		r, err := s.cat.Lookup(id)
+		if err != nil {
+			return nil, wrapIO("", err, "looking up the key")
+		}
+		if r != nil {
+			return r, nil
+		}
 	}
-	if r == nil {
-		return nil, newErr(ErrNotFound, "", "key", "%s is not stored", k)
-	}
-	return r, nil
+	return nil, newErr(ErrNotFound, "", "key", "%s is not stored", k)
 }
 
 // lookupMetadata finds and decodes the row of k. features, when the caller knows them
@@ -412,25 +414,8 @@ func (s *Store) Has(k Key) (bool, error) {
 		return false, err
 	}
 	defer s.mu.Unlock()
-	types := []SeriesType{k.Type}
-	if k.Type == AbstractDeterministicType {
-		types = []SeriesType{DeterministicType, DeterministicSingleTimeSeriesType}
-	}
-	for _, t := range types {
-		k.Type = t
-		id, err := keyIdentity(k)
-		if err != nil {
-			return false, withOp(op, err)
-		}
-		found, err := s.cat.Exists(id)
-		if err != nil {
-			return false, withOp(op, wrapIO("", err, "looking up the key"))
-		}
-		if found {
-			return true, nil
-		}
-	}
-	return false, nil
+	found, err := s.exists(k)
+	return found, withOp(op, err)
 }
 
 // GetMetadata returns the catalog record of one series.
@@ -722,7 +707,7 @@ func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error)
 		if err != nil {
 			return nil, corrupt(r, "features_hash", "%v", err)
 		}
-		features = featuresFromEntries(entries)
+		features = featuresOfSet(r.FeaturesHash, entries)
 	}
 	m.Features = cloneFeatures(features)
 	return m, nil

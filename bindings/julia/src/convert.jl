@@ -214,7 +214,10 @@ end
 json_value(v::Bool) = v ? "true" : "false"
 json_value(v::Integer) = string(v)
 function json_value(v::AbstractFloat)
-    isfinite(v) || throw(InvalidParameterError("feature value $v is not a finite number"))
+    # JSON has no infinities: the library spells them {"$float": "+Inf"} both ways
+    # (core/features.go); NaN cannot be stored (docs/format.md §13.3).
+    isnan(v) && throw(InvalidParameterError("feature value NaN cannot be stored (docs/format.md §13.3)"))
+    isinf(v) && return v > 0 ? "{\"\$float\":\"+Inf\"}" : "{\"\$float\":\"-Inf\"}"
     return repr(Float64(v))
 end
 json_value(v::AbstractString) = json_string(v)
@@ -287,6 +290,15 @@ end
 
 function parse_json_value(s, i)
     s[i] == '"' && return parse_json_string(s, i)
+    if s[i] == '{'  # {"$float": "+Inf"}, the library's spelling of an infinity
+        key, j = parse_json_string(s, skipws(s, i + 1))
+        j = skipws(s, j)
+        (key == "\$float" && s[j] == ':') || throw(ArgumentError("bad features JSON: $s"))
+        text, j = parse_json_string(s, skipws(s, j + 1))
+        j = skipws(s, j)
+        s[j] == '}' || throw(ArgumentError("bad features JSON: $s"))
+        return parse(Float64, text), j + 1
+    end
     startswith(SubString(s, i), "true") && return true, i + 4
     startswith(SubString(s, i), "false") && return false, i + 5
     j = i

@@ -55,6 +55,11 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
                                                                  "w" => 0.5, "on" => true))) ==
               Dict{String,Any}("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true)
+        # Infinities travel as the library's {"$float": "+Inf"}; NaN is refused.
+        @test TsStore.features_json(Dict("cap" => Inf)) == "{\"cap\":{\"\$float\":\"+Inf\"}}"
+        @test TsStore.parse_features("{\"cap\":{\"\$float\":\"-Inf\"},\"w\":0.5}") ==
+              Dict{String,Any}("cap" => -Inf, "w" => 0.5)
+        @test_throws TsStore.InvalidParameterError TsStore.features_json(Dict("cap" => NaN))
     end
 
     @testset "every dtype and element shape round-trips" begin

@@ -118,7 +118,7 @@ def test_reader_in_another_key_order_and_after_close(path):
 def test_probabilistic_reader_and_window_starts(path):
     data = np.arange(3 * 4 * 5, dtype=float).reshape(3, 4, 5)
     f = tsstore.Probabilistic("p", T0, "PT1H", "PT4H", "P1D", 5, [0.1, 0.5, 0.9], data)
-    assert f.window_starts()[-1] == T0 + dt.timedelta(days=4)
+    assert f.window_starts()[-1] == np.datetime64("2024-01-05T00:00", "ms") and f.timestamps.dtype == "datetime64[ms]"
     with tsstore.Store.create(path) as s:
         keys = [s.add_time_series(f, owner_id=i, owner_type="Wind") for i in range(2)]
         with s.forecast_reader(SeriesType.PROBABILISTIC, "PT1H", keys) as rd:
@@ -224,7 +224,11 @@ def test_the_fixed_names_and_signatures():
     assert params(tsstore.Store.open) == ["path", "read_only"]
     assert params(tsstore.Store.add_time_series) == ["ts", "owner_id", "owner_type", "owner_category", "features",
                                                       "units", "ext"]
-    assert params(tsstore.Store.get_time_series) == ["key", "start", "end"]
+    assert params(tsstore.Store.get_time_series) == [
+        "owner", "name", "time_series_type", "owner_category", "resolution", "interval", "start", "end", "length",
+        "count", "features", "feature_values"]
+    assert inspect.signature(tsstore.Store.get_time_series).parameters["time_series_type"].default is \
+        tsstore.SingleTimeSeries
     assert params(tsstore.Store.transform_single_time_series) == ["horizon", "interval", "owner_category",
                                                                    "resolution"]
     for name in ("in_memory", "close", "persist", "has_time_series", "remove_time_series", "list_keys",
@@ -262,13 +266,13 @@ def test_values_that_would_not_survive_the_call_are_refused(path):
         assert s.list_keys() == []  # nothing of the above reached the store
         monthly = s.add_time_series(tsstore.SingleTimeSeries("m", T0, np.timedelta64(1, "M"), np.zeros(3)), owner_id=1,
                                     owner_type="G")
-        assert monthly.resolution == "P1M"
+        assert monthly.resolution == tsstore.Period("P1M")
         micro = s.add_time_series(tsstore.SingleTimeSeries("u", T0, np.timedelta64(3_600_000_000, "us"), np.zeros(3)),
                                   owner_id=1, owner_type="G")
-        assert micro.resolution == "PT1H"
+        assert micro.resolution == dt.timedelta(hours=1)
         weekly = s.get_time_series(s.add_time_series(tsstore.SingleTimeSeries("w", T0, "P1W", np.zeros(3)),
                                                      owner_id=1, owner_type="G"))
-        assert weekly.timestamps()[2] == T0 + dt.timedelta(weeks=2)
+        assert weekly.timestamps[2] == np.datetime64("2024-01-15T00:00", "ms")
 
 
 def test_owner_category_filters_and_open_ranges(path):

@@ -7,21 +7,22 @@ A store is a pair of files, <name>.nc (NetCDF4 arrays) and <name>.nc.sqlite (the
         key = store.add_time_series(
             tsstore.SingleTimeSeries("max_active_power", dt.datetime(2030, 1, 1), "PT1H", np.arange(24.0)),
             owner_id=17, owner_type="ThermalStandard", units="MW")
-        ts = store.get_time_series(key)
+        ts = store.get_time_series(17, "max_active_power")   # or store.get_time_series(key)
 """
 from ._errors import (BufferTooSmallError, DuplicateAssociationError, DuplicateTimeSeriesError, IncompatibleFormatError,
                       IntegrityError, InternalError, InvalidHandleError, InvalidParameterError, NotFoundError,
                       ReadOnlyError, TsStoreError, TsStoreIOError)
+from ._convert import Period
 from ._ffi import VERSION, set_log_callback
 from ._readers import ForecastReader, Group, StaticReader
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios, Series,
-                      SeriesType, SingleTimeSeries)
+                      SeriesType, SingleTimeSeries, from_pandas)
 from ._store import Batch, Store
 
 __version__ = "0.2.0"
 
 __all__ = [
-    "Store", "Batch", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
+    "Store", "Batch", "Period", "from_pandas", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
     "Deterministic", "Probabilistic", "Scenarios", "TsStoreError", "InvalidParameterError", "NotFoundError",
     "DuplicateTimeSeriesError", "DuplicateAssociationError", "IntegrityError", "ReadOnlyError", "TsStoreIOError",
     "IncompatibleFormatError", "InternalError", "BufferTooSmallError", "InvalidHandleError", "VERSION",

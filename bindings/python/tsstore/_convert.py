@@ -6,12 +6,14 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import json
+import math
+import re
 from typing import Any
 
 import numpy as np
 
 from ._errors import InvalidParameterError
-from ._ffi import byref, check, lib, raw, text
+from ._ffi import byref, c_int32, check, lib, raw, text
 
 UTC = _dt.timezone.utc
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=UTC)
@@ -45,12 +47,75 @@ def as_array(data: Any) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=DTYPES[code])
 
 
+class Period:
+    """A calendar period: a whole number of months, as the store keeps P1M, P3M or P1Y
+    (which no timedelta can say: a month has no fixed length). Fixed periods are
+    datetime.timedelta; a store hands back every calendar period as a Period.
+
+    ``Period("P1Y")`` parses ISO-8601 text and ``Period(months=3)`` counts months; ``str()``
+    is the canonical ISO-8601 text (``P1Y``, ``P3M``), formatted by the library. Two periods
+    are equal when they are the same number of months (``Period("P12M") == Period("P1Y")``);
+    they hash alike and order by length. Where a period is taken, a Period, a timedelta and
+    ISO text all work."""
+
+    __slots__ = ("months",)
+    months: int
+
+    def __init__(self, text: "str | None" = None, *, months: "int | None" = None) -> None:
+        if (text is None) == (months is None):
+            raise TypeError("Period takes ISO-8601 text (Period('P1M')) or months= (Period(months=1)), one of them")
+        if text is not None:
+            p = period(text, "Period")
+            if p.unit != raw.TSSTORE_PERIOD_MONTHS:
+                raise ValueError(f"Period: {text!r} is a fixed period; use datetime.timedelta for it "
+                                 "(Period holds months and years)")
+            months = int(p.value)
+        if isinstance(months, bool) or not isinstance(months, int):
+            raise TypeError(f"Period: months is an int, not {type(months).__name__}")
+        if months < 0:
+            raise ValueError(f"Period: months={months} is negative")
+        object.__setattr__(self, "months", months)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Period is immutable")
+
+    def __str__(self) -> str:
+        return _formatted(self.months, raw.TSSTORE_PERIOD_MONTHS)
+
+    def __repr__(self) -> str:
+        return f"Period({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Period) and other.months == self.months
+
+    def __lt__(self, other: "Period") -> bool:
+        if not isinstance(other, Period):
+            return NotImplemented
+        return self.months < other.months
+
+    def __hash__(self) -> int:
+        return hash(("tsstore.Period", self.months))
+
+    def __reduce__(self) -> Any:
+        return (_period_of_months, (self.months,))
+
+
+def _period_of_months(months: int) -> Period:
+    return Period(months=months)
+
+
+#: What a period argument may be: a fixed timedelta, a calendar Period, or ISO-8601 text.
+PeriodLike = Any
+
+
 def period(value: Any, field: str = "period") -> Any:
-    """A tsstore_period from a timedelta, a numpy timedelta64 or ISO-8601 text (parsed by the
-    library); calendar periods come as text ("P1M") or timedelta64 in months or years. field
-    names the argument in errors."""
+    """A tsstore_period from a timedelta, a Period, a numpy timedelta64 or ISO-8601 text
+    (parsed by the library); calendar periods come as Period, text ("P1M") or timedelta64 in
+    months or years. field names the argument in errors."""
     if isinstance(value, raw.tsstore_period):
         return value
+    if isinstance(value, Period):
+        return raw.tsstore_period(value.months, raw.TSSTORE_PERIOD_MONTHS)
     if isinstance(value, str):
         try:
             return _parsed(value)
@@ -73,7 +138,8 @@ def period(value: Any, field: str = "period") -> Any:
         if sub_ms:
             raise ValueError(f"{field}: {value} is not whole milliseconds (periods are)")
         return raw.tsstore_period(ms, raw.TSSTORE_PERIOD_MILLIS)
-    raise TypeError(f"{field}: a period is a datetime.timedelta or an ISO-8601 string, not {type(value).__name__}")
+    raise TypeError(f"{field}: a period is a datetime.timedelta, a tsstore.Period or an ISO-8601 string, not "
+                    f"{type(value).__name__} ({value!r})")
 
 
 @functools.lru_cache(maxsize=256)
@@ -93,6 +159,73 @@ def period_text(p: Any) -> str | None:
     if p.unit == raw.TSSTORE_PERIOD_NONE:
         return None
     return _formatted(p.value, p.unit)
+
+
+def period_value(p: Any) -> "_dt.timedelta | Period | None":
+    """The Python value of a tsstore_period: a timedelta for a fixed period, a Period for a
+    calendar one, None when absent."""
+    return _value_of(p.value, p.unit)
+
+
+@functools.lru_cache(maxsize=256)
+def _value_of(value: int, unit: int) -> "_dt.timedelta | Period | None":
+    # Both kinds are immutable, so one object per period serves every read.
+    if unit == raw.TSSTORE_PERIOD_MILLIS:
+        return _dt.timedelta(milliseconds=value)
+    if unit == raw.TSSTORE_PERIOD_MONTHS:
+        return Period(months=int(value))
+    return None
+
+
+def as_period_value(value: Any, field: str) -> "_dt.timedelta | Period | None":
+    """Any period argument (None too) as the value a store hands back for it."""
+    if value is None or isinstance(value, Period):
+        return value
+    if isinstance(value, _dt.timedelta):
+        period(value, field)  # whole milliseconds, or refused
+        return value
+    return period_value(period(value, field))
+
+
+def spelled(value: Any) -> str:
+    """A period as the user gave it, for messages: text as written, a Period as its text, a
+    timedelta in the largest of hours, minutes, seconds or milliseconds that is whole (a
+    horizon of 48 hours reads "timedelta(hours=48)", never "P2D")."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, _dt.timedelta):
+        ms = value // _MS
+        for unit, size in (("hours", 3_600_000), ("minutes", 60_000), ("seconds", 1000)):
+            if ms % size == 0:
+                return f"timedelta({unit}={ms // size})"
+        return f"timedelta(milliseconds={ms})"
+    return str(value)
+
+
+def respell(message: str, *given: Any) -> str:
+    """message with each period of given (the caller's arguments, None skipped) as the
+    caller wrote it instead of the library's canonical text: a horizon of 48 hours must not
+    read "P2D" in an error."""
+    for value in given:
+        if value is None or isinstance(value, raw.tsstore_period):
+            continue
+        try:
+            canon = period_text(period(value))
+        except (TypeError, ValueError):
+            continue
+        user = spelled(value)
+        if canon and user != canon:
+            message = re.sub(rf"(?<![\w]){re.escape(canon)}(?![\w])", user, message)
+    return message
+
+
+def respelled(e: Exception, *given: Any) -> Exception:
+    """e, or an exception of its class whose message respell rewrote."""
+    from ._errors import TsStoreError
+    text = respell(str(e), *given)
+    if text == str(e) or not isinstance(e, TsStoreError):
+        return e
+    return type(e)(text, e.status)
 
 
 @functools.lru_cache(maxsize=256)
@@ -152,11 +285,62 @@ def enum_arg(cls: Any, value: Any, field: str) -> Any:
         raise InvalidParameterError(f"{field}: {value!r} is not one of {names}", 1) from None
 
 
-def features_json(features: dict | None) -> bytes | None:
-    """The JSON object the library takes; ints, floats, bools and strings only."""
+def features_json(features: dict | None, field: str = "features") -> bytes | None:
+    """The JSON object the library takes; ints, floats, bools and strings only. ±Inf, which
+    JSON lacks, go as {"$float": "+Inf"} / {"$float": "-Inf"}, the spelling the library
+    reads and writes (core/features.go); NaN is refused here, naming the feature (the
+    catalog could not hand it back: docs/format.md §13.3)."""
     if not features:
         return None
+    out: dict[str, Any] = {}
     for k, v in features.items():
-        if not isinstance(k, str) or not isinstance(v, (bool, int, float, str)):
-            raise TypeError(f"feature {k!r}: values are int, float, bool or str, not {type(v).__name__}")
-    return json.dumps(features).encode("utf-8")
+        if not isinstance(k, str):
+            raise TypeError(f"{field}: feature names are str, not {type(k).__name__} ({k!r})")
+        if isinstance(v, np.generic):
+            v = v.item()
+        if not isinstance(v, (bool, int, float, str)):
+            raise TypeError(f"{field}[{k!r}]: values are int, float, bool or str, not {type(v).__name__} ({v!r})")
+        if isinstance(v, float) and not math.isfinite(v):
+            if math.isnan(v):
+                raise InvalidParameterError(f"{field}[{k!r}]: NaN cannot be a feature value (the catalog cannot "
+                                            "store it; docs/format.md §13.3)", 1)
+            v = {"$float": "+Inf" if v > 0 else "-Inf"}
+        elif isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
+            raise InvalidParameterError(f"{field}[{k!r}]: {v} does not fit a signed 64-bit integer", 1)
+        out[k] = v
+    return json.dumps(out, allow_nan=False).encode("utf-8")
+
+
+def _special_float(obj: dict) -> Any:
+    if len(obj) == 1 and "$float" in obj:
+        return float(obj["$float"])
+    return obj
+
+
+def features_from_json(text: bytes | str | None) -> dict:
+    """The features dict of the library's JSON, ±Inf as Python floats."""
+    if not text:
+        return {}
+    return json.loads(text, object_hook=_special_float)
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def infer_resolution(stamps_ms: np.ndarray) -> Any:
+    """The regular step of increasing Unix-ms timestamps, by the library
+    (tsstore_infer_resolution): a timedelta, a Period, or None when they are irregular."""
+    arr = np.ascontiguousarray(stamps_ms, dtype=np.int64)
+    regular, out = c_int32(), raw.tsstore_period()
+    check(lib.tsstore_infer_resolution(arr.ctypes.data, len(arr), byref(regular), byref(out)))
+    return period_value(out) if regular.value else None
+
+
+def millis_array(values: Any, field: str = "timestamps") -> np.ndarray:
+    """Unix milliseconds (int64) of a sequence of timestamps: a datetime64 array converts at
+    once (NaT refused), anything else element by element (naive datetimes are UTC)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind == "M":
+        if np.isnat(values).any():
+            raise ValueError(f"{field}: a timestamp cannot be NaT")
+        return values.astype("datetime64[ms]").astype(np.int64)  # finer parts dropped, as for a datetime
+    return np.array([millis(t) for t in values], dtype=np.int64)

@@ -1,6 +1,12 @@
 """Exceptions: one class per status of the C library, all under TsStoreError."""
 from __future__ import annotations
 
+import functools
+import re
+from typing import Any, Callable, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
 
 class TsStoreError(Exception):
     """Base of every error the library reports; ``status`` is its C status code and the
@@ -82,3 +88,62 @@ def error_for(status: int, message: str) -> TsStoreError:
     """The exception for a status, carrying the library's message."""
     cls = _BY_STATUS.get(status, TsStoreError)
     return cls(message, status)
+
+
+# The C library names struct fields ("desc.shape[0]", "descs[3].features_json",
+# "which.name"); a Python caller gave arguments. What each field was called in Python:
+_DESC_FIELDS = {"features_json": "features", "timestamps_ms": "ts.timestamps", "shape": "ts.data",
+                "data": "ts.data", "nbytes": "ts.data", "dtype": "ts.data", "name": "ts.name",
+                "resolution": "ts.resolution", "horizon": "ts.horizon", "interval": "ts.interval",
+                "count": "ts.count", "percentiles": "ts.percentiles", "n_percentiles": "ts.percentiles",
+                "initial_ms": "ts.initial_timestamp", "series_type": "ts"}
+_LOOKUP_FIELDS = {"features_json": "features", "series_type": "time_series_type", "owner_id": "owner"}
+_LIB_OP = re.compile(r"^tsstore: (?:[a-z_]+: )?")
+_FIELD = re.compile(r"\b(descs?|which|lookup|filter)(\[\d+\])?\.(\w+)")
+
+
+def _python_field(m: "re.Match[str]") -> str:
+    struct, index, field = m.group(1), m.group(2) or "", m.group(3)
+    if struct.startswith("desc"):
+        return (f"items{index}: " if index else "") + _DESC_FIELDS.get(field, field)
+    return (f"keys{index}: " if index else "") + _LOOKUP_FIELDS.get(field, field)
+
+
+def pythonic(message: str) -> str:
+    """The library's message with C struct fields renamed to the Python arguments."""
+    return _FIELD.sub(_python_field, message)
+
+
+def in_operation(e: BaseException, op: str, message: "str | None" = None) -> BaseException:
+    """An exception of e's class whose message starts with the operation and names Python
+    arguments (e itself when it already does)."""
+    text = pythonic(str(e) if message is None else message)
+    # "tsstore: add: desc.name: …" → "add_time_series: name: …"
+    text = _LIB_OP.sub("", text, count=1)
+    if not text.startswith(op + ":"):
+        text = f"{op}: {text}"
+    if text == str(e):
+        return e
+    if isinstance(e, TsStoreError):
+        new: BaseException = type(e)(text, e.status)
+    elif isinstance(e, OSError) and e.errno is not None:
+        new = type(e)(e.errno, text, e.filename)
+    else:
+        try:
+            new = type(e)(text)
+        except TypeError:
+            return e
+    return new
+
+
+def operation(op: str) -> Callable[[F], F]:
+    """Decorates a method so its errors start with op and name Python arguments."""
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def named(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except (TsStoreError, TypeError, ValueError) as e:
+                raise in_operation(e, op) from None
+        return named  # type: ignore[return-value]
+    return wrap

@@ -4,24 +4,37 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import enum
-import json
 from typing import Any, Sequence
 
 import numpy as np
 
 from . import _convert as cv
-from ._ffi import raw, sizeof
+from ._ffi import byref, check, lib, raw, sizeof
 
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 
 
-class OwnerCategory(enum.IntEnum):
+class _Named(enum.IntEnum):
+    """An IntEnum that prints for people: repr ``SeriesType.DETERMINISTIC``, str the name
+    the format and IS.jl / infrasys use (``Deterministic``)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}.{self.name}"
+
+    def __str__(self) -> str:
+        return "".join(part.capitalize() for part in (self.name or "").split("_"))
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+class OwnerCategory(_Named):
     """Who owns a series."""
     COMPONENT = 0
     SUPPLEMENTAL_ATTRIBUTE = 1
 
 
-class SeriesType(enum.IntEnum):
+class SeriesType(_Named):
     """Time-series types with their stable codes; ABSTRACT_DETERMINISTIC is request-only
     (it selects Deterministic and DeterministicSingleTimeSeries together)."""
     SINGLE_TIME_SERIES = 0
@@ -47,9 +60,22 @@ class Key:
     owner_category: OwnerCategory
     series_type: SeriesType
     name: str
-    resolution: str | None = None
-    interval: str | None = None
+    resolution: Any = None
+    interval: Any = None
     features: dict = dataclasses.field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        # Codes as their enums, so a Key prints and compares as a listed one does.
+        for field, cls in (("owner_category", OwnerCategory), ("series_type", SeriesType)):
+            v = getattr(self, field)
+            if not isinstance(v, cls) and isinstance(v, int) and not isinstance(v, bool) and v in set(cls):
+                object.__setattr__(self, field, cls(v))
+        # Periods as a store hands them back (timedelta / Period), whatever spelling was
+        # given, so a Key built from "PT1H" equals the one listed.
+        for field in ("resolution", "interval"):
+            v = getattr(self, field)
+            if v is not None and not isinstance(v, (_dt.timedelta, cv.Period)):
+                object.__setattr__(self, field, cv.as_period_value(v, f"key.{field}"))
 
     def lookup(self) -> Any:
         """The tsstore_lookup naming exactly this series, its feature set included (built once
@@ -58,7 +84,7 @@ class Key:
         if cached is not None:
             return cached[0]
         name = cv.text_arg(self.name, "key.name")
-        feats = cv.features_json(self.features) or b""
+        feats = cv.features_json(self.features, "key.features") or b""
         q = raw.tsstore_lookup(_LOOKUP_SIZE, cv.enum_arg(SeriesType, self.series_type, "key.series_type"),
                                _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"),
                                raw.TSSTORE_LOOKUP_EXACT_FEATURES,
@@ -70,9 +96,8 @@ class Key:
     @classmethod
     def from_lookup(cls, q: Any) -> "Key":
         """The key a tsstore_lookup filled by the library holds (its strings are read now)."""
-        feats = q.features_json
         return cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),
-                   cv.period_text(q.resolution), cv.period_text(q.interval), json.loads(feats) if feats else {})
+                   cv.period_value(q.resolution), cv.period_value(q.interval), cv.features_from_json(q.features_json))
 
 
 def _owner_id(value: Any) -> int:
@@ -82,10 +107,20 @@ def _owner_id(value: Any) -> int:
     return value
 
 
+def _no_pandas(data: Any, cls: str) -> None:
+    """A pandas object given as data would lose its index: refused, pointing at from_pandas."""
+    if type(data).__module__.split(".")[0] == "pandas" and hasattr(data, "index"):
+        raise TypeError(f"{cls}: data is a pandas {type(data).__name__}; its index would be lost. Use "
+                        f"{cls}.from_pandas(obj, name) (or tsstore.from_pandas), or pass obj.to_numpy() with the "
+                        "timestamps yourself")
+
+
 @dataclasses.dataclass
 class SingleTimeSeries:
     """A regular series: data's first axis is time, one step per resolution; further axes
-    are the element shape (a [8760, 3] array is a year of hourly 3-vectors)."""
+    are the element shape (a [8760, 3] array is a year of hourly 3-vectors). resolution is a
+    timedelta, a tsstore.Period or ISO-8601 text; a store hands it back as a timedelta or a
+    Period."""
     name: str
     initial_timestamp: Any
     resolution: Any
@@ -93,31 +128,67 @@ class SingleTimeSeries:
 
     series_type = SeriesType.SINGLE_TIME_SERIES
 
-    def timestamps(self) -> list[_dt.datetime]:
-        """The timestamp of every step: t0 + i × resolution, computed by the library from t0
-        in one jump (calendar periods clamp to month ends: Jan 31 + P1M is Feb 29)."""
-        return _datetimes(cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data)))
+    def __post_init__(self) -> None:
+        _no_pandas(self.data, "SingleTimeSeries")
+
+    @property
+    def timestamps(self) -> np.ndarray:
+        """The timestamp of every step as numpy.datetime64[ms] (UTC): t0 + i × resolution,
+        computed by the library from t0 in one jump (calendar periods clamp to month ends:
+        Jan 31 + P1M is Feb 29)."""
+        return cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data))
 
     def to_pandas(self) -> Any:
-        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by the
-        timestamps. Needs pandas."""
-        stamps = cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data))
-        return _to_pandas(stamps, np.asarray(self.data), self.name)
+        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by a
+        UTC DatetimeIndex of the timestamps. Needs pandas."""
+        return _static_pandas(self.timestamps, np.asarray(self.data), self.name)
+
+    @classmethod
+    def from_pandas(cls, obj: Any, name: str | None = None, *, resolution: Any = None) -> "SingleTimeSeries":
+        """A SingleTimeSeries from a pandas Series or DataFrame with a DatetimeIndex (naive:
+        UTC; aware: converted to UTC). The resolution is inferred by the library from the
+        index (a timedelta, or a Period for months and years) unless given; a DataFrame of
+        several columns is one series whose element is a row. name defaults to the Series'
+        name. An irregular index is refused: use NonSequentialTimeSeries.from_pandas (or
+        tsstore.from_pandas, which chooses)."""
+        stamps, data, name = _from_static_pandas(obj, name, "SingleTimeSeries.from_pandas")
+        if resolution is None:
+            if len(stamps) < 2:
+                raise ValueError("SingleTimeSeries.from_pandas: one timestamp says no resolution; pass resolution=")
+            resolution = cv.infer_resolution(stamps)
+            if resolution is None:
+                raise ValueError("SingleTimeSeries.from_pandas: the index is irregular; use "
+                                 "NonSequentialTimeSeries.from_pandas or tsstore.from_pandas")
+        return cls(name, cv.from_millis(int(stamps[0])), resolution, data)
 
 
 @dataclasses.dataclass
 class NonSequentialTimeSeries:
-    """An irregular series: one strictly increasing timestamp per step of data."""
+    """An irregular series: one strictly increasing timestamp per step of data. timestamps
+    may be given as datetimes or numpy.datetime64; the attribute is always a
+    numpy.datetime64[ms] array (UTC)."""
     name: str
-    timestamps: Sequence[Any]
+    timestamps: Any
     data: Any
 
     series_type = SeriesType.NON_SEQUENTIAL_TIME_SERIES
 
+    def __post_init__(self) -> None:
+        _no_pandas(self.data, "NonSequentialTimeSeries")
+        if type(self.timestamps).__module__.split(".")[0] == "pandas" and hasattr(self.timestamps, "tz_convert"):
+            self.timestamps = _index_millis(self.timestamps)
+        self.timestamps = cv.millis_array(self.timestamps).view("datetime64[ms]")
+
     def to_pandas(self) -> Any:
-        """A pandas Series or DataFrame indexed by the timestamps. Needs pandas."""
-        stamps = np.array([cv.millis(t) for t in self.timestamps], dtype=np.int64).astype("datetime64[ms]")
-        return _to_pandas(stamps, np.asarray(self.data), self.name)
+        """A pandas Series or DataFrame indexed by a UTC DatetimeIndex of the timestamps."""
+        return _static_pandas(self.timestamps, np.asarray(self.data), self.name)
+
+    @classmethod
+    def from_pandas(cls, obj: Any, name: str | None = None) -> "NonSequentialTimeSeries":
+        """A NonSequentialTimeSeries from a pandas Series or DataFrame with a DatetimeIndex
+        (regular or not), as SingleTimeSeries.from_pandas takes it."""
+        stamps, data, name = _from_static_pandas(obj, name, "NonSequentialTimeSeries.from_pandas")
+        return cls(name, stamps.view("datetime64[ms]"), data)
 
 
 @dataclasses.dataclass
@@ -131,9 +202,112 @@ class _Forecast:
     interval: Any
     count: int
 
-    def window_starts(self) -> list[_dt.datetime]:
-        """The start of every window, computed by the library."""
-        return _datetimes(cv.timeline(cv.millis(self.initial_timestamp), self.interval, int(self.count)))
+    _layer_name = ""
+
+    def __post_init__(self) -> None:
+        _no_pandas(getattr(self, "data", None), type(self).__name__)
+
+    @property
+    def timestamps(self) -> np.ndarray:
+        """The start of every window as numpy.datetime64[ms] (UTC), computed by the library."""
+        return cv.timeline(cv.millis(self.initial_timestamp), self.interval, int(self.count))
+
+    def window_starts(self) -> np.ndarray:
+        """The start of every window (the timestamps property)."""
+        return self.timestamps
+
+    def _layers(self) -> list | None:
+        return None
+
+    def to_pandas(self) -> Any:
+        """A pandas object indexed by (window_start, timestamp): one row per step of every
+        window, windows in order. A Deterministic of scalar steps is a Series; element
+        shapes, percentiles (Probabilistic: one column per percentile) and scenarios
+        (Scenarios: columns 1 … S) make a DataFrame, with a (layer, element) column
+        MultiIndex when there are both. Needs pandas."""
+        pd = _pandas()
+        arr = np.asarray(getattr(self, "data"))
+        layers = self._layers()
+        if layers is None:
+            arr = arr[None]
+        n_layers, h, count = arr.shape[:3]
+        elem = arr.shape[3:]
+        starts = self.timestamps
+        steps = np.empty((count, h), dtype="datetime64[ms]")
+        res = cv.period(self.resolution, "resolution")
+        for w in range(count):  # each window's steps, by the library's calendar
+            check(lib.tsstore_timeline(int(starts[w].astype(np.int64)), byref(res), 0, h, steps[w].ctypes.data))
+        index = pd.MultiIndex.from_arrays([_utc_index(np.repeat(starts, h)), _utc_index(steps.reshape(-1))],
+                                          names=["window_start", "timestamp"])
+        # [L, H, count, *E] -> rows (window, step), columns (layer, element)
+        values = np.moveaxis(arr, (0, 1, 2), (2, 1, 0)).reshape(count * h, n_layers, -1)
+        n_elem = values.shape[2]
+        if layers is None and not elem:
+            return pd.Series(values[:, 0, 0], index=index, name=self.name or None)
+        if layers is None:
+            return pd.DataFrame(values[:, 0, :], index=index)
+        if not elem:
+            return pd.DataFrame(values[:, :, 0], index=index, columns=pd.Index(layers, name=self._layer_name))
+        cols = pd.MultiIndex.from_product([layers, range(n_elem)], names=[self._layer_name, "element"])
+        return pd.DataFrame(values.reshape(count * h, -1), index=index, columns=cols)
+
+    @classmethod
+    def _parts_from_pandas(cls, obj: Any, name: str | None, resolution: Any, interval: Any,
+                           layered: bool) -> tuple:
+        """(name, t0, resolution, horizon, interval, count, data [L?, H, count, *E], layer
+        labels) of what to_pandas made."""
+        op = f"{cls.__name__}.from_pandas"
+        pd = _pandas()
+        idx = getattr(obj, "index", None)
+        if not isinstance(idx, pd.MultiIndex) or idx.nlevels != 2:
+            raise TypeError(f"{op}: needs a Series or DataFrame indexed by (window_start, timestamp), as "
+                            "to_pandas makes")
+        starts_all = _index_millis(idx.get_level_values(0))
+        stamps_all = _index_millis(idx.get_level_values(1))
+        starts, first_rows = np.unique(starts_all, return_index=True)
+        count = len(starts)
+        if len(starts_all) % count:
+            raise ValueError(f"{op}: windows of unequal length")
+        h = len(starts_all) // count
+        if not np.array_equal(starts_all, np.repeat(starts, h)):
+            raise ValueError(f"{op}: rows must be grouped by window, windows in order, {h} steps each")
+        if resolution is None:
+            if h < 2:
+                raise ValueError(f"{op}: windows of one step say no resolution; pass resolution=")
+            resolution = cv.infer_resolution(stamps_all[:h])
+            if resolution is None:
+                raise ValueError(f"{op}: the steps of the first window are irregular")
+        if interval is None:
+            if count < 2:
+                raise ValueError(f"{op}: one window says no interval; pass interval=")
+            interval = cv.infer_resolution(starts)
+            if interval is None:
+                raise ValueError(f"{op}: the window starts are irregular")
+        res = cv.period(resolution, "resolution")
+        horizon = cv.period_value(raw.tsstore_period(res.value * h, res.unit))  # H steps of one resolution
+        if name is None:
+            name = getattr(obj, "name", None) if obj.ndim == 1 else None
+        if not isinstance(name, str):
+            raise TypeError(f"{op}: pass name= (the Series has no str name)")
+        values = obj.to_numpy()
+        labels = None
+        if layered:
+            if obj.ndim != 2:
+                raise TypeError(f"{op}: needs a DataFrame with one column per {cls._layer_name}")
+            cols = obj.columns
+            if isinstance(cols, pd.MultiIndex):
+                labels = list(dict.fromkeys(cols.get_level_values(0)))
+            else:
+                labels = list(cols)
+            n_layers = len(labels)
+            values = values.reshape(count, h, n_layers, -1)
+            if not isinstance(cols, pd.MultiIndex):
+                values = values[..., 0]
+            data = np.moveaxis(values, (0, 1, 2), (2, 1, 0))
+        else:
+            values = values.reshape((count, h) + values.shape[1:])
+            data = np.swapaxes(values, 0, 1)
+        return name, cv.from_millis(int(starts[0])), resolution, horizon, interval, count, np.ascontiguousarray(data), labels
 
 
 @dataclasses.dataclass
@@ -144,6 +318,16 @@ class Deterministic(_Forecast):
 
     series_type = SeriesType.DETERMINISTIC
 
+    @classmethod
+    def from_pandas(cls, obj: Any, name: str | None = None, *, resolution: Any = None,
+                    interval: Any = None) -> "Deterministic":
+        """A Deterministic from what to_pandas makes: rows indexed by (window_start,
+        timestamp), grouped by window; a Series (scalar steps) or a DataFrame (one column per
+        element). Resolution and interval are inferred by the library unless given; the
+        horizon is the window's steps × resolution."""
+        n, t0, res, hor, iv, count, data, _ = cls._parts_from_pandas(obj, name, resolution, interval, False)
+        return cls(n, t0, res, hor, iv, count, data)
+
 
 @dataclasses.dataclass
 class Probabilistic(_Forecast):
@@ -153,6 +337,18 @@ class Probabilistic(_Forecast):
     data: Any
 
     series_type = SeriesType.PROBABILISTIC
+    _layer_name = "percentile"
+
+    def _layers(self) -> list | None:
+        return [float(p) for p in self.percentiles]
+
+    @classmethod
+    def from_pandas(cls, obj: Any, name: str | None = None, *, resolution: Any = None,
+                    interval: Any = None) -> "Probabilistic":
+        """A Probabilistic from what to_pandas makes: a DataFrame indexed by (window_start,
+        timestamp) with one column per percentile (the column labels)."""
+        n, t0, res, hor, iv, count, data, labels = cls._parts_from_pandas(obj, name, resolution, interval, True)
+        return cls(n, t0, res, hor, iv, count, [float(p) for p in labels], data)
 
 
 @dataclasses.dataclass
@@ -161,25 +357,86 @@ class Scenarios(_Forecast):
     data: Any
 
     series_type = SeriesType.SCENARIOS
+    _layer_name = "scenario"
+
+    def _layers(self) -> list | None:
+        return list(range(1, np.shape(self.data)[0] + 1))
+
+    @classmethod
+    def from_pandas(cls, obj: Any, name: str | None = None, *, resolution: Any = None,
+                    interval: Any = None) -> "Scenarios":
+        """A Scenarios from what to_pandas makes: a DataFrame indexed by (window_start,
+        timestamp) with one column per scenario, in order."""
+        n, t0, res, hor, iv, count, data, _ = cls._parts_from_pandas(obj, name, resolution, interval, True)
+        return cls(n, t0, res, hor, iv, count, data)
 
 
 #: Anything add_time_series takes.
 Series = SingleTimeSeries | NonSequentialTimeSeries | Deterministic | Probabilistic | Scenarios
 
 
-def _datetimes(stamps: np.ndarray) -> list[_dt.datetime]:
-    return [cv.from_millis(int(ms)) for ms in stamps.astype(np.int64)]
+def from_pandas(obj: Any, name: str | None = None) -> "SingleTimeSeries | NonSequentialTimeSeries":
+    """A static series from a pandas Series or DataFrame with a DatetimeIndex: a
+    SingleTimeSeries when the library finds the index regular (tsstore_infer_resolution),
+    else a NonSequentialTimeSeries. Aware indexes convert to UTC, naive ones are UTC; a
+    DataFrame of several columns is one series whose element is a row."""
+    stamps, data, name = _from_static_pandas(obj, name, "from_pandas")
+    res = cv.infer_resolution(stamps) if len(stamps) >= 2 else None
+    if res is None:
+        return NonSequentialTimeSeries(name, stamps.view("datetime64[ms]"), data)
+    return SingleTimeSeries(name, cv.from_millis(int(stamps[0])), res, data)
 
 
-def _to_pandas(stamps: np.ndarray, data: np.ndarray, name: str) -> Any:
+def _pandas() -> Any:
     try:
         import pandas as pd  # type: ignore[import-untyped]
     except ImportError as e:  # pandas is optional
-        raise ImportError("to_pandas() needs pandas (pip install pandas)") from e
-    index = pd.DatetimeIndex(stamps, name="timestamp").tz_localize("UTC")
+        raise ImportError("pandas is needed here (pip install pandas, or tsstore[pandas])") from e
+    return pd
+
+
+def _utc_index(stamps: np.ndarray, name: str | None = None) -> Any:
+    """A UTC DatetimeIndex over datetime64[ms] values, built from the array at once."""
+    pd = _pandas()
+    return pd.DatetimeIndex(stamps.astype("datetime64[ms]", copy=False), name=name).tz_localize("UTC")
+
+
+def _index_millis(index: Any) -> np.ndarray:
+    """Unix milliseconds of a DatetimeIndex (aware: converted to UTC; naive: taken as UTC)."""
+    pd = _pandas()
+    if not isinstance(index, pd.DatetimeIndex):
+        raise TypeError(f"the index must be a DatetimeIndex, not {type(index).__name__}")
+    if index.tz is not None:
+        index = index.tz_convert("UTC").tz_localize(None)
+    if index.hasnans:
+        raise ValueError("the index holds NaT")
+    return index.to_numpy().astype("datetime64[ms]").astype(np.int64)
+
+
+def _from_static_pandas(obj: Any, name: str | None, op: str) -> tuple[np.ndarray, np.ndarray, str]:
+    pd = _pandas()
+    if not isinstance(obj, (pd.Series, pd.DataFrame)):
+        raise TypeError(f"{op}: needs a pandas Series or DataFrame, not {type(obj).__name__}")
+    try:
+        stamps = _index_millis(obj.index)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"{op}: {e}") from None
+    if name is None:
+        name = obj.name if isinstance(obj, pd.Series) else None
+    if not isinstance(name, str):
+        raise TypeError(f"{op}: pass name= (the {type(obj).__name__} has no str name)")
+    data = obj.to_numpy()
+    if isinstance(obj, pd.DataFrame) and data.shape[1] == 1:
+        data = data[:, 0]
+    return stamps, data, name
+
+
+def _static_pandas(stamps: np.ndarray, data: np.ndarray, name: str) -> Any:
+    pd = _pandas()
+    index = _utc_index(stamps, "timestamp")
     if data.ndim == 1:
-        return pd.Series(data, index=index, name=name or None)
-    return pd.DataFrame(data.reshape(len(stamps), -1), index=index)
+        return pd.Series(data, index=index, name=name or None, copy=False)
+    return pd.DataFrame(data.reshape(len(stamps), -1), index=index, copy=False)
 
 
 def array_view(buf: np.ndarray, info: Any) -> np.ndarray:
@@ -191,12 +448,12 @@ def array_view(buf: np.ndarray, info: Any) -> np.ndarray:
 def series_of(info: Any, arr: np.ndarray, name: str, stamps: Any = None, percentiles: Any = None) -> Any:
     """The Python series a read returned: info describes it, arr holds its values."""
     typ = info.key.series_type
-    res = cv.period_text(info.key.resolution)
+    res = cv.period_value(info.key.resolution)
     if typ == SeriesType.SINGLE_TIME_SERIES:
         return SingleTimeSeries(name, cv.from_millis(info.initial_ms), res, arr)
     if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
-        return NonSequentialTimeSeries(name, _datetimes(stamps), arr)
-    t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_text(info.horizon), cv.period_text(info.key.interval)
+        return NonSequentialTimeSeries(name, stamps.view("datetime64[ms]"), arr)
+    t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_value(info.horizon), cv.period_value(info.key.interval)
     if typ == SeriesType.PROBABILISTIC:
         return Probabilistic(name, t0, res, hor, iv, info.count, [float(p) for p in percentiles], arr)
     if typ == SeriesType.SCENARIOS:

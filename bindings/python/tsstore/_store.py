@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
+import re
 import operator
 import datetime as _dt
 import threading
@@ -10,7 +13,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from . import _convert as cv
-from ._errors import InvalidHandleError, TsStoreError
+from ._errors import (IncompatibleFormatError, IntegrityError, InvalidHandleError, InvalidParameterError, TsStoreError,
+                      TsStoreIOError, in_operation, operation)
 from ._ffi import numpy_dtype, c_uint8, addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
@@ -77,16 +81,34 @@ class Store:
         return cls(out.value)
 
     @classmethod
-    def create(cls, path: str, *, compression: str = "deflate:3:shuffle") -> "Store":
-        """Creates a new store at path (path and path + '.sqlite' must not exist).
-        compression: "none", "deflate:N:shuffle" or "deflate:N:noshuffle" (N 0–9)."""
-        return cls._opened(lib.tsstore_create, _path(path), cv.text_arg(compression, "compression"))
+    def create(cls, path: "str | bytes | os.PathLike[Any]", *, compression: str = "deflate:3:shuffle") -> "Store":
+        """Creates a new store at path (path and path + '.sqlite' must not exist); path is a
+        str, bytes or os.PathLike. compression: "none", "deflate:N:shuffle" or
+        "deflate:N:noshuffle" (N 0–9). A missing directory raises FileNotFoundError."""
+        try:
+            p = _path(path)
+            directory = os.path.dirname(os.path.abspath(os.fsdecode(p))) or "."
+            if not os.path.isdir(directory):
+                raise FileNotFoundError(errno.ENOENT, "Store.create: no such directory",
+                                        directory)
+            return cls._opened(lib.tsstore_create, p, cv.text_arg(compression, "compression"))
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "Store.create") from None
 
     @classmethod
-    def open(cls, path: str, *, read_only: bool = False) -> "Store":
-        """Opens an existing store; read_only needs no write permission and refuses writes
-        with ReadOnlyError."""
-        return cls._opened(lib.tsstore_open, _path(path), 1 if read_only else 0)
+    def open(cls, path: "str | bytes | os.PathLike[Any]", *, read_only: bool = False) -> "Store":
+        """Opens an existing store (path: str, bytes or os.PathLike); read_only needs no
+        write permission and refuses writes with ReadOnlyError. A file that is not a
+        tsstore store raises IntegrityError saying so; a store that cannot be written raises
+        TsStoreIOError saying that (open it with read_only=True)."""
+        try:
+            p = _path(path)
+            try:
+                return cls._opened(lib.tsstore_open, p, 1 if read_only else 0)
+            except (IncompatibleFormatError, TsStoreIOError) as e:
+                raise _open_error(e, os.fsdecode(p), read_only) from None
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "Store.open") from None
 
     @classmethod
     def in_memory(cls, *, compression: str = "deflate:3:shuffle") -> "Store":
@@ -139,7 +161,8 @@ class Store:
         """Makes every write so far durable (outside a transaction)."""
         check(lib.tsstore_flush(self._handle()))
 
-    def persist(self, path: str) -> None:
+    @operation("persist")
+    def persist(self, path: "str | bytes | os.PathLike[Any]") -> None:
         """Writes an in-memory store to path and path + '.sqlite'."""
         check(lib.tsstore_persist(self._handle(), _path(path)))
 
@@ -164,15 +187,23 @@ class Store:
         bool values that tell apart series of one name; units and ext are free text.
         Raises DuplicateTimeSeriesError for a stored key, InvalidParameterError naming the
         field for bad input."""
-        return _add_items(self, [_Item(ts, owner_id, owner_type, owner_category, features, units, ext)])[0]
+        try:
+            return _add_items(self, [_Item(ts, owner_id, owner_type, owner_category, features, units, ext)])[0]
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "add_time_series") from None
 
     def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
         of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order."""
-        with self.bulk_add() as batch:
-            for item in items:
-                batch.add(**item)
-        return batch.keys
+        batch = Batch(self, "add_time_series_bulk")
+        for i, item in enumerate(items):
+            try:
+                if not isinstance(item, dict):
+                    raise TypeError(f"an item is a dict of add_time_series' arguments, not {type(item).__name__}")
+                batch._items.append(_Item(**item))
+            except (TsStoreError, TypeError, ValueError) as e:
+                raise in_operation(e, "add_time_series_bulk", f"items[{i}]: {e}") from None
+        return batch.commit()
 
     @contextlib.contextmanager
     def bulk_add(self) -> Iterator["Batch"]:
@@ -188,30 +219,117 @@ class Store:
 
     # -- reading -------------------------------------------------------------------------
 
-    def get_time_series(self, key: Key, *, start: Any = None, end: Any = None) -> Any:
-        """Reads a series, or part of a static one (SingleTimeSeries: the steps from
-        floor(start) to ceil(end); NonSequential: timestamps in [start, end)). Forecasts read
-        whole here and by window through get_windows; a DeterministicSingleTimeSeries reads
-        as a Deterministic."""
-        if start is None and end is None:
-            return self._read(key, lib.tsstore_get)
-        # An open end reaches past the series (ranges are clamped to it).
-        lo = _MIN_MS if start is None else cv.millis(start)
-        hi = _MAX_MS if end is None else cv.millis(end)
-        return self._read(key, lib.tsstore_get_range, lo, hi)
+    def get_time_series(self, owner: "int | Key", name: str | None = None, *,
+                        time_series_type: Any = SingleTimeSeries,
+                        owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
+                        interval: Any = None, start: Any = None, end: Any = None, length: int | None = None,
+                        count: int | None = None, features: dict | None = None, **feature_values: Any) -> Any:
+        """Reads a series, named infrasys style or by a Key.
 
+        ``get_time_series(owner_id, name, time_series_type=Deterministic, scenario="high")``:
+        owner is the owner's id (owner_category says which kind, a component by default),
+        name the series' name, and every other argument narrows the choice: the type (a
+        series class such as SingleTimeSeries, the default; or a SeriesType; None: any), the
+        resolution and interval, and the features, as keywords or as features={...}. When
+        several series match, the InvalidParameterError lists them. A Key names one series
+        exactly: ``get_time_series(key)``.
+
+        Part of a series: for SingleTimeSeries / NonSequentialTimeSeries, start and end
+        (SingleTimeSeries: the steps from floor(start) to ceil(end); NonSequential: [start,
+        end)) or start and length (steps); for forecasts, the windows starting in [start,
+        end], or count windows from start. A DeterministicSingleTimeSeries reads as a
+        Deterministic."""
+        if name is None and isinstance(owner, Key) and time_series_type is SingleTimeSeries and not feature_values \
+                and features is None and resolution is None and interval is None:
+            key: Key | None = owner
+            q = owner.lookup()
+        else:
+            try:
+                q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
+                                         resolution, interval, features, feature_values)
+            except (TsStoreError, TypeError, ValueError) as e:
+                raise in_operation(e, "get_time_series") from None
+        try:
+            if start is None and end is None and length is None and count is None:
+                return self._read(q, key, lib.tsstore_get)
+            return self._read_part(q, key, start, end, length, count)
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
+
+    def _lookup_of(self, op: str, owner: Any, name: Any, time_series_type: Any, owner_category: Any,
+                   resolution: Any, interval: Any, features: dict | None,
+                   feature_values: dict) -> tuple[Any, Key | None]:
+        """The tsstore_lookup of an owner-and-name call (and the Key when owner is one)."""
+        if isinstance(owner, Key):
+            if name is not None or feature_values or features is not None or resolution is not None \
+                    or interval is not None or time_series_type is not SingleTimeSeries:
+                raise TypeError(f"a Key names one series: give it alone ({op}(key)), or give the owner id and "
+                                "the name with the rest as keywords")
+            return owner.lookup(), owner
+        if name is None:
+            raise TypeError(f"name: give the series' name ({op}(owner_id, name, ...)) or a Key")
+        feats = dict(features or {})
+        clash = set(feats) & set(feature_values)
+        if clash:
+            raise TypeError(f"features: {sorted(clash)[0]!r} given both in features= and as a keyword")
+        feats.update(feature_values)
+        q = _OwnerLookup(_int64(owner, "owner"), name, _type_code(time_series_type), owner_category,
+                         resolution, interval, feats if (features is not None or feature_values) else None)
+        return q, None
+
+    def _read_part(self, q: Any, key: Key | None, start: Any, end: Any, length: int | None,
+                   count: int | None) -> Any:
+        """A range of a static series or some windows of a forecast."""
+        if length is not None and end is not None:
+            raise TypeError("give end or length, not both")
+        if count is not None and end is not None:
+            raise TypeError("give end or count, not both")
+        info = _info()
+        check(lib.tsstore_get_info(self._handle(), byref(q), byref(info)))
+        typ = info.key.series_type
+        static = typ in (SeriesType.SINGLE_TIME_SERIES, SeriesType.NON_SEQUENTIAL_TIME_SERIES)
+        if static:
+            if count is not None:
+                raise TypeError("count counts forecast windows; a static series takes start with end or length")
+            lo = _MIN_MS if start is None else cv.millis(start)
+            hi = _MAX_MS if end is None else cv.millis(end)
+            ts = self._read(q, key, lib.tsstore_get_range, lo, hi)
+            if length is not None:
+                n = operator.index(length)
+                if n < 1 or n > len(ts.data):
+                    raise ValueError(f"length: {n} steps from start, where the series has {len(ts.data)}")
+                ts.data = ts.data[:n]
+                if isinstance(ts, NonSequentialTimeSeries):
+                    ts.timestamps = ts.timestamps[:n]
+            return ts
+        if length is not None:
+            raise TypeError("length counts steps of a static series; a forecast takes start with end or count "
+                            "(windows)")
+        first = info.initial_ms if start is None else cv.millis(start)
+        if end is not None:
+            last = cv.millis(end)
+        elif count is not None:
+            n = operator.index(count)
+            if n < 1:
+                raise ValueError(f"count: {n} windows; at least one")
+            last = int(cv.timeline(first, info.key.interval, n)[-1].astype(np.int64))
+        else:
+            last = first
+        return self._read(q, key, lib.tsstore_get_windows, first, last)
+
+    @operation("get_windows")
     def get_windows(self, key: Key, first: Any, last: Any | None = None) -> Any:
         """Reads the forecast windows starting in [first, last] (both window starts; last
         defaults to first)."""
         lo = cv.millis(first)
-        return self._read(key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
+        return self._read(key.lookup(), key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
 
-    def _read(self, key: Key, call: Any, *bounds: int) -> Any:
+    def _read(self, lookup: Any, key: Key | None, call: Any, *bounds: int) -> Any:
         """One read into a numpy array: one C call when the key's size is known from its
         last read (the usual case in a loop), else a first call that only sizes it.
         NonSequential timestamps and percentiles take one more call each."""
-        h, q, info = self._handle(), byref(key.lookup()), _info()
-        guess = key.__dict__.get("_nbytes", 0)
+        h, q, info = self._handle(), byref(lookup), _info()
+        guess: Any = 0 if key is None else key.__dict__.get("_nbytes", 0)
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
@@ -220,28 +338,30 @@ class Store:
             cbuf = (c_uint8 * info.nbytes)()
             st = call(h, q, *bounds, cbuf, info.nbytes, byref(info))
         check(st)
-        if not bounds:
+        if not bounds and key is not None:
             object.__setattr__(key, "_nbytes", info.nbytes)
-        return self._series(key, info, array_view(np.frombuffer(cbuf, dtype=np.uint8), info), bounds)
+        return self._series(lookup, info, array_view(np.frombuffer(cbuf, dtype=np.uint8), info), bounds,
+                            None if key is None else key.name)
 
-    def _series(self, key: Key, info: Any, arr: np.ndarray, bounds: tuple = ()) -> Any:
+    def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
         typ = info.key.series_type
         stamps = pct = None
         if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
             lo, hi = bounds if len(bounds) == 2 else (_INT64_MIN, _INT64_MAX)
-            stamps = self._timestamps(key, lo, hi, int(info.shape[0]))
+            stamps = self._timestamps(lookup, lo, hi, int(info.shape[0]))
         elif typ == SeriesType.PROBABILISTIC:
             pct = np.empty(info.n_layers, dtype=np.float64)
             n = c_size_t()
-            check(lib.tsstore_get_percentiles(self._handle(), byref(key.lookup()), pct.ctypes.data, len(pct), byref(n)))
-        return series_of(info, arr, key.name, stamps, pct)
+            check(lib.tsstore_get_percentiles(self._handle(), byref(lookup), pct.ctypes.data, len(pct), byref(n)))
+        return series_of(info, arr, name or info.key.name.decode("utf-8"), stamps, pct)
 
-    def _timestamps(self, key: Key, lo: int, hi: int, n: int) -> np.ndarray:
+    def _timestamps(self, lookup: Any, lo: int, hi: int, n: int) -> np.ndarray:
         out = np.empty(max(n, 1), dtype=np.int64)
         got = c_size_t()
-        check(lib.tsstore_get_timestamps(self._handle(), byref(key.lookup()), lo, hi, out.ctypes.data, len(out), byref(got)))
+        check(lib.tsstore_get_timestamps(self._handle(), byref(lookup), lo, hi, out.ctypes.data, len(out), byref(got)))
         return out[: got.value]
 
+    @operation("get_many")
     def get_many(self, keys: Sequence[Key]) -> list[Any]:
         """Reads many whole series, one pass per packed dataset; results in key order. One C
         call however many keys when every series fits the size of the largest one the last
@@ -269,7 +389,7 @@ class Store:
         for i, k in enumerate(keys):
             info = infos[i]
             lo = int(offsets[i])
-            out.append(self._series(k, info, array_view(block[lo: lo + info.nbytes], info)))
+            out.append(self._series(k.lookup(), info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
         return out
 
     _many_guess = 0
@@ -296,30 +416,60 @@ class Store:
         check(lib.tsstore_get_array(h, digest, buf.ctypes.data, info.nbytes, byref(info)))
         return array_view(buf, info)
 
-    def has_time_series(self, key: Key) -> bool:
-        """Whether a series with exactly this key is stored."""
-        found = c_int32()
-        check(lib.tsstore_has(self._handle(), byref(key.lookup()), byref(found)))
+    def has_time_series(self, owner: "int | Key", name: str | None = None, *,
+                        time_series_type: Any = SingleTimeSeries,
+                        owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
+                        interval: Any = None, features: dict | None = None, **feature_values: Any) -> bool:
+        """Whether a series matches: has_time_series(owner_id, name, ...) takes the arguments
+        of get_time_series (any number of matches is True); has_time_series(key) asks for
+        exactly that key."""
+        try:
+            if name is None and isinstance(owner, Key) and time_series_type is SingleTimeSeries \
+                    and not feature_values and features is None and resolution is None and interval is None:
+                q = owner.lookup()
+            else:
+                q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category, resolution,
+                                       interval, features, feature_values)
+            found = c_int32()
+            check(lib.tsstore_has(self._handle(), byref(q), byref(found)))
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "has_time_series") from None
         return bool(found.value)
 
-    def remove_time_series(self, key: Key) -> None:
-        """Removes one series (its array is freed once no other series uses it)."""
-        check(lib.tsstore_remove(self._handle(), byref(key.lookup())))
+    @operation("remove_time_series")
+    def remove_time_series(self, owner: "int | Key", name: str | None = None, *,
+                           time_series_type: Any = SingleTimeSeries,
+                           owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
+                           interval: Any = None, features: dict | None = None, **feature_values: Any) -> None:
+        """Removes the one series a Key or the arguments of get_time_series name (its array is
+        freed once no other series uses it); several matches are refused, listing them."""
+        q, _ = self._lookup_of("remove_time_series", owner, name, time_series_type, owner_category, resolution,
+                               interval, features, feature_values)
+        check(lib.tsstore_remove(self._handle(), byref(q)))
 
+    @operation("static_reader")
     def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
         """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
         from ._readers import open_static
-        return open_static(self, resolution, keys)
+        try:
+            return open_static(self, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
 
+    @operation("forecast_reader")
     def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> Any:
         """A ForecastReader over forecast keys sharing a window timeline (see
         tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
         DeterministicSingleTimeSeries."""
         from ._readers import open_forecast
-        return open_forecast(self, series_type, resolution, keys)
+        try:
+            return open_forecast(self, series_type, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
 
     # -- queries -------------------------------------------------------------------------
 
+    @operation("list_keys")
     def list_keys(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                   series_type: SeriesType | None = None, name: str | None = None, name_glob: str | None = None,
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
@@ -344,6 +494,7 @@ class Store:
         finally:
             lib.tsstore_keys_free(out)
 
+    @operation("remove_time_series_where")
     def remove_time_series_where(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                                  series_type: SeriesType | None = None, name: str | None = None,
                                  name_glob: str | None = None, owner_type: str | None = None, resolution: Any = None,
@@ -355,6 +506,7 @@ class Store:
         check(lib.tsstore_remove_where(self._handle(), f.ref(), byref(removed)))
         return removed.value
 
+    @operation("list_metadata")
     def list_metadata(self, **filters: Any) -> list[dict]:
         """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
         f = _Filter(**_filter_args(filters))
@@ -364,6 +516,7 @@ class Store:
         """The keys of every series that references the array with this content hash."""
         return self._listed(_key_of, lib.tsstore_keys_by_hash, _hash_bytes(data_hash))
 
+    @operation("get_metadata")
     def get_metadata(self, key: Key) -> dict:
         """The catalog record of a series: key, series_type, dtype, length (first axis of the
         stored array), count (windows), initial_timestamp, element_shape, owner_type, units,
@@ -413,26 +566,26 @@ class Store:
         """Distinct owner type names, sorted."""
         return self._distinct(raw.TSSTORE_FIELD_OWNER_TYPE)
 
-    def list_resolutions(self) -> list[str]:
-        """Distinct resolutions, shortest first."""
-        return self._distinct(raw.TSSTORE_FIELD_RESOLUTION)
+    def list_resolutions(self) -> list[Any]:
+        """Distinct resolutions, shortest first (timedelta, or Period for calendar ones)."""
+        return [cv.as_period_value(t, "resolution") for t in self._distinct(raw.TSSTORE_FIELD_RESOLUTION)]
 
-    def list_intervals(self) -> list[str]:
-        """Distinct forecast intervals, shortest first."""
-        return self._distinct(raw.TSSTORE_FIELD_INTERVAL)
+    def list_intervals(self) -> list[Any]:
+        """Distinct forecast intervals, shortest first (timedelta or Period)."""
+        return [cv.as_period_value(t, "interval") for t in self._distinct(raw.TSSTORE_FIELD_INTERVAL)]
 
     def forecast_parameters(self) -> list[dict]:
         """One dict per distinct set of forecast window parameters: series_type,
         initial_timestamp, resolution, horizon, interval, count, and how many series."""
         return [{"series_type": SeriesType(p.series_type), "initial_timestamp": cv.from_millis(p.initial_ms),
-                 "resolution": cv.period_text(p.resolution), "horizon": cv.period_text(p.horizon),
-                 "interval": cv.period_text(p.interval), "count": p.count, "series": p.n_series}
+                 "resolution": cv.period_value(p.resolution), "horizon": cv.period_value(p.horizon),
+                 "interval": cv.period_value(p.interval), "count": p.count, "series": p.n_series}
                 for p in self._records(lib.tsstore_forecast_parameters, raw.tsstore_forecast_params)]
 
     def static_summary(self) -> list[dict]:
         """One dict per grid of the SingleTimeSeries: resolution, initial_timestamp, length,
         how many series and how many owners."""
-        return [{"resolution": cv.period_text(g.resolution), "initial_timestamp": cv.from_millis(g.initial_ms),
+        return [{"resolution": cv.period_value(g.resolution), "initial_timestamp": cv.from_millis(g.initial_ms),
                  "length": g.length, "series": g.n_series, "owners": g.n_owners}
                 for g in self._records(lib.tsstore_static_summary, raw.tsstore_static_grid)]
 
@@ -458,6 +611,7 @@ class Store:
 
     # -- owner moves ---------------------------------------------------------------------
 
+    @operation("copy_time_series")
     def copy_time_series(self, key: Key, *, owner_id: int, owner_type: str,
                          owner_category: OwnerCategory = OwnerCategory.COMPONENT, name: str | None = None) -> Key:
         """Attaches a stored series to another owner too, optionally renamed (the array is
@@ -468,12 +622,14 @@ class Store:
         return Key(owner_id, OwnerCategory(owner_category), key.series_type, key.name if name is None else name,
                    key.resolution, key.interval, dict(key.features))
 
+    @operation("rename_time_series")
     def rename_time_series(self, key: Key, name: str) -> Key:
         """Renames a stored series and returns its new key."""
         check(lib.tsstore_rename_series(self._handle(), byref(key.lookup()), cv.text_arg(name, "name")))
         return Key(key.owner_id, key.owner_category, key.series_type, name, key.resolution, key.interval,
                    dict(key.features))
 
+    @operation("replace_owner_id")
     def replace_owner_id(self, old: int, new: int, *, owner_category: OwnerCategory = OwnerCategory.COMPONENT) -> int:
         """Moves every series of one owner to another id, all or nothing; returns how many."""
         moved = c_int64()
@@ -636,6 +792,7 @@ class Store:
             raise
         check(lib.tsstore_commit(h))
 
+    @operation("transform_single_time_series")
     def transform_single_time_series(self, horizon: Any, interval: Any, *,
                                      owner_category: OwnerCategory | None = None, resolution: Any = None) -> int:
         """Derives a DeterministicSingleTimeSeries view of every stored SingleTimeSeries
@@ -644,8 +801,10 @@ class Store:
         added = c_int64()
         category = raw.TSSTORE_OWNER_ANY if owner_category is None else int(owner_category)
         res = None if resolution is None else byref(cv.period(resolution, "resolution"))
-        check(lib.tsstore_transform_single_time_series(self._handle(), byref(cv.period(horizon, "horizon")),
-                                                       byref(cv.period(interval, "interval")), category, res, byref(added)))
+        st = lib.tsstore_transform_single_time_series(self._handle(), byref(cv.period(horizon, "horizon")),
+                                                      byref(cv.period(interval, "interval")), category, res, byref(added))
+        if st:
+            raise cv.respelled(error(st), horizon, interval, resolution)
         return added.value
 
     def compact(self) -> dict[str, int]:
@@ -670,8 +829,79 @@ class Store:
             lib.tsstore_strings_free(out)
 
 
-def _path(path: Any) -> bytes:
-    return cv.text_arg(str(path), "path")
+_CLASS_TYPES = {SingleTimeSeries: SeriesType.SINGLE_TIME_SERIES,
+                NonSequentialTimeSeries: SeriesType.NON_SEQUENTIAL_TIME_SERIES,
+                Deterministic: SeriesType.DETERMINISTIC, Probabilistic: SeriesType.PROBABILISTIC,
+                Scenarios: SeriesType.SCENARIOS}
+_TYPE_NAMES = {str(t): t for t in SeriesType}
+
+
+def _type_code(value: Any) -> int:
+    """The series_type of a lookup: a series class, a SeriesType (or its name, as
+    "Deterministic"), or None for any type."""
+    if value is None:
+        return raw.TSSTORE_ANY_TYPE
+    if isinstance(value, type) and value in _CLASS_TYPES:
+        return int(_CLASS_TYPES[value])
+    if isinstance(value, str) and value in _TYPE_NAMES:
+        return int(_TYPE_NAMES[value])
+    if isinstance(value, SeriesType) or (isinstance(value, int) and not isinstance(value, bool)):
+        return int(cv.enum_arg(SeriesType, value, "time_series_type"))
+    shown = value.__name__ if isinstance(value, type) else repr(value)
+    raise TypeError(f"time_series_type: {shown} is not a series type; give SingleTimeSeries, "
+                    "NonSequentialTimeSeries, Deterministic, Probabilistic, Scenarios, a tsstore.SeriesType or None")
+
+
+def _OwnerLookup(owner_id: int, name: Any, series_type: int, owner_category: Any, resolution: Any, interval: Any,
+                 features: dict | None) -> Any:
+    """A tsstore_lookup from the keywords of get / has / remove (ctypes keeps the bytes its
+    char * fields point at alive with the struct)."""
+    q = raw.tsstore_lookup()
+    q.struct_size = sizeof(raw.tsstore_lookup)
+    q.series_type = series_type
+    q.owner_id = owner_id
+    q.owner_category = (raw.TSSTORE_OWNER_ANY if owner_category is None else
+                        cv.enum_arg(OwnerCategory, owner_category, "owner_category"))
+    q.name = cv.text_arg(name, "name")
+    q.resolution = cv.optional_period(resolution, "resolution")
+    q.interval = cv.optional_period(interval, "interval")
+    q.features_json = None if features is None else (cv.features_json(features) or b"")
+    return q
+
+
+def _open_error(e: TsStoreError, path: str, read_only: bool) -> TsStoreError:
+    """What an open's failure means to the user: a file without the store's version
+    attribute is not a store at all; a store that cannot be opened for writing, where it
+    can be read, is not writable (never "damaged")."""
+    if isinstance(e, IncompatibleFormatError) and "unspecified" in str(e):
+        return IntegrityError(f"Store.open: {path!r} is not a tsstore store (it is a NetCDF file without the "
+                              "data_format_version attribute every store carries)", raw.TSSTORE_E_INTEGRITY)
+    if isinstance(e, TsStoreIOError) and not read_only:
+        unwritable = [f for f in (path, path + ".sqlite") if os.path.exists(f) and not _writable(f)]
+        if unwritable:
+            return TsStoreIOError(f"Store.open: {unwritable[0]!r} is not writable; open the store with "
+                                  "read_only=True, or give the process write permission (the store itself is "
+                                  "not damaged)", e.status)
+    return e
+
+
+def _writable(path: str) -> bool:
+    """Whether this process can open path for writing (os.access answers for root without
+    asking the file system, so the file is opened)."""
+    try:
+        with open(path, "r+b"):
+            return True
+    except OSError:
+        return False
+
+
+def _path(path: Any, field: str = "path") -> bytes:
+    """A path argument: str, bytes or os.PathLike, as os.fsdecode reads it."""
+    try:
+        p = os.fsdecode(path)
+    except TypeError:
+        raise TypeError(f"{field}: a path is a str, bytes or os.PathLike, not {type(path).__name__}") from None
+    return cv.text_arg(p, field)
 
 
 def _opt(value: str | None, field: str = "text") -> bytes | None:
@@ -685,7 +915,6 @@ def _int64(value: Any, name: str) -> int:
     except TypeError:
         raise TypeError(f"{name}: an integer is needed, not {type(value).__name__} ({value!r})") from None
     if not _INT64_MIN <= v <= _INT64_MAX:
-        from ._errors import InvalidParameterError
         raise InvalidParameterError(f"{name}: {v} does not fit a signed 64-bit integer", 1)
     return v
 
@@ -695,7 +924,7 @@ def _ids(values: Iterable[int] | None) -> tuple[np.ndarray | None, int]:
     nothing (a non-NULL pointer of length 0). The caller keeps the array for the call."""
     if values is None:
         return None, 0
-    ids = [operator.index(v) for v in values]
+    ids = [_int64(v, f"ids[{i}]") for i, v in enumerate(values)]
     return np.ascontiguousarray(ids or [0], dtype=np.int64), len(ids)
 
 
@@ -739,7 +968,7 @@ def _record(info: Any) -> dict:
         "initial_timestamp": None if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES else cv.from_millis(info.initial_ms),
         "element_shape": _element_shape(info),
         "owner_type": cstr(info.owner_type) or None, "units": cstr(info.units) or None, "ext": cstr(info.ext) or None,
-        "resolution": key.resolution, "horizon": cv.period_text(info.horizon), "interval": key.interval,
+        "resolution": key.resolution, "horizon": cv.period_value(info.horizon), "interval": key.interval,
         "data_hash": bytes(info.data_hash).hex(), "features_hash": bytes(info.features_hash).hex()}
 
 
@@ -793,36 +1022,48 @@ class _Item:
     __slots__ = ("ts", "owner_id", "owner_category", "features", "arr", "strs", "initial", "res", "hor", "iv",
                  "count", "stamps", "pct")
 
-    def __init__(self, ts: Series, owner_id: int, owner_type: str, owner_category: OwnerCategory,
-                 features: dict | None, units: str | None, ext: str | None) -> None:
+    def __init__(self, ts: Series, owner_id: int, owner_type: str,
+                 owner_category: OwnerCategory = OwnerCategory.COMPONENT, features: dict | None = None,
+                 units: str | None = None, ext: str | None = None) -> None:
         if not isinstance(ts, _SERIES_TYPES):
-            raise TypeError(f"{type(ts).__name__} is not a tsstore series type")
+            raise TypeError(f"ts: {type(ts).__name__} is not a tsstore series type")
         self.ts, self.owner_id, self.features = ts, _int64(owner_id, "owner_id"), features
         self.owner_category = cv.enum_arg(OwnerCategory, owner_category, "owner_category")
-        self.arr = cv.as_array(ts.data)
+        try:
+            self.arr = cv.as_array(ts.data)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"ts.data: {e}") from None
+        if 0 in self.arr.shape:
+            raise InvalidParameterError(f"ts.data: shape {self.arr.shape} has an empty axis "
+                                        f"{self.arr.shape.index(0)}; a series holds at least one step, window "
+                                        "and element", 1)
         self.strs = (cv.text_arg(owner_type, "owner_type"), cv.text_arg(ts.name, "name"), cv.features_json(features),
                      _opt(units, "units"), _opt(ext, "ext"))
         self.initial, self.res, self.hor, self.iv, self.count = 0, cv.NO_PERIOD, cv.NO_PERIOD, cv.NO_PERIOD, 0
         self.stamps = self.pct = None
         if isinstance(ts, NonSequentialTimeSeries):
-            self.stamps = np.array([cv.millis(t) for t in ts.timestamps], dtype=np.int64)
+            self.stamps = cv.millis_array(ts.timestamps, "ts.timestamps")
             if len(self.stamps) != self.arr.shape[0]:
-                from ._errors import InvalidParameterError
                 raise InvalidParameterError(
                     f"timestamps: {len(self.stamps)} timestamps for {self.arr.shape[0]} steps of data", 1)
         else:
-            self.initial, self.res = cv.millis(ts.initial_timestamp), cv.period(ts.resolution, "resolution")
+            self.initial, self.res = cv.millis(ts.initial_timestamp), cv.period(ts.resolution, "ts.resolution")
         if isinstance(ts, _FORECASTS):
-            self.hor, self.iv = cv.period(ts.horizon, "horizon"), cv.period(ts.interval, "interval")
-            self.count = _int64(ts.count, "count")
+            self.hor, self.iv = cv.period(ts.horizon, "ts.horizon"), cv.period(ts.interval, "ts.interval")
+            self.count = _int64(ts.count, "ts.count")
         if isinstance(ts, Probabilistic):
             self.pct = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
 
     def key(self) -> Key:
-        """The key the library gives the added series (its periods in canonical text)."""
+        """The key the library gives the added series (its periods as a store returns them)."""
         ts = self.ts
-        return Key(self.owner_id, self.owner_category, ts.series_type, ts.name, cv.period_text(self.res),
-                   cv.period_text(self.iv), dict(self.features or {}))
+        return Key(self.owner_id, self.owner_category, ts.series_type, ts.name, cv.period_value(self.res),
+                   cv.period_value(self.iv), dict(self.features or {}))
+
+    def respell(self, message: str) -> str:
+        """message with this item's periods as the caller wrote them, not the library's
+        canonical text (a horizon given as 48 hours must not read "P2D")."""
+        return cv.respell(message, *(getattr(self.ts, f, None) for f in ("resolution", "horizon", "interval")))
 
 
 _DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
@@ -891,7 +1132,14 @@ def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[
     else:
         st = lib.tsstore_add(store._handle(), descs.ctypes.data)
     del keep  # the library copied what the descriptors point at
-    check(st)
+    if st:
+        e = error(st)
+        msg = str(e)
+        m = re.search(r"\bdescs\[(\d+)\]", msg)
+        which = items[int(m.group(1))] if m and int(m.group(1)) < len(items) else items[0] if len(items) == 1 else None
+        if which is not None:
+            msg = which.respell(msg)
+        raise type(e)(msg, e.status)
     return [it.key() for it in items]
 
 
@@ -899,8 +1147,9 @@ class Batch:
     """Series collected by Store.bulk_add(); added together, all or nothing, when the block
     ends (one C call for the whole batch). keys holds their keys afterwards."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, op: str = "bulk_add") -> None:
         self._store: Store | None = store
+        self._op = op
         self._items: list[_Item] = []
         self.keys: list[Key] = []
 
@@ -909,7 +1158,10 @@ class Batch:
             units: str | None = None, ext: str | None = None) -> None:
         """Queues one series (checked against the store when the batch commits)."""
         self._live()
-        self._items.append(_Item(ts, owner_id, owner_type, owner_category, features, units, ext))
+        try:
+            self._items.append(_Item(ts, owner_id, owner_type, owner_category, features, units, ext))
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, self._op, f"items[{len(self._items)}]: {e}") from None
 
     def __len__(self) -> int:
         """How many series are queued."""
@@ -925,7 +1177,10 @@ class Batch:
         """Adds every queued series, all or nothing, and returns their keys."""
         store = self._live()
         items, self._items, self._store = self._items, [], None
-        self.keys = _add_items(store, items, batch=True)
+        try:
+            self.keys = _add_items(store, items, batch=True)
+        except TsStoreError as e:
+            raise in_operation(e, self._op) from None
         return self.keys
 
     def discard(self) -> None:

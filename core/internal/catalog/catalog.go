@@ -514,17 +514,17 @@ func (c *Catalog) DistinctHashes() ([][]byte, error) {
 // Filter selects rows; a nil field matches everything. Features is a subset match: a row
 // matches when its feature set contains every given entry.
 type Filter struct {
-	OwnerID       *int64
-	OwnerCategory *string
-	SeriesTypes   []string
-	Name          *string
-	Resolution    *string
-	OwnerType     *string
-	NameGlob      *string // SQLite GLOB pattern on the name
-	Interval      *string
-	Features      []hashing.Feature
-	FeaturesHash  []byte // exactly this feature set (nil: any)
-	Limit         int    // at most this many rows (0: all)
+	OwnerID        *int64
+	OwnerCategory  *string
+	SeriesTypes    []string
+	Name           *string
+	Resolution     *string
+	OwnerType      *string
+	NameGlob       *string // SQLite GLOB pattern on the name
+	Interval       *string
+	Features       []hashing.Feature
+	FeaturesHashes [][]byte // exactly one of these feature sets (nil: any)
+	Limit          int      // at most this many rows (0: all)
 }
 
 func (f *Filter) where() (string, []any) {
@@ -554,9 +554,11 @@ func (f *Filter) where() (string, []any) {
 			args = append(args, *c.v)
 		}
 	}
-	if f.FeaturesHash != nil {
-		conds = append(conds, "a.features_hash = ?")
-		args = append(args, f.FeaturesHash)
+	if len(f.FeaturesHashes) > 0 {
+		conds = append(conds, "a.features_hash IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.FeaturesHashes)), ",")+")")
+		for _, h := range f.FeaturesHashes {
+			args = append(args, h)
+		}
 	}
 	for _, e := range f.Features {
 		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "
