@@ -302,3 +302,25 @@ def test_a_writer_killed_mid_write_is_rolled_back_on_open(path):
     with tsstore.Store.open(path) as s:
         assert s.recovered == ""
     assert not os.path.exists(path + "-journal")
+
+
+def test_a_collected_store_is_closed_by_the_next_call_not_by_the_collector(path):
+    """A store in a reference cycle is finalised by the garbage collector, which may run
+    between a C call and the reading of the message or strings that call left for this
+    thread. So the finaliser only queues the close; the next call into a store performs it,
+    committing what was pending."""
+    import gc
+    s = tsstore.Store.create(path)
+    key = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+    cycle = [s]
+    cycle.append(cycle)
+    reader = s.static_reader("PT1H", [key])
+    reader_cycle = [reader, None]
+    reader_cycle[1] = reader_cycle
+    del s, cycle, reader, reader_cycle
+    gc.collect()
+    from tsstore import _ffi
+    assert len(_ffi._unreleased) == 2  # queued, not yet closed
+    with tsstore.Store.open(path, read_only=True) as again:  # releases them first, then opens
+        assert not _ffi._unreleased
+        np.testing.assert_array_equal(again.get_time_series(key).data, np.arange(24.0))

@@ -7,9 +7,11 @@ and turns a failure status into the exception of its class, carrying the thread'
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import pathlib
+import sys
 import threading
 from typing import Any, Callable
 
@@ -78,6 +80,35 @@ def last_error() -> str:
 def error(status: int) -> _errors.TsStoreError:
     """The exception of a failure status, with the thread's message."""
     return _errors.error_for(status, last_error())
+
+
+# Handles whose Python owner was collected without being closed. A finaliser (__del__) must
+# not call into the library itself: the garbage collector can run it on this thread between
+# a C call and the reading of what that call left in the thread's arena (its error message,
+# the strings of a series_info), which the next call on the thread replaces. So a finaliser
+# queues its handle here, and the next call into a store releases it first.
+_unreleased: list[tuple[Callable[[int], Any], int]] = []
+
+
+def release_later(free: Callable[[int], Any], handle: int) -> None:
+    """Queues free(handle) for release_pending (safe from a finaliser, from any thread)."""
+    if sys.is_finalizing():  # no later call will come; nothing runs between calls now
+        free(handle)
+    else:
+        _unreleased.append((free, handle))
+
+
+def release_pending() -> None:
+    """Releases the handles finalisers queued (a store's close commits its pending writes)."""
+    while _unreleased:
+        try:
+            free, handle = _unreleased.pop()
+        except IndexError:  # another thread took the last one
+            return
+        free(handle)
+
+
+atexit.register(release_pending)
 
 
 def check(status: int) -> None:

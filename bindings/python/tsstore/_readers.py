@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError
-from ._ffi import addressof, byref, c_size_t, c_void_p, check, lib, memmove, raw, sizeof
+from ._ffi import addressof, byref, c_size_t, c_void_p, check, lib, memmove, raw, release_later, sizeof
 from ._series import Key, SeriesType
 
 
@@ -119,7 +119,9 @@ class _Reader:
         self.close()
 
     def __del__(self) -> None:
-        self.close()
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            release_later(self._fn["free"], h)  # freed by the next store call (see release_later)
 
 
 class StaticReader(_Reader):

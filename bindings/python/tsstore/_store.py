@@ -15,7 +15,7 @@ import numpy as np
 from . import _convert as cv
 from ._errors import (IncompatibleFormatError, IntegrityError, InvalidHandleError, InvalidParameterError, TsStoreError,
                       TsStoreIOError, in_operation, operation)
-from ._ffi import numpy_dtype, c_uint8, addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
+from ._ffi import _unreleased, release_later, release_pending, numpy_dtype, c_uint8, addressof, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
@@ -76,6 +76,7 @@ class Store:
 
     @classmethod
     def _opened(cls, call: Any, *args: Any) -> "Store":
+        release_pending()  # a collected store of this path would hold it
         out = _handle_out()
         check(call(*args, byref(out)))
         return cls(out.value)
@@ -116,6 +117,8 @@ class Store:
         return cls._opened(lib.tsstore_open_in_memory, cv.text_arg(compression, "compression"))
 
     def _handle(self) -> int:
+        if _unreleased:
+            release_pending()
         h = self._h
         if not h:
             raise InvalidHandleError("the store is closed", _STATUS_CLOSED)
@@ -123,6 +126,7 @@ class Store:
 
     def close(self) -> None:
         """Commits pending writes and closes the store; closing twice is harmless."""
+        release_pending()  # collected readers go before the store they read
         with self._lock:
             h, self._h = self._h, None
         if h:
@@ -135,10 +139,10 @@ class Store:
         self.close()
 
     def __del__(self) -> None:
-        try:
-            self.close()
-        except TsStoreError:
-            pass
+        # Closed by the next call into a store, not here (see release_later).
+        h, self._h = getattr(self, "_h", None), None
+        if h:
+            release_later(lib.tsstore_close, h)
 
     @property
     def closed(self) -> bool:
