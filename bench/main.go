@@ -49,6 +49,7 @@ var workloads = []workload{
 	{"forecast-add", "cost of one more Deterministic at 1,000 and 10,000 stored; per forecast in a batch", forecastAdd},
 	{"forecast-sweep", "ForecastReader over Deterministic and DeterministicSingleTimeSeries, 365 daily windows", forecastSweep},
 	{"calls", "per-call cost of get, a reader step and has from Go, C and Python on one store", callsWorkload},
+	{"modeller", "a modeller's script phase by phase (loads, cost curves, forecasts, a week of steps, every window) from Python and from Go", modellerWorkload},
 	{"python-bulk", "a durable batch add of 100,000 × 24 and a get_many of 10,000 × 168 from Python and from Go", pyBulkWorkload},
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
