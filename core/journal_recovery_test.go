@@ -27,6 +27,7 @@ import (
 
 	"github.com/fhs/go-netcdf/netcdf"
 
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
@@ -375,7 +376,7 @@ func jrMidUnitKeys() string {
 
 // jrHot reports whether path's journal is hot (a header and at least one record).
 func jrHot(path string) bool {
-	fi, err := os.Stat(ncshim.JournalPath(path))
+	fi, err := os.Stat(journal.Path(path))
 	return err == nil && fi.Size() > 48
 }
 
@@ -391,7 +392,7 @@ func TestJournalFIFODoesNotHangOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	if err := syscall.Mkfifo(jp, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +489,7 @@ func TestJournalHugePageSizeIsRefused(t *testing.T) {
 	e0 := uint64(fi.Size())
 	data := bytes.Repeat([]byte{0x5a}, int(e0))
 	j := jrJournal{version: 2, page: 0xFFFFFFFF, e0: e0, nonce: 7, ino: fi.Sys().(*syscall.Stat_t).Ino, recs: []jrRec{{0, data}}}
-	if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(j), 0o644); err != nil {
+	if err := os.WriteFile(journal.Path(path), jrEncode(j), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, crashed := runOpenChild(t, path, nil)
@@ -530,7 +531,7 @@ func hotJournal(t *testing.T) (path, committed string, j jrJournal) {
 	if sha(t, path) == committed {
 		t.Fatal("the killed unit changed nothing")
 	}
-	return path, committed, jrParseJournal(t, ncshim.JournalPath(path))
+	return path, committed, jrParseJournal(t, journal.Path(path))
 }
 
 // A journal whose header is valid but whose records cannot be played (a page size of 0, or a
@@ -542,7 +543,7 @@ func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 	if len(j.recs) < 2 {
 		t.Fatalf("only %d records", len(j.recs))
 	}
-	orig, err := os.ReadFile(ncshim.JournalPath(path))
+	orig, err := os.ReadFile(journal.Path(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,19 +565,19 @@ func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 		if err := os.WriteFile(path, ncAfterKill, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(bad), 0o644); err != nil {
+		if err := os.WriteFile(journal.Path(path), jrEncode(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		report, err := ncshim.Recover(path, true)
-		_, jerr := os.Stat(ncshim.JournalPath(path))
+		report, err := journal.Recover(path, true)
+		_, jerr := os.Stat(journal.Path(path))
 		if err == nil && sha(t, path) != committed {
 			t.Errorf("%s: Recover said %q, removed the journal: %v, and the file is not its last commit", name, report, errors.Is(jerr, os.ErrNotExist))
 		}
 	}
 	// The real journal still restores the file exactly.
 	os.WriteFile(path, ncAfterKill, 0o644)
-	os.WriteFile(ncshim.JournalPath(path), orig, 0o644)
-	if _, err := ncshim.Recover(path, true); err != nil || sha(t, path) != committed {
+	os.WriteFile(journal.Path(path), orig, 0o644)
+	if _, err := journal.Recover(path, true); err != nil || sha(t, path) != committed {
 		t.Fatalf("the genuine journal: %v", err)
 	}
 }
@@ -606,7 +607,7 @@ func TestJournalHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
 	if err == nil {
 		s.Close()
 	}
-	_, jerr := os.Stat(ncshim.JournalPath(pathA))
+	_, jerr := os.Stat(journal.Path(pathA))
 	if after := sha(t, pathA); after != before {
 		ro, rerr := OpenReadOnly(pathA)
 		state := fmt.Sprint(rerr)
@@ -669,7 +670,7 @@ func first(s []string) string {
 func TestJournalCreateBesideAStaleJournal(t *testing.T) {
 	pathA, _, _ := hotJournal(t)
 	pathB := filepath.Join(t.TempDir(), "system.nc")
-	if err := os.WriteFile(ncshim.JournalPath(pathB), mustRead(t, ncshim.JournalPath(pathA)), 0o644); err != nil {
+	if err := os.WriteFile(journal.Path(pathB), mustRead(t, journal.Path(pathA)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := jrChild(t, "create-kill", pathB).CombinedOutput()
@@ -747,7 +748,7 @@ func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 	if crashed {
 		t.Fatalf("the child crashed: %s", jrTail(out))
 	}
-	_, jerr := os.Stat(ncshim.JournalPath(path))
+	_, jerr := os.Stat(journal.Path(path))
 	if !strings.Contains(out, "recovered=\"rolled") {
 		t.Errorf("with flock failing ENOSYS the writable open did not roll back the hot journal (it said %s; journal left: %v); the file equals its last commit: %v",
 			strings.Fields(out)[1], jerr == nil, sha(t, path) == committed)
@@ -780,7 +781,7 @@ func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 func TestJournalLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	var jst syscall.Stat_t
 	if err := syscall.Stat(jp, &jst); err != nil {
 		t.Fatal(err)
@@ -952,7 +953,7 @@ func jrSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	before := sha(t, path) + sha(t, jp) + sha(t, CatalogPath(path))
 	if s, err := OpenReadOnly(path); err == nil {
 		s.Close()
@@ -996,9 +997,9 @@ func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
 func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	path := jrBase(t, 30)
 	committed := openedSHA(t, path)
-	ncshim.SetJournalSpill(4096)
+	journal.SetSpill(4096)
 	s, err := Open(path)
-	ncshim.SetJournalSpill(0)
+	journal.SetSpill(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1008,7 +1009,7 @@ func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	}
 	jrMidUnitAdds(s, func(f string, a ...any) { t.Fatalf(f, a...) })
 	_, spills := s.JournalStats()
-	if fi, err := os.Stat(ncshim.JournalPath(path)); spills < 2 || err != nil || fi.Size() <= 48 {
+	if fi, err := os.Stat(journal.Path(path)); spills < 2 || err != nil || fi.Size() <= 48 {
 		t.Fatalf("the unit did not spill (%d spills, %v)", spills, err)
 	}
 	s.nc.journal.FailForTesting(syscall.EIO)
@@ -1018,7 +1019,7 @@ func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	if fi, err := os.Stat(ncshim.JournalPath(path)); err != nil || fi.Size() <= 48 {
+	if fi, err := os.Stat(journal.Path(path)); err != nil || fi.Size() <= 48 {
 		t.Fatalf("the failed unit's journal is not hot after Close: %v", err)
 	}
 	s2, err := Open(path)
@@ -1070,7 +1071,7 @@ func TestJournalManyStoresFromManyGoroutines(t *testing.T) {
 					fail("persist: %v", err)
 				}
 				m.Close()
-				if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(journal.Path(path)); !errors.Is(err, os.ErrNotExist) {
 					fail("a journal outlived Persist: %v", err)
 				}
 			} else {
@@ -1132,7 +1133,7 @@ func TestJournalKillDuringRecovery(t *testing.T) {
 	strace := requireTool(t, "strace")
 	path, committed, j := hotJournal(t)
 	hot := map[string][]byte{}
-	for _, p := range []string{path, CatalogPath(path), ncshim.JournalPath(path)} {
+	for _, p := range []string{path, CatalogPath(path), journal.Path(path)} {
 		hot[p] = mustRead(t, p)
 	}
 	points := map[string]int{"pwrite64": len(j.recs) + 2, "ftruncate": 1, "fsync": 2, "unlink": 1}
@@ -1150,7 +1151,7 @@ func TestJournalKillDuringRecovery(t *testing.T) {
 				continue // the open got past its recovery before the n-th call
 			}
 			tried++
-			report, err := ncshim.Recover(path, true)
+			report, err := journal.Recover(path, true)
 			if err != nil || sha(t, path) != committed {
 				t.Errorf("killed at %s #%d of the recovery (%s): the next recovery said %q, %v; the file is its last commit: %v",
 					sc, n, jrTail(out), report, err, sha(t, path) == committed)
@@ -1197,15 +1198,15 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 		t.Fatal(err)
 	}
 	var jour netcdf.Dataset
-	var j *ncshim.Journal
+	var j *journal.Journal
 	if os.Getenv("TSSTORE_RECOVERY_CONTROL") != "" { // both through sec2: is HDF5 deterministic?
 		jour, err = netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
 	} else {
-		ncshim.SetJournalSpill(spill)
-		jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) {
+		journal.SetSpill(spill)
+		jour, j, err = journal.Open(paths[1], func() (netcdf.Dataset, error) {
 			return netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
 		})
-		ncshim.SetJournalSpill(0)
+		journal.SetSpill(0)
 		if err != nil || j == nil {
 			t.Fatalf("journalled create: %v (journal %v)", err, j)
 		}
@@ -1276,9 +1277,9 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 				t.Fatal(err)
 			}
 			if j != nil {
-				ncshim.SetJournalSpill(spill)
-				jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) { return netcdf.OpenFile(paths[1], netcdf.WRITE) })
-				ncshim.SetJournalSpill(0)
+				journal.SetSpill(spill)
+				jour, j, err = journal.Open(paths[1], func() (netcdf.Dataset, error) { return netcdf.OpenFile(paths[1], netcdf.WRITE) })
+				journal.SetSpill(0)
 			} else {
 				jour, err = netcdf.OpenFile(paths[1], netcdf.WRITE)
 			}
@@ -1383,7 +1384,7 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 		a, b := mustRead(t, paths[0]), mustRead(t, paths[1])
 		t.Logf("%s; closed files equal: %v (%d vs %d bytes)", differ, bytes.Equal(a, b), len(b), len(a))
 	}
-	if _, err := os.Stat(ncshim.JournalPath(paths[1])); j != nil && !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(journal.Path(paths[1])); j != nil && !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("seed %d: the journal outlived the close", seed)
 	}
 	t.Logf("seed %d spill %d: %d vars, %d syncs compared", seed, spill, len(vars), syncs)
@@ -1395,8 +1396,8 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 // cleared): here it reports the counters of whichever file now occupies that memory.
 func TestJournalStatsAfterClose(t *testing.T) {
 	path := jrBase(t, 30)
-	ncshim.SetJournalSpill(4096)
-	defer ncshim.SetJournalSpill(0)
+	journal.SetSpill(4096)
+	defer journal.SetSpill(0)
 	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

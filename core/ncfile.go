@@ -13,6 +13,7 @@ import (
 	"github.com/fhs/go-netcdf/netcdf/ncmem"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
@@ -37,13 +38,13 @@ type ncFile struct {
 	open     bool
 	comp     Compression
 	// journal guards the committed bytes of a writable file while a unit rewrites them
-	// (ncshim/journal.c); nil for read-only and in-memory files, or where the driver cannot
-	// be installed (ncshim.JournalActive).
-	journal *ncshim.Journal
+	// (journal/journal.c); nil for read-only and in-memory files, or where the driver cannot
+	// be installed (journal.Active).
+	journal *journal.Journal
 	// path is the file's path ("" in memory), for messages.
 	path string
 	// journalFinal is the journal's counters as the file closed.
-	journalFinal ncshim.JournalStats
+	journalFinal journal.Stats
 	// recovered says what the open rolled back from a hot journal, if anything.
 	recovered string
 
@@ -90,16 +91,16 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
-	var journal *ncshim.Journal
+	var jr *journal.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if inMemory {
 			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
 			return m.Dataset, err
 		}
-		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) {
+		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) {
 			return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
 		})
-		journal = j
+		jr = j
 		return ds, err
 	})
 	if err == nil && !inMemory {
@@ -111,7 +112,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
-	f.journal, f.path = journal, path
+	f.journal, f.path = jr, path
 	if err := f.initLayout(); err != nil {
 		f.closeLocked()
 		if !inMemory {
@@ -127,7 +128,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 // would be refused as another file's, or worse. Anything there that is not a regular file is
 // refused rather than removed.
 func removeStaleJournal(path string) error {
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	fi, err := os.Lstat(jp)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -162,7 +163,7 @@ func journalShaped(path string, size int64) bool {
 	defer f.Close()
 	var m [8]byte
 	_, err = io.ReadFull(f, m[:])
-	return err == nil && string(m[:]) == ncshim.JournalMagic
+	return err == nil && string(m[:]) == journal.Magic
 }
 
 func (f *ncFile) initLayout() error {
@@ -200,13 +201,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// A writer that died in the middle of a unit left a hot journal: roll the file back to
 	// its last commit before HDF5 reads it. A live writer elsewhere holds the file, and the
 	// open below reports that.
-	recovered, err := ncshim.Recover(path, !readOnly)
+	recovered, err := journal.Recover(path, !readOnly)
 	switch {
-	case errors.Is(err, ncshim.ErrJournalBusyHot) && readOnly:
+	case errors.Is(err, journal.ErrBusyHot) && readOnly:
 		// Without HDF5's locking a reader would be let in, to a file half way through a unit.
 		return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 			"%s is being written by another process, in the middle of a unit (its journal is hot); open it once that writer has flushed or closed", path)}
-	case err != nil && !errors.Is(err, ncshim.ErrJournalBusy) && !errors.Is(err, ncshim.ErrJournalBusyHot):
+	case err != nil && !errors.Is(err, journal.ErrBusy) && !errors.Is(err, journal.ErrBusyHot):
 		return nil, wrapIO("open", err, "recovering %s", path)
 	}
 	mode := netcdf.WRITE
@@ -216,13 +217,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// ForkLock keeps a child started by another goroutine from inheriting the descriptor
 	// before closeOnExec marks it (HDF5 opens without O_CLOEXEC).
 	syscall.ForkLock.RLock()
-	var journal *ncshim.Journal
+	var jr *journal.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if readOnly {
 			return netcdf.OpenFile(path, mode)
 		}
-		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
-		journal = j
+		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+		jr = j
 		return ds, err
 	})
 	if err == nil {
@@ -230,7 +231,7 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		if jerr := ncshim.TakeOpenFailure(path); jerr != nil {
+		if jerr := journal.TakeOpenFailure(path); jerr != nil {
 			return nil, wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
 		}
 		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
@@ -263,12 +264,12 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
 	f := newNCFile(root, false, readOnly)
-	f.journal, f.recovered, f.path = journal, recovered, path
+	f.journal, f.recovered, f.path = jr, recovered, path
 	if err := f.load(path); err != nil {
 		f.closeLocked()
 		return nil, err
 	}
-	if journal != nil {
+	if jr != nil {
 		// HDF5 writes its superblock as it opens a file for writing; end that unit, so that
 		// the open store is its two files until its first write.
 		if err := f.syncLocked(); err != nil {

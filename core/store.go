@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
@@ -226,7 +227,7 @@ func (s *Store) lock(op string, write bool) error {
 	}
 	if err := s.nc.journalFailure(); err != nil {
 		s.mu.Unlock()
-		var je *ncshim.JournalError
+		var je *journal.Error
 		errors.As(err, &je)
 		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: je.Errno}
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/journal"
 )
 
 // Opening a store for writing needs write permission on both of its files and on their
@@ -34,14 +34,14 @@ func checkWritable(op, path string) error {
 func unwritableDirMsg(dir, path string) string {
 	return fmt.Sprintf("the directory %s is not writable by this process, and a store open for writing keeps its rollback journals there (%s, %s); "+
 		"the store can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the directory is writable",
-		dir, ncshim.JournalPath(path), CatalogPath(path)+"-journal")
+		dir, journal.Path(path), CatalogPath(path)+"-journal")
 }
 
 // explainJournalFailure rewords a journal failure that is a denied write in a directory
 // that is no longer writable (made read-only while the store was open): the file refuses
 // further I/O, and what helps is said instead of a reopen for writing that cannot work.
 func explainJournalFailure(path string, err error) error {
-	var je *ncshim.JournalError
+	var je *journal.Error
 	if !errors.As(err, &je) || !permissionErrno(je.Errno) {
 		return err
 	}
@@ -49,8 +49,8 @@ func explainJournalFailure(path string, err error) error {
 	if no, _ := notWritable(dir); !no {
 		return err
 	}
-	return &ncshim.JournalError{Errno: je.Errno, Msg: fmt.Sprintf(
+	return &journal.Error{Errno: je.Errno, Msg: fmt.Sprintf(
 		"the journal %s could not be written (%s): the directory %s is not writable by this process, so the file refuses further I/O; "+
 			"close the store: it can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the directory is writable",
-		ncshim.JournalPath(path), je.Errno, dir)}
+		journal.Path(path), je.Errno, dir)}
 }
