@@ -82,29 +82,37 @@ type Scenarios struct {
 	Data             TypedArray
 }
 
+// The three dense types answer the Forecast interface alike, from fields of the same names.
+// Go needs a method on each type, so each answer is one line per type over the shared code
+// (windowOf). An embedded struct holding the shared fields would need fewer methods, but it
+// would change the struct literals callers write (Deterministic{Name: …, Count: …}) in the
+// C API, the tools and users' code, for no change in behaviour.
+
 func (f *Deterministic) SeriesType() SeriesType { return DeterministicType }
-func (f *Deterministic) SeriesName() string     { return f.Name }
-func (f *Deterministic) Array() TypedArray      { return f.Data }
+func (f *Probabilistic) SeriesType() SeriesType { return ProbabilisticType }
+func (f *Scenarios) SeriesType() SeriesType     { return ScenariosType }
+
+func (f *Deterministic) SeriesName() string { return f.Name }
+func (f *Probabilistic) SeriesName() string { return f.Name }
+func (f *Scenarios) SeriesName() string     { return f.Name }
+
+func (f *Deterministic) Array() TypedArray { return f.Data }
+func (f *Probabilistic) Array() TypedArray { return f.Data }
+func (f *Scenarios) Array() TypedArray     { return f.Data }
+
 func (f *Deterministic) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Deterministic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
-
-func (f *Probabilistic) SeriesType() SeriesType { return ProbabilisticType }
-func (f *Probabilistic) SeriesName() string     { return f.Name }
-func (f *Probabilistic) Array() TypedArray      { return f.Data }
 func (f *Probabilistic) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Probabilistic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
-
-func (f *Scenarios) SeriesType() SeriesType { return ScenariosType }
-func (f *Scenarios) SeriesName() string     { return f.Name }
-func (f *Scenarios) Array() TypedArray      { return f.Data }
 func (f *Scenarios) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Scenarios) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+
+func (f *Deterministic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+func (f *Probabilistic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+func (f *Scenarios) Window(i int) (TypedArray, error)     { return windowOf(f, i) }
 
 // leadAxes is the number of axes before the horizon axis (docs/format.md §4.2): none for a
 // Deterministic, the percentile or scenario axis for the others. The window (count) axis
