@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // Forecast is implemented by the dense forecast types. A read of a
@@ -145,7 +146,7 @@ func layoutOf(t SeriesType, a TypedArray) forecastLayout {
 	return l
 }
 
-func (l forecastLayout) stepBytes() int   { return elementCount(l.eshape) * l.width }
+func (l forecastLayout) stepBytes() int   { return ncstore.ElementCount(l.eshape) * l.width }
 func (l forecastLayout) windowBytes() int { return l.lead * l.h * l.stepBytes() }
 
 // extractWindow copies window j of an array laid out lead × H × n × E into out, laid out
@@ -174,7 +175,7 @@ func windowOf(f Forecast, i int) (TypedArray, error) {
 	if i < 0 || i >= l.count {
 		return TypedArray{}, invalid("window", "window", "%d is outside 0–%d", i, l.count-1)
 	}
-	out := alignedBytes(l.windowBytes())
+	out := ncstore.AlignedBytes(l.windowBytes())
 	l.extractWindow(out, arr.Data, l.count, i)
 	shape := append(append([]int{}, arr.Shape[:lead]...), l.h)
 	return TypedArray{DType: arr.DType, Shape: append(shape, l.eshape...), Data: out}, nil
@@ -273,12 +274,8 @@ func validatePercentiles(ps []float64, layers int) error {
 	return nil
 }
 
-// forecastChunks blocks a dense forecast along its window axis: full on every other axis,
-// min(count, max(1, MaxChunkBytes / bytes of one window)) windows wide (docs/format.md §7.5).
+// forecastChunks blocks a dense forecast along its window axis, the axis after its horizon
+// axis (ncstore.WindowChunks has the rule, docs/format.md §7.5).
 func forecastChunks(t SeriesType, a TypedArray) []uint64 {
-	l := layoutOf(t, a)
-	w := min(l.count, max(1, MaxChunkBytes/max(l.windowBytes(), 1)))
-	chunks := toU64(a.Shape)
-	chunks[leadAxes(t)+1] = uint64(w)
-	return chunks
+	return ncstore.WindowChunks(a.DType, a.Shape, leadAxes(t)+1)
 }

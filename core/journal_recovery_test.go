@@ -1,6 +1,6 @@
 package core
 
-// Recovery of the .nc rollback journal (core/internal/ncshim/journal.c) against what can lie
+// Recovery of the .nc rollback journal (core/internal/journal/journal.c) against what can lie
 // at the journal's path and what a writer can leave there: hostile or foreign journals, a
 // replaced file, filesystems without locks, and kills and I/O errors at every sync point.
 // Child processes are this test binary run with -test.run=^TestJournalRecoveryChild$ and
@@ -1012,7 +1012,7 @@ func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	if fi, err := os.Stat(journal.Path(path)); spills < 2 || err != nil || fi.Size() <= 48 {
 		t.Fatalf("the unit did not spill (%d spills, %v)", spills, err)
 	}
-	s.nc.journal.FailForTesting(syscall.EIO)
+	s.nc.FailForTesting(syscall.EIO)
 	if err := s.Commit(); err == nil || !strings.Contains(err.Error(), "open it again") {
 		t.Errorf("commit after the failure: %v", err)
 	}
@@ -1392,8 +1392,8 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 
 // ---- Go side -------------------------------------------------------------------------------
 
-// JournalStats after Close reads the tsj_file that drv_close freed (ncFile.journal is never
-// cleared): here it reports the counters of whichever file now occupies that memory.
+// JournalStats after Close reads the tsj_file that drv_close freed (ncstore.File.journal is
+// never cleared): here it reports the counters of whichever file now occupies that memory.
 func TestJournalStatsAfterClose(t *testing.T) {
 	path := jrBase(t, 30)
 	journal.SetSpill(4096)

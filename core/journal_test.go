@@ -246,7 +246,7 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	}
 	catBefore := sha(t, CatalogPath(path))
 	mustAdd(t, s, gen(100), hourly("p", ramp(168, 100)), nil) // pending until the flush
-	s.nc.journal.FailForTesting(syscall.ENOSPC)
+	s.nc.FailForTesting(syscall.ENOSPC)
 	err = s.Flush()
 	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), "open it again") {
 		t.Fatalf("flush after a failed write: %v", err)
@@ -310,7 +310,7 @@ func TestAnEarlierFailureIsNotBlamedOnALaterOpen(t *testing.T) {
 	}
 	path := closedStoreOf30(t)
 	s := openAgain(t, path)
-	s.nc.journal.FailForTesting(syscall.EIO)
+	s.nc.FailForTesting(syscall.EIO)
 	s.Close()
 	os.Remove(journal.Path(path)) // the failed unit's journal is empty: nothing to roll back
 	release := startHolder(t, path, "rw")

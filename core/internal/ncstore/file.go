@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 import (
 	"errors"
@@ -18,19 +18,25 @@ import (
 )
 
 // DataFormatVersion is the on-disk format this build reads and writes. Opening a store
-// recorded with any other version fails with ErrIncompatibleFormat (exact equality).
+// recorded with any other version fails with IncompatibleFormat (exact equality).
 const DataFormatVersion = "0.11.0"
 
 const (
 	attrVersion     = "data_format_version"
 	attrCompression = "compression"
-	groupTop        = "time_series"
-	groupSingle     = "single"
 )
 
-// ncFile is the NetCDF half of a store: the file or in-memory image, the /time_series/single
-// group, and the index of arrays rebuilt from it. Methods take the netcdf lock (ncshim.Lock) themselves.
-type ncFile struct {
+// The group every array lives in is /GroupTop/GroupSingle (docs/format.md §7.1).
+const (
+	GroupTop    = "time_series"
+	GroupSingle = "single"
+)
+
+// File is the NetCDF half of a store: the file or in-memory image, the /time_series/single
+// group, and the index of arrays rebuilt from it. Exported methods take the netcdf lock
+// (ncshim.Lock) themselves; a File is not safe for concurrent use (the store serialises its
+// calls).
+type File struct {
 	root     netcdf.Dataset
 	grp      netcdf.Dataset
 	inMemory bool
@@ -62,27 +68,27 @@ type ncFile struct {
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
 	colCache columnCache
 
-	families   map[familyKey][]*packedDS // each family's datasets in suffix order
-	packed     map[hashing.Digest]packedSlot
-	standalone map[hashing.Digest]*standaloneVar
+	families   map[familyKey][]*Packed // each family's datasets in suffix order
+	packed     map[hashing.Digest]Slot
+	standalone map[hashing.Digest]*Variable
 	// untrusted holds standalone variables no catalog row referenced when the store was
 	// opened for writing: a crash may have cut their writing short, so they are not used to
 	// deduplicate, and an add of the same content rewrites them.
-	untrusted map[hashing.Digest]*standaloneVar
+	untrusted map[hashing.Digest]*Variable
 }
 
-func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
-	return &ncFile{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
-		families:   map[familyKey][]*packedDS{},
-		packed:     map[hashing.Digest]packedSlot{},
-		standalone: map[hashing.Digest]*standaloneVar{},
-		untrusted:  map[hashing.Digest]*standaloneVar{},
+func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
+	return &File{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
+		families:   map[familyKey][]*Packed{},
+		packed:     map[hashing.Digest]Slot{},
+		standalone: map[hashing.Digest]*Variable{},
+		untrusted:  map[hashing.Digest]*Variable{},
 		colCache:   columnCache{budget: DefaultReadCacheBytes, chunkCached: packedCacheCap},
 	}
 }
 
-// createNC makes a new store file (or in-memory image) with the root attributes and groups.
-func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
+// Create makes a new store file (or in-memory image) with the root attributes and groups.
+func Create(path string, comp Compression, inMemory bool) (*File, error) {
 	if !inMemory {
 		if err := removeStaleJournal(path); err != nil {
 			return nil, err
@@ -90,7 +96,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
+	syscall.ForkLock.RLock() // as in Open: no child inherits the file before closeOnExec
 	var jr *journal.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if inMemory {
@@ -166,7 +172,7 @@ func journalShaped(path string, size int64) bool {
 	return err == nil && string(m[:]) == journal.Magic
 }
 
-func (f *ncFile) initLayout() error {
+func (f *File) initLayout() error {
 	// Text attributes are NC_CHAR: the other implementation reads only NC_CHAR here
 	// (docs/format.md §1).
 	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
@@ -175,11 +181,11 @@ func (f *ncFile) initLayout() error {
 	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrCompression, f.comp.String()); err != nil {
 		return err
 	}
-	top, err := ncshim.DefGroup(f.root, groupTop)
+	top, err := ncshim.DefGroup(f.root, GroupTop)
 	if err != nil {
 		return err
 	}
-	if f.grp, err = ncshim.DefGroup(top, groupSingle); err != nil {
+	if f.grp, err = ncshim.DefGroup(top, GroupSingle); err != nil {
 		return err
 	}
 	if err := ncshim.EndDef(f.root); err != nil {
@@ -191,8 +197,8 @@ func (f *ncFile) initLayout() error {
 // ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
 const ncEHDFERR = -101
 
-// openNC opens an existing store file, checks its format version and rebuilds the index.
-func openNC(path string, readOnly bool) (*ncFile, error) {
+// Open opens an existing store file, checks its format version and rebuilds the index.
+func Open(path string, readOnly bool) (*File, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	if _, err := os.Stat(path); err != nil {
@@ -205,7 +211,7 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	switch {
 	case errors.Is(err, journal.ErrBusyHot) && readOnly:
 		// Without HDF5's locking a reader would be let in, to a file half way through a unit.
-		return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+		return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 			"%s is being written by another process, in the middle of a unit (its journal is hot); open it once that writer has flushed or closed", path)}
 	case err != nil && !errors.Is(err, journal.ErrBusy) && !errors.Is(err, journal.ErrBusyHot):
 		return nil, wrapIO("open", err, "recovering %s", path)
@@ -234,11 +240,11 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		if jerr := journal.TakeOpenFailure(path); jerr != nil {
 			return nil, wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
 		}
-		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
+		if lockedElsewhere(path, readOnly) && len(DescriptorsOf(path)) > 0 {
 			// No live Store of this process holds the file (claim refuses those), so the
 			// lock is left from an earlier open that failed inside netcdf-c: it could not
 			// close the damaged file, and keeps its descriptor and HDF5's lock.
-			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 				"%s is still held by this process: an earlier open of it failed inside netcdf-c/HDF5 (the file is damaged) and netcdf-c could not release it; this process cannot open it again until it exits", path)}
 		}
 		if lockedElsewhere(path, readOnly) {
@@ -246,15 +252,15 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 			if !readOnly {
 				what = "(for reading or writing)"
 			}
-			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
 		}
 		var ne netcdf.Error
 		if errors.As(err, &ne) && int(ne) == ncEHDFERR && !readOnly {
 			// HDF5 reports a file it may not write as an HDF error too (openStore checks
 			// first; this catches a permission taken away in between).
-			if no, errno := notWritable(path); no {
-				return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
+			if no, errno := NotWritable(path); no {
+				return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
 					"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission", path)}
 			}
 		}
@@ -303,7 +309,7 @@ func openWithStandaloneCache(open func() (netcdf.Dataset, error)) (netcdf.Datase
 }
 
 // load validates the version attribute, finds the group and indexes every array.
-func (f *ncFile) load(path string) error {
+func (f *File) load(path string) error {
 	version, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrVersion)
 	if err != nil {
 		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
@@ -312,7 +318,7 @@ func (f *ncFile) load(path string) error {
 		version = "unspecified"
 	}
 	if version != DataFormatVersion {
-		return newErr(ErrIncompatibleFormat, "open", attrVersion,
+		return newErr(IncompatibleFormat, "open", attrVersion,
 			"%s records data_format_version %s; this build reads %s (regenerate the store with a matching build)",
 			path, version, DataFormatVersion)
 	}
@@ -324,17 +330,17 @@ func (f *ncFile) load(path string) error {
 			f.comp = c
 		}
 	}
-	top, err := ncshim.Group(f.root, groupTop)
+	top, err := ncshim.Group(f.root, GroupTop)
 	if err != nil {
-		return newErr(ErrIntegrity, "open", "", "%s has no /%s group", path, groupTop)
+		return newErr(Integrity, "open", "", "%s has no /%s group", path, GroupTop)
 	}
-	if f.grp, err = ncshim.Group(top, groupSingle); err != nil {
-		return newErr(ErrIntegrity, "open", "", "%s has no /%s/%s group", path, groupTop, groupSingle)
+	if f.grp, err = ncshim.Group(top, GroupSingle); err != nil {
+		return newErr(Integrity, "open", "", "%s has no /%s/%s group", path, GroupTop, GroupSingle)
 	}
 	return f.rebuildIndex()
 }
 
-func (f *ncFile) closeLocked() error {
+func (f *File) closeLocked() error {
 	if !f.open {
 		return nil
 	}
@@ -349,14 +355,16 @@ func (f *ncFile) closeLocked() error {
 	return f.root.Close()
 }
 
-func (f *ncFile) close() error {
+// Close closes the file; closing twice is harmless.
+func (f *File) Close() error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	return f.closeLocked()
 }
 
-// sync makes every array written so far durable in the file.
-func (f *ncFile) sync() error {
+// Sync makes every array written so far durable in the file: for a journalled file, the
+// end of a unit (see syncLocked).
+func (f *File) Sync() error {
 	if f.readOnly || f.inMemory {
 		return nil
 	}
@@ -365,9 +373,9 @@ func (f *ncFile) sync() error {
 	return f.syncLocked()
 }
 
-// journalFailure is nil unless a write into the journalled file failed, after which the
+// JournalFailure is nil unless a write into the journalled file failed, after which the
 // file refuses all I/O until the store is reopened (and rolled back).
-func (f *ncFile) journalFailure() error {
+func (f *File) JournalFailure() error {
 	if f.journal == nil {
 		return nil
 	}
@@ -381,8 +389,8 @@ func (f *ncFile) journalFailure() error {
 // syncLocked hands HDF5's buffers to the file and, for a journalled file, makes them durable
 // and ends the unit: from here a rollback returns to this state, so it must be one the
 // catalog can commit to (every array it names is whole; removed columns are freed only after
-// the catalog commits — unit.go).
-func (f *ncFile) syncLocked() error {
+// the catalog commits — core/unit.go).
+func (f *File) syncLocked() error {
 	if err := ncshim.Sync(f.root); err != nil {
 		return err
 	}
@@ -392,13 +400,13 @@ func (f *ncFile) syncLocked() error {
 	return nil
 }
 
-// copyTo writes every array of f into a new store file at path, dataset by dataset with
+// CopyTo writes every array of f into a new store file at path, dataset by dataset with
 // the same names, widths, chunking and hash slots. An in-memory store persists this way
 // because netcdf-c 4.9 cannot reopen an in-memory image for writing (nc_open_memio with
 // NC_WRITE fails with NC_EPERM), so handing the image over with nc_close_memio would end the
 // in-memory store.
-func (f *ncFile) copyTo(path string) error {
-	dst, err := createNC(path, f.comp, false)
+func (f *File) CopyTo(path string) error {
+	dst, err := Create(path, f.comp, false)
 	if err != nil {
 		return err
 	}
@@ -422,9 +430,9 @@ func (f *ncFile) copyTo(path string) error {
 // copyBandBytes bounds the rows of a packed dataset copied per read/write pair.
 const copyBandBytes = 64 << 20
 
-func (f *ncFile) copyArraysLocked(dst *ncFile) error {
+func (f *File) copyArraysLocked(dst *File) error {
 	// Everything is defined in one define phase, then copied.
-	type pair struct{ src, dst *packedDS }
+	type pair struct{ src, dst *Packed }
 	var packed []pair
 	for fam, list := range f.families {
 		for _, ds := range list {
@@ -437,7 +445,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 	}
 	type single struct {
 		d        hashing.Digest
-		src, dst *standaloneVar
+		src, dst *Variable
 	}
 	var singles []single
 	for d, sv := range f.standalone {
@@ -460,7 +468,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 		}
 	}
 	for _, sp := range singles {
-		buf := alignedBytes(elementCount(fromU64(sp.src.shape)) * sp.src.dtype.Width())
+		buf := AlignedBytes(ElementCount(FromU64(sp.src.shape)) * sp.src.dtype.Width())
 		if err := ioSlice(f.grp, sp.src.varid, sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
 			return err
 		}
@@ -472,15 +480,15 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 }
 
 // copyPacked copies one packed dataset band by band, then its hash slots.
-func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
+func (f *File) copyPacked(dst *File, ds, out *Packed) error {
 	row := ds.chunkBytes()
 	band := max(1, copyBandBytes/max(row, 1))
 	for first := 0; first < ds.fam.length; first += band {
 		n := min(band, ds.fam.length-first)
 		start := make([]uint64, 2+len(ds.eshape))
 		start[0] = uint64(first)
-		count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
-		buf := alignedBytes(n * row)
+		count := append([]uint64{uint64(n), uint64(ds.cols)}, ToU64(ds.eshape)...)
+		buf := AlignedBytes(n * row)
 		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 			return err
 		}
@@ -499,7 +507,7 @@ func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
 // endDefine leaves define mode if a define call entered it. Every operation that defines
 // calls it once before writing data, so each such operation costs one define phase — the
 // one netcdf-c forces — and never leaves the file in define mode.
-func (f *ncFile) endDefine() error {
+func (f *File) endDefine() error {
 	if !f.defining {
 		return nil
 	}
@@ -509,7 +517,7 @@ func (f *ncFile) endDefine() error {
 }
 
 // applyCompression sets the store's filter on a data variable.
-func (f *ncFile) applyCompression(v netcdf.Var) error {
+func (f *File) applyCompression(v netcdf.Var) error {
 	if !f.comp.Deflate {
 		return nil
 	}
@@ -518,7 +526,7 @@ func (f *ncFile) applyCompression(v netcdf.Var) error {
 
 // rebuildIndex scans the group: arr_{hex} variables are standalone arrays, sts_… variables
 // packed datasets whose {ds}_h companion names the hash of each column (docs/format.md §7.4).
-func (f *ncFile) rebuildIndex() error {
+func (f *File) rebuildIndex() error {
 	ids, err := ncshim.VarIDs(f.grp)
 	if err != nil {
 		return wrapIO("open", err, "listing variables")
@@ -540,7 +548,7 @@ func (f *ncFile) rebuildIndex() error {
 		case len(name) > 4 && name[:4] == "sts_" && !isHashCompanion(name):
 			hid, ok := names[name+"_h"]
 			if !ok {
-				return newErr(ErrIntegrity, "open", name, "packed dataset has no %s_h hash companion", name)
+				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
 			}
 			if err := f.indexPacked(name, id, hid); err != nil {
 				return err
@@ -575,10 +583,104 @@ func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []u
 	return ncshim.GetVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 }
 
-func toU64(dims []int) []uint64 {
-	out := make([]uint64, len(dims))
-	for i, d := range dims {
-		out[i] = uint64(d)
+// Journalled says whether the file goes through the rollback journal (journal.Open).
+func (f *File) Journalled() bool {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.journal != nil
+}
+
+// JournalStats are the journal's counters: live while the file is open, as they were at
+// Close after it.
+func (f *File) JournalStats() journal.Stats {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	if f.journal != nil {
+		return f.journal.Stats()
 	}
-	return out
+	return f.journalFinal
+}
+
+// Recovered says what the open rolled back from a hot journal, if anything.
+func (f *File) Recovered() string { return f.recovered }
+
+// Compression is the file's filter policy (docs/format.md §7.7).
+func (f *File) Compression() Compression { return f.comp }
+
+// Counters are what the file has done since it opened.
+type Counters struct {
+	ChunkReads   int64 // HDF5 chunks array reads intersected
+	NCWrites     int64 // netcdf write calls of the packed paths
+	DefinePhases int64 // define phases left, each a flush of HDF5 metadata
+	ColumnsFreed int64 // packed columns freed; readers compare it to notice frees
+	CacheHits    int64 // whole-column reads served by the read cache
+	CacheMisses  int64 // column blocks the read cache read
+	CacheBytes   int64 // bytes of decoded blocks the read cache holds
+}
+
+// Counters reports the file's counters.
+func (f *File) Counters() Counters {
+	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
+		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
+		CacheBytes: int64(f.colCache.used)}
+}
+
+// Frees counts the packed columns freed since the file opened: a reader that saw it change
+// checks that its columns still hold its arrays.
+func (f *File) Frees() int64 { return f.frees }
+
+// SetReadCache sets how many bytes of decoded column blocks the read cache keeps
+// (colcache.go); 0 turns it off.
+func (f *File) SetReadCache(bytes int) { f.colCache.setBudget(bytes) }
+
+// FreeColumns is the number of packed columns, over every dataset, that hold no array.
+func (f *File) FreeColumns() int {
+	n := 0
+	for _, list := range f.families {
+		for _, ds := range list {
+			n += ds.nfree
+		}
+	}
+	return n
+}
+
+// DeadVariables counts the standalone variables no catalog row names (named says which
+// digests rows name), with those distrusted at open: netCDF cannot delete them.
+func (f *File) DeadVariables(named map[hashing.Digest]bool) int {
+	n := len(f.untrusted)
+	for d := range f.standalone {
+		if !named[d] {
+			n++
+		}
+	}
+	return n
+}
+
+// Holding says whether the file holds the array with digest d in either storage mode.
+func (f *File) Holding(d hashing.Digest) bool {
+	_, ok := f.packed[d]
+	return ok || f.standalone[d] != nil
+}
+
+// ForgetUnnamed lets go of every array no catalog row names (named): packed columns are
+// freed by emptying their hash slots only (Forget), standalone variables leave the index and
+// are distrusted, so an add of the same content rewrites them in place (docs/format.md
+// §13.7). It returns the number of packed columns freed; the caller syncs.
+func (f *File) ForgetUnnamed(named map[hashing.Digest]bool) (int, error) {
+	var free []hashing.Digest
+	for d := range f.packed {
+		if !named[d] {
+			free = append(free, d)
+		}
+	}
+	for d, sv := range f.standalone {
+		if !named[d] {
+			f.untrusted[d] = sv
+			delete(f.standalone, d)
+		}
+	}
+	if len(free) == 0 {
+		return 0, nil
+	}
+	return len(free), f.Forget(free)
 }

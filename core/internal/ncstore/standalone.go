@@ -1,8 +1,9 @@
-package core
+package ncstore
 
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 
 	"github.com/fhs/go-netcdf/netcdf"
 
@@ -10,8 +11,8 @@ import (
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
-// standaloneVar is one arr_{hex} variable: a whole array of its own.
-type standaloneVar struct {
+// Variable is one arr_{hex} variable: a whole array of its own.
+type Variable struct {
 	name   string
 	varid  int
 	dtype  DType
@@ -19,8 +20,24 @@ type standaloneVar struct {
 	chunks []uint64 // nil until known: read lazily, as asking opens the HDF5 dataset
 }
 
+// Name is the variable's name, arr_{hex of its hash}.
+func (sv *Variable) Name() string { return sv.name }
+
+// DType is the variable's element type.
+func (sv *Variable) DType() DType { return sv.dtype }
+
+// Shape is the variable's whole shape, as netcdf-c counts it (a copy).
+func (sv *Variable) Shape() []uint64 { return slices.Clone(sv.shape) }
+
+// ChunkShape is the variable's chunk shape (its full shape when it is not chunked).
+func (f *File) ChunkShape(sv *Variable) ([]uint64, error) {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.chunkShape(sv)
+}
+
 // chunkShape is the variable's chunk shape (its full shape when it is not chunked).
-func (f *ncFile) chunkShape(sv *standaloneVar) ([]uint64, error) {
+func (f *File) chunkShape(sv *Variable) ([]uint64, error) {
 	if sv.chunks == nil {
 		chunked, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
 		if err != nil {
@@ -47,14 +64,31 @@ func chunksTouched(chunks, start, count []uint64) int64 {
 	return n
 }
 
-func standaloneName(d hashing.Digest) string { return "arr_" + hex.EncodeToString(d[:]) }
+// WindowChunks is the chunking of a dense forecast of the given dtype and shape, whose
+// window axis is axis: full on every other axis, and min(count, max(1, MaxChunkBytes / bytes
+// of one window)) windows wide along it (docs/format.md §7.5).
+func WindowChunks(dt DType, shape []int, axis int) []uint64 {
+	window := dt.Width()
+	for i, d := range shape {
+		if i != axis {
+			window *= d
+		}
+	}
+	chunks := ToU64(shape)
+	chunks[axis] = uint64(min(shape[axis], max(1, MaxChunkBytes/max(window, 1))))
+	return chunks
+}
+
+// VariableName is the name of the standalone variable of the array with digest d: arr_ and
+// its hash in lowercase hex (docs/format.md §7.5).
+func VariableName(d hashing.Digest) string { return "arr_" + hex.EncodeToString(d[:]) }
 
 // indexStandalone adds an arr_{hex} variable found on open. Its name is its hash, so a name
 // that is not 64 lowercase hex digits, or a type that is no dtype, is an IntegrityError.
-func (f *ncFile) indexStandalone(name string, varid int) error {
+func (f *File) indexStandalone(name string, varid int) error {
 	d, err := parseHexDigest(name[4:])
 	if err != nil {
-		return newErr(ErrIntegrity, "open", name, "standalone variable name is not arr_ and a hash: %v", err)
+		return newErr(Integrity, "open", name, "standalone variable name is not arr_ and a hash: %v", err)
 	}
 	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
 	if err != nil {
@@ -62,12 +96,12 @@ func (f *ncFile) indexStandalone(name string, varid int) error {
 	}
 	dt, ok := dtypeForNC(typ)
 	if !ok {
-		return newErr(ErrIntegrity, "open", name, "netcdf type %v is not one of the six dtypes", typ)
+		return newErr(Integrity, "open", name, "netcdf type %v is not one of the six dtypes", typ)
 	}
 	if len(lens) == 0 {
-		return newErr(ErrIntegrity, "open", name, "standalone array has no dimensions")
+		return newErr(Integrity, "open", name, "standalone array has no dimensions")
 	}
-	f.standalone[d] = &standaloneVar{name: name, varid: varid, dtype: dt, shape: lens}
+	f.standalone[d] = &Variable{name: name, varid: varid, dtype: dt, shape: lens}
 	return nil
 }
 
@@ -78,8 +112,8 @@ func (f *ncFile) indexStandalone(name string, varid int) error {
 // variable, docs/format.md §8), so the index keeps it too: its content still matches its
 // name, and a later add of the same content reuses it instead of colliding with the name
 // (docs/format.md §13.9).
-func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chunks []uint64) (*standaloneVar, error) {
-	name := standaloneName(d)
+func (f *File) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chunks []uint64) (*Variable, error) {
+	name := VariableName(d)
 	if chunks == nil {
 		chunks = shape
 	}
@@ -111,21 +145,22 @@ func (f *ncFile) defineStandalone(dt DType, shape []uint64, d hashing.Digest, ch
 	if err := ncshim.SetVarChunkCache(f.grp, varid, 0, 1, 1.0); err != nil {
 		return nil, err
 	}
-	return &standaloneVar{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks}, nil
+	return &Variable{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks}, nil
 }
 
 // fillStandalone writes the whole array into a defined variable and indexes it.
-func (f *ncFile) fillStandalone(sv *standaloneVar, data []byte, d hashing.Digest) error {
+func (f *File) fillStandalone(sv *Variable, data []byte, d hashing.Digest) error {
 	start := make([]uint64, len(sv.shape))
-	if err := ioSlice(f.grp, sv.varid, sv.dtype, aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
+	if err := ioSlice(f.grp, sv.varid, sv.dtype, Aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
 		return err
 	}
 	f.standalone[d] = sv
 	return nil
 }
 
-// readStandalone reads the hyperslab [start, start+count) of a standalone array.
-func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64, dst []byte) ([]byte, error) {
+// ReadVariable reads the hyperslab [start, start+count) of a standalone array into dst
+// (new memory when nil).
+func (f *File) ReadVariable(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	chunks, err := f.chunkShape(sv)
@@ -133,7 +168,7 @@ func (f *ncFile) readStandalone(sv *standaloneVar, start, count []uint64, dst []
 		return nil, err
 	}
 	f.chunkReads += chunksTouched(chunks, start, count)
-	buf := into(dst, elementCount(fromU64(count))*sv.dtype.Width())
+	buf := Into(dst, ElementCount(FromU64(count))*sv.dtype.Width())
 	if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
