@@ -18,8 +18,9 @@
 //   - readers.go: the hyperslab reads of bulk reads and of the step readers;
 //   - room.go, room_*.go: the bounds a write is checked against before it starts;
 //   - verify.go: rehashing every array for verify_integrity;
-//   - journal.go, writable_*.go, lockprobe_*.go, cloexec_*.go: what an open needs of the OS
-//     (explaining journal failures, write permission, who holds a lock, close-on-exec);
+//   - journal_errors.go, writable_*.go, lockprobe_*.go, cloexec_*.go: what an open needs of
+//     the OS (explaining journal failures, write permission, who holds a lock,
+//     close-on-exec);
 //   - dtype.go, compression.go: element types and the compression policy as the file
 //     records them (§2, §7.7); buffer.go: the aligned buffers of hyperslab I/O;
 //   - errors.go: Error and its kinds, which core maps to its public errors.
