@@ -181,7 +181,7 @@ func (s *Store) denseVar(m *Metadata) (*ncstore.Variable, error) {
 		return nil, errNoArray(d)
 	}
 	full := append([]int{m.Length}, m.ElementShape...)
-	if sv.DType() != m.DType || !slices.Equal(ncstore.FromU64(sv.Shape()), full) {
+	if !sv.Holds(m.DType, full) {
 		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
 			m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 	}
@@ -201,11 +201,7 @@ func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int, dst []by
 	if err != nil {
 		return nil, err
 	}
-	axis := leadAxes(m.Type) + 1
-	start := make([]uint64, len(sv.Shape()))
-	count := append([]uint64(nil), sv.Shape()...)
-	start[axis], count[axis] = uint64(i0), uint64(n)
-	return s.nc.ReadVariable(sv, start, count, dst)
+	return s.nc.ReadSpan(sv, leadAxes(m.Type)+1, i0, n, dst)
 }
 
 // sliceWindows copies windows [i0, i0+n) out of a whole array laid out lead × H × count × E.

@@ -2,11 +2,9 @@ package core
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // CompactReport is what Compact found and did (docs/format.md §8). In format 0.11.0
@@ -134,7 +132,7 @@ func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 		return "", false
 	}
 	if sv, ok := s.nc.Variable(d); ok && !packed {
-		if sv.DType() != m.DType || !slices.Equal(ncstore.FromU64(sv.Shape()), full) {
+		if !sv.Holds(m.DType, full) {
 			return fmt.Sprintf("row says %s %v but %s is %s %v", m.DType, full, sv.Name(), sv.DType(), sv.Shape()), false
 		}
 		return "", false

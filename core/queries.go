@@ -237,7 +237,7 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 		return TypedArray{DType: slot.Dataset().DType(), Shape: append([]int{slot.Dataset().Length()}, slot.Dataset().ElementShape()...), Data: data}, nil
 	}
 	if sv, ok := s.nc.Variable(d); ok {
-		data, err := s.nc.ReadVariable(sv, make([]uint64, len(sv.Shape())), sv.Shape(), nil)
+		data, err := s.nc.ReadVariable(sv, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", sv.Name())
 		}

@@ -380,10 +380,7 @@ func (s *Store) loadDenseBlock(d *denseSource, b int) error {
 	}
 	first := b * d.block
 	n := min(d.block, d.lay.count-first)
-	count := d.sv.Shape()
-	start := make([]uint64, len(count))
-	start[d.axis], count[d.axis] = uint64(first), uint64(n)
-	buf, err := s.nc.ReadVariable(d.sv, start, count, nil)
+	buf, err := s.nc.ReadSpan(d.sv, d.axis, first, n, nil)
 	if err != nil {
 		d.loaded = -1
 		return err

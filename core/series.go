@@ -603,14 +603,11 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 	}
 	if sv, ok := s.nc.Variable(d); ok {
 		full := append([]int{m.Length}, m.ElementShape...)
-		if sv.DType() != m.DType || !slices.Equal(ncstore.FromU64(sv.Shape()), full) {
+		if !sv.Holds(m.DType, full) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
 				m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 		}
-		start := make([]uint64, len(sv.Shape()))
-		count := append([]uint64(nil), sv.Shape()...)
-		start[0], count[0] = uint64(first), uint64(n)
-		return s.nc.ReadVariable(sv, start, count, dst)
+		return s.nc.ReadSpan(sv, 0, first, n, dst)
 	}
 	return nil, errNoArray(d)
 }

@@ -29,6 +29,12 @@ func (sv *Variable) DType() DType { return sv.dtype }
 // Shape is the variable's whole shape, as netcdf-c counts it (a copy).
 func (sv *Variable) Shape() []uint64 { return slices.Clone(sv.shape) }
 
+// Holds says whether the variable is an array of the given dtype and shape: what a catalog
+// row claims of the array it names.
+func (sv *Variable) Holds(dt DType, shape []int) bool {
+	return sv.dtype == dt && slices.Equal(FromU64(sv.shape), shape)
+}
+
 // ChunkShape is the variable's chunk shape (its full shape when it is not chunked).
 func (f *File) ChunkShape(sv *Variable) ([]uint64, error) {
 	ncshim.Lock()
@@ -158,9 +164,22 @@ func (f *File) fillStandalone(sv *Variable, data []byte, d hashing.Digest) error
 	return nil
 }
 
-// ReadVariable reads the hyperslab [start, start+count) of a standalone array into dst
-// (new memory when nil).
-func (f *File) ReadVariable(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
+// ReadVariable reads a whole standalone array into dst (new memory when nil).
+func (f *File) ReadVariable(sv *Variable, dst []byte) ([]byte, error) {
+	return f.ReadSpan(sv, 0, 0, int(sv.shape[0]), dst)
+}
+
+// ReadSpan reads the span [first, first+n) along one axis of a standalone array, whole along
+// every other axis, into dst (new memory when nil): rows of a NonSequential array (axis 0),
+// windows of a dense forecast (its window axis).
+func (f *File) ReadSpan(sv *Variable, axis, first, n int, dst []byte) ([]byte, error) {
+	start := make([]uint64, len(sv.shape))
+	count := slices.Clone(sv.shape)
+	start[axis], count[axis] = uint64(first), uint64(n)
+	return f.readHyperslab(sv, start, count, dst)
+}
+
+func (f *File) readHyperslab(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	chunks, err := f.chunkShape(sv)
