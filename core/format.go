@@ -1,12 +1,11 @@
 package core
 
-import (
-	"github.com/tsstore/tsstore/core/internal/ncstore"
-)
+import "github.com/tsstore/tsstore/core/internal/ncstore"
 
 // DType is an element type with the stable code of docs/format.md §2. The codes are shared
 // with the C ABI and the bindings and never change. It is defined beside the NetCDF layout
-// (core/internal/ncstore), which maps each code to its netCDF type.
+// (core/internal/ncstore), which maps each code to its netCDF type; its methods are String
+// (the name, "f64" …), Width (bytes per element) and Valid.
 type DType = ncstore.DType
 
 const (
@@ -28,7 +27,8 @@ func ParseDType(name string) (DType, error) {
 }
 
 // Compression is the filter policy of a store, fixed at creation (docs/format.md §7.7).
-// The zero value is no compression.
+// The zero value is no compression; String is the attribute's spelling, e.g.
+// "deflate:3:shuffle". It is defined beside the NetCDF layout (core/internal/ncstore).
 type Compression = ncstore.Compression
 
 // DefaultCompression is deflate level 3 with the byte-shuffle filter.

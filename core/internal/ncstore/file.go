@@ -87,7 +87,10 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
 	}
 }
 
-// Create makes a new store file (or in-memory image) with the root attributes and groups.
+// Create makes a new store file (or in-memory image) with the root attributes and groups. A
+// file on disk goes through the rollback journal where the driver can be installed
+// (journal.Active); a stale journal left at its journal path by a removed store is removed
+// first.
 func Create(path string, comp Compression, inMemory bool) (*File, error) {
 	if !inMemory {
 		if err := removeStaleJournal(path); err != nil {
@@ -197,7 +200,10 @@ func (f *File) initLayout() error {
 // ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
 const ncEHDFERR = -101
 
-// Open opens an existing store file, checks its format version and rebuilds the index.
+// Open opens an existing store file, checks its format version and rebuilds the index. A
+// writable open first rolls the file back from a hot journal (Recovered says so); a
+// read-only one refuses a hot journal. Its errors say why an open failed in terms a user can
+// act on: another process holds the file, the file is not writable, HDF5 cannot read it.
 func Open(path string, readOnly bool) (*File, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
