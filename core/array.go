@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // TypedArray is a stored array: an element dtype, a full shape [length, *element_shape]
@@ -51,7 +52,7 @@ func ArrayOf[T Element](values []T, shape ...int) TypedArray {
 	if len(shape) == 0 {
 		shape = []int{len(values)}
 	}
-	data := alignedBytes(len(values) * dt.Width())
+	data := ncstore.AlignedBytes(len(values) * dt.Width())
 	if bs, ok := any(values).([]bool); ok {
 		for i, v := range bs {
 			if v {
@@ -77,7 +78,7 @@ func Values[T Element](a TypedArray) ([]T, error) {
 			bs[i] = a.Data[i] != 0
 		}
 	} else if n > 0 {
-		src := aligned(a.Data, a.DType.Width())
+		src := ncstore.Aligned(a.Data, a.DType.Width())
 		copy(out, unsafe.Slice((*T)(unsafe.Pointer(&src[0])), n))
 	}
 	return out, nil
@@ -141,16 +142,7 @@ func (a TypedArray) hash() hashing.Digest {
 	for i, d := range a.Shape {
 		shape[i] = uint64(d)
 	}
-	return hashing.Array(a.DType.String(), shape, a.Data, dtypeInfo[a.DType].float)
-}
-
-// elementCount is the product of dims (1 for none).
-func elementCount(dims []int) int {
-	n := 1
-	for _, d := range dims {
-		n *= d
-	}
-	return n
+	return hashing.Array(a.DType.String(), shape, a.Data, ncstore.FloatKind(a.DType))
 }
 
 // shapeJSON is the compact JSON of an element shape, as the element_shape column holds it.
@@ -179,33 +171,4 @@ func parseShapeJSON(s string) ([]int, error) {
 		shape = []int{}
 	}
 	return shape, nil
-}
-
-// into is dst[:n] when the caller gave a destination (a read straight into its memory,
-// which the caller has sized), else n new bytes from alignedBytes.
-func into(dst []byte, n int) []byte {
-	if dst == nil {
-		return alignedBytes(n)
-	}
-	return dst[:n:n]
-}
-
-// alignedBytes returns n zeroed bytes aligned for any element type. The netcdf typed I/O
-// calls reinterpret byte buffers as []float64 etc., which must be aligned.
-func alignedBytes(n int) []byte {
-	if n == 0 {
-		return []byte{}
-	}
-	words := make([]uint64, (n+7)/8)
-	return unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), n)
-}
-
-// aligned returns b itself when it is suitably aligned for width, else an aligned copy.
-func aligned(b []byte, width int) []byte {
-	if len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%uintptr(width) == 0 {
-		return b
-	}
-	c := alignedBytes(len(b))
-	copy(c, b)
-	return c
 }

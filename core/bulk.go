@@ -1,12 +1,11 @@
 package core
 
 import (
-	"slices"
 	"time"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // GetMany reads many whole series and returns them in the order of keys. SingleTimeSeries
@@ -25,11 +24,9 @@ func (s *Store) GetManyRange(keys []Key, start, end time.Time) ([]TimeSeries, er
 
 // bulkColumn is one requested SingleTimeSeries read from a packed dataset.
 type bulkColumn struct {
-	out      int // index in the result
-	m        *Metadata
-	col      int
-	first, n int
-	data     []byte
+	out int // index in the result
+	m   *Metadata
+	ncstore.ColumnRead
 }
 
 func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSeries, error) {
@@ -76,12 +73,12 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 		return nil, invalid(op, "end", "is before start")
 	}
 	out := make([]TimeSeries, len(found))
-	byDS := map[*packedDS][]*bulkColumn{}
-	var order []*packedDS
+	byDS := map[*ncstore.Packed][]*bulkColumn{}
+	var order []*ncstore.Packed
 	for i, fr := range found {
 		field := what + "[" + itoa(int64(i)) + "]"
 		r, m := fr.r, fr.m
-		slot, packed := s.nc.packed[hashing.Digest(m.DataHash)]
+		slot, packed := s.nc.Column(hashing.Digest(m.DataHash))
 		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {
 			// Not in a packed column of the file: read it as Get does.
 			ts, err := s.readSeries(m, r, start, end, dsts.of(i))
@@ -91,10 +88,10 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 			out[i] = ts
 			continue
 		}
-		ds := slot.ds
-		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+		ds := slot.Dataset()
+		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
 			return nil, withOp(op, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
-				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape))
+				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape()))
 		}
 		first, n, err := singleRange(m, start, end)
 		if err != nil {
@@ -103,57 +100,25 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 		if byDS[ds] == nil {
 			order = append(order, ds)
 		}
-		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, col: slot.col, first: first, n: n, data: dsts.of(i)})
+		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, ColumnRead: ncstore.ColumnRead{Col: slot.Column(), First: first, N: n, Data: dsts.of(i)}})
 	}
 	for _, ds := range order {
 		cols := byDS[ds]
-		if err := s.nc.readColumns(ds, cols); err != nil {
-			return nil, wrapIO(op, err, "reading %s", ds.name)
+		reads := make([]*ncstore.ColumnRead, len(cols))
+		for i, c := range cols {
+			reads[i] = &c.ColumnRead
+		}
+		if err := s.nc.ReadColumns(ds, reads); err != nil {
+			return nil, wrapIO(op, err, "reading %s", ds.Name())
 		}
 		for _, c := range cols {
-			if c.first == 0 && c.n == c.m.Length {
-				if err := verifyWhole(c.m, c.data); err != nil {
+			if c.First == 0 && c.N == c.m.Length {
+				if err := verifyWhole(c.m, c.Data); err != nil {
 					return nil, withOp(op, err)
 				}
 			}
-			out[c.out] = singleOf(c.m, c.first, c.n, c.data)
+			out[c.out] = singleOf(c.m, c.First, c.N, c.Data)
 		}
 	}
 	return out, nil
-}
-
-// readColumns fills each column's data with its rows, reading the dataset in row bands over
-// the span of the columns asked for: one decompression per chunk.
-func (f *ncFile) readColumns(ds *packedDS, cols []*bulkColumn) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	lo, hi := ds.cols, 0
-	r0, r1 := ds.fam.length, 0
-	for _, c := range cols {
-		lo, hi = min(lo, c.col), max(hi, c.col+1)
-		r0, r1 = min(r0, c.first), max(r1, c.first+c.n)
-		c.data = into(c.data, c.n*elementCount(ds.eshape)*ds.fam.dtype.Width())
-	}
-	span := hi - lo
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
-	rows := max(1, bandBytes/max(span*eb, 1))
-	buf := alignedBytes(min(rows, r1-r0) * span * eb)
-	for b0 := r0; b0 < r1; b0 += rows {
-		b1 := min(b0+rows, r1)
-		band := buf[:(b1-b0)*span*eb]
-		start, count := f.columnHyperslab(ds, lo)
-		start[0], count[0], count[1] = uint64(b0), uint64(b1-b0), uint64(span)
-		f.chunkReads += int64(b1 - b0)
-		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
-			return err
-		}
-		for _, c := range cols {
-			for t := max(b0, c.first); t < min(b1, c.first+c.n); t++ {
-				src := ((t-b0)*span + c.col - lo) * eb
-				dst := (t - c.first) * eb
-				copy(c.data[dst:dst+eb], band[src:src+eb])
-			}
-		}
-	}
-	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // A StaticReader sweep over every timestamp equals the series as written, for f64 and for
@@ -45,13 +47,13 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 	if len(rd.Groups()) != 2 {
 		t.Fatalf("%d groups, want f64 scalar and i64 [3]", len(rd.Groups()))
 	}
-	before := s.nc.chunkReads
+	before := s.nc.Counters().ChunkReads
 	for step := 0; step < length; step++ {
 		if err := rd.Read(t0.Add(time.Duration(step) * time.Hour)); err != nil {
 			t.Fatal(err)
 		}
 		for _, g := range rd.Groups() {
-			eb := elementCount(g.ElementShape) * g.DType.Width()
+			eb := ncstore.ElementCount(g.ElementShape) * g.DType.Width()
 			for j, ki := range g.Keys {
 				w := whole[ki].(*SingleTimeSeries).Data.Data
 				if string(g.Values.Data[j*eb:(j+1)*eb]) != string(w[step*eb:(step+1)*eb]) {
@@ -61,7 +63,7 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 		}
 	}
 	// Two datasets (the batch's f64, the i64 family): one hyperslab each per step.
-	if got := s.nc.chunkReads - before; got != 2*length {
+	if got := s.nc.Counters().ChunkReads - before; got != 2*length {
 		t.Fatalf("the sweep read %d chunks, want %d", got, 2*length)
 	}
 	if allocs := testing.AllocsPerRun(50, func() { rd.ReadStep(7) }); allocs != 0 {
@@ -159,13 +161,13 @@ func TestGetManyEqualsGetInOrder(t *testing.T) {
 	for i := 10; i < 40; i++ {
 		order = append(order, keys[i])
 	}
-	before := s.nc.chunkReads
+	before := s.nc.Counters().ChunkReads
 	got, err = s.GetMany(order)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 72 row chunks of the hourly dataset, once, for its 34 columns; the daily i32 dataset's 5.
-	if n := s.nc.chunkReads - before; n > 72+5+10 {
+	if n := s.nc.Counters().ChunkReads - before; n > 72+5+10 {
 		t.Fatalf("GetMany touched %d chunks", n)
 	}
 	for i, k := range order {

@@ -23,8 +23,8 @@ func TestGetLoopReadsBlocksNotColumns(t *testing.T) {
 	if err := s.SetReadCache(2 * 100 * length * 8); err != nil {
 		t.Fatal(err)
 	}
-	s.nc.colCache.chunkCached = 0 // as if the dataset were too big for its HDF5 chunk cache
-	before := s.nc.chunkReads
+	s.nc.AssumeChunkCacheForTesting(false) // as if the dataset were too big for its HDF5 chunk cache
+	before := s.nc.Counters().ChunkReads
 	for i := 0; i < n; i++ {
 		ts, err := s.Get(Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)})
 		if err != nil {
@@ -34,11 +34,11 @@ func TestGetLoopReadsBlocksNotColumns(t *testing.T) {
 			t.Fatalf("series %d differs", i)
 		}
 	}
-	if got, want := s.nc.chunkReads-before, int64(4*length); got != want {
+	if got, want := s.nc.Counters().ChunkReads-before, int64(4*length); got != want {
 		t.Fatalf("%d Gets read %d chunks, want %d (4 blocks of 100 columns)", n, got, want)
 	}
-	if s.nc.colCache.hits != n-4 || s.nc.colCache.misses != 4 {
-		t.Fatalf("hits %d, misses %d", s.nc.colCache.hits, s.nc.colCache.misses)
+	if s.nc.Counters().CacheHits != n-4 || s.nc.Counters().CacheMisses != 4 {
+		t.Fatalf("hits %d, misses %d", s.nc.Counters().CacheHits, s.nc.Counters().CacheMisses)
 	}
 	// A range read inside a cached block is served from it too.
 	r, err := s.GetRange(Key{OwnerID: 399, Name: "p", Resolution: Hours(1)}, t0.Add(10*3600e9), t0.Add(12*3600e9))
@@ -60,12 +60,12 @@ func TestReadCacheFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = reopen(t, s, path)
-	s.nc.colCache.chunkCached = 0
+	s.nc.AssumeChunkCacheForTesting(false)
 	k7 := Key{OwnerID: 7, Name: "p", Resolution: Hours(1)}
 	if _, err := s.Get(k7); err != nil { // caches the block holding every column
 		t.Fatal(err)
 	}
-	if s.nc.colCache.used == 0 {
+	if s.nc.Counters().CacheBytes == 0 {
 		t.Fatal("nothing cached")
 	}
 	if err := s.Remove(k7); err != nil {
@@ -74,7 +74,7 @@ func TestReadCacheFollowsWrites(t *testing.T) {
 	if err := s.Flush(); err != nil { // zero-fills column 7: a write, so the cache empties
 		t.Fatal(err)
 	}
-	if s.nc.colCache.used != 0 {
+	if s.nc.Counters().CacheBytes != 0 {
 		t.Fatal("the cache outlived a write to its dataset")
 	}
 	// A new batch of the same family reuses free slots or extends the dataset; either way
@@ -96,27 +96,27 @@ func TestReadCacheFollowsWrites(t *testing.T) {
 	if err := s.SetReadCache(0); err != nil {
 		t.Fatal(err)
 	}
-	before := s.nc.chunkReads
+	before := s.nc.Counters().ChunkReads
 	if _, err := s.Get(Key{OwnerID: 9, Name: "p", Resolution: Hours(1)}); err != nil {
 		t.Fatal(err)
 	}
-	if s.nc.colCache.used != 0 || s.nc.chunkReads-before != length {
+	if s.nc.Counters().CacheBytes != 0 || s.nc.Counters().ChunkReads-before != length {
 		t.Fatal("a disabled cache still caches")
 	}
 	// A dataset the HDF5 chunk cache holds whole is left to it.
 	if err := s.SetReadCache(DefaultReadCacheBytes); err != nil {
 		t.Fatal(err)
 	}
-	s.nc.colCache.chunkCached = packedCacheCap
-	if _, err := s.Get(Key{OwnerID: 9, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.used != 0 {
+	s.nc.AssumeChunkCacheForTesting(true)
+	if _, err := s.Get(Key{OwnerID: 9, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.Counters().CacheBytes != 0 {
 		t.Fatalf("a lone Get from a small dataset went through the column cache (%v)", err)
 	}
 	// ... until a second whole-column miss in a row on the same dataset: a loop over it.
-	if _, err := s.Get(Key{OwnerID: 10, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.used == 0 {
+	if _, err := s.Get(Key{OwnerID: 10, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.Counters().CacheBytes == 0 {
 		t.Fatalf("a loop over a small dataset did not get a block (%v)", err)
 	}
-	h := s.nc.colCache.hits
-	if _, err := s.Get(Key{OwnerID: 11, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.colCache.hits != h+1 {
+	h := s.nc.Counters().CacheHits
+	if _, err := s.Get(Key{OwnerID: 11, Name: "p", Resolution: Hours(1)}); err != nil || s.nc.Counters().CacheHits != h+1 {
 		t.Fatalf("the next column missed the block (%v)", err)
 	}
 	if err := s.SetReadCache(-1); err == nil {
@@ -146,7 +146,7 @@ func batchForCache(t *testing.T, s *Store, n, length int) {
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	s.nc.colCache.chunkCached = 0
+	s.nc.AssumeChunkCacheForTesting(false)
 }
 
 // Inside a transaction reads see its pending writes over a cached block; after a rollback
@@ -156,7 +156,7 @@ func TestReadCacheAcrossRollback(t *testing.T) {
 	const n, length = 50, 48
 	batchForCache(t, s, n, length)
 	cachedGet(t, s, 3)
-	if s.nc.colCache.used == 0 {
+	if s.nc.Counters().CacheBytes == 0 {
 		t.Fatal("not cached")
 	}
 	if err := s.SetWriteBuffer(0); err != nil {
@@ -198,7 +198,7 @@ func TestReadCacheServesViewWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	cachedGet(t, s, 10) // fill block
-	h0 := s.nc.colCache.hits
+	h0 := s.nc.Counters().CacheHits
 	for _, o := range []int64{11, 12, 49} {
 		k := Key{OwnerID: o, Type: DeterministicSingleTimeSeriesType, Name: "p", Resolution: Hours(1), Interval: Hours(24)}
 		fc, err := s.GetWindows(k, t0.Add(24*time.Hour), t0.Add(48*time.Hour))
@@ -216,7 +216,7 @@ func TestReadCacheServesViewWindows(t *testing.T) {
 			}
 		}
 	}
-	if s.nc.colCache.hits == h0 {
+	if s.nc.Counters().CacheHits == h0 {
 		t.Fatal("windows not served from cache")
 	}
 }
@@ -248,7 +248,7 @@ func TestReadCacheAroundPersist(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	o.nc.colCache.chunkCached = 0
+	o.nc.AssumeChunkCacheForTesting(false)
 	if !equalFloats(cachedGet(t, o, 900), ramp(length, -3)) || !equalFloats(cachedGet(t, o, 3), ramp(length, 3000)) {
 		t.Fatal("persisted")
 	}

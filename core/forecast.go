@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // Forecast is implemented by the dense forecast types. A read of a
@@ -82,29 +83,37 @@ type Scenarios struct {
 	Data             TypedArray
 }
 
+// The three dense types answer the Forecast interface alike, from fields of the same names.
+// Go needs a method on each type, so each answer is one line per type over the shared code
+// (windowOf). An embedded struct holding the shared fields would need fewer methods, but it
+// would change the struct literals callers write (Deterministic{Name: …, Count: …}) in the
+// C API, the tools and users' code, for no change in behaviour.
+
 func (f *Deterministic) SeriesType() SeriesType { return DeterministicType }
-func (f *Deterministic) SeriesName() string     { return f.Name }
-func (f *Deterministic) Array() TypedArray      { return f.Data }
+func (f *Probabilistic) SeriesType() SeriesType { return ProbabilisticType }
+func (f *Scenarios) SeriesType() SeriesType     { return ScenariosType }
+
+func (f *Deterministic) SeriesName() string { return f.Name }
+func (f *Probabilistic) SeriesName() string { return f.Name }
+func (f *Scenarios) SeriesName() string     { return f.Name }
+
+func (f *Deterministic) Array() TypedArray { return f.Data }
+func (f *Probabilistic) Array() TypedArray { return f.Data }
+func (f *Scenarios) Array() TypedArray     { return f.Data }
+
 func (f *Deterministic) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Deterministic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
-
-func (f *Probabilistic) SeriesType() SeriesType { return ProbabilisticType }
-func (f *Probabilistic) SeriesName() string     { return f.Name }
-func (f *Probabilistic) Array() TypedArray      { return f.Data }
 func (f *Probabilistic) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Probabilistic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
-
-func (f *Scenarios) SeriesType() SeriesType { return ScenariosType }
-func (f *Scenarios) SeriesName() string     { return f.Name }
-func (f *Scenarios) Array() TypedArray      { return f.Data }
 func (f *Scenarios) Grid() ForecastGrid {
 	return ForecastGrid{f.InitialTimestamp, f.Resolution, f.Horizon, f.Interval, f.Count}
 }
-func (f *Scenarios) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+
+func (f *Deterministic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+func (f *Probabilistic) Window(i int) (TypedArray, error) { return windowOf(f, i) }
+func (f *Scenarios) Window(i int) (TypedArray, error)     { return windowOf(f, i) }
 
 // leadAxes is the number of axes before the horizon axis (docs/format.md §4.2): none for a
 // Deterministic, the percentile or scenario axis for the others. The window (count) axis
@@ -137,7 +146,7 @@ func layoutOf(t SeriesType, a TypedArray) forecastLayout {
 	return l
 }
 
-func (l forecastLayout) stepBytes() int   { return elementCount(l.eshape) * l.width }
+func (l forecastLayout) stepBytes() int   { return ncstore.ElementCount(l.eshape) * l.width }
 func (l forecastLayout) windowBytes() int { return l.lead * l.h * l.stepBytes() }
 
 // extractWindow copies window j of an array laid out lead × H × n × E into out, laid out
@@ -166,7 +175,7 @@ func windowOf(f Forecast, i int) (TypedArray, error) {
 	if i < 0 || i >= l.count {
 		return TypedArray{}, invalid("window", "window", "%d is outside 0–%d", i, l.count-1)
 	}
-	out := alignedBytes(l.windowBytes())
+	out := ncstore.AlignedBytes(l.windowBytes())
 	l.extractWindow(out, arr.Data, l.count, i)
 	shape := append(append([]int{}, arr.Shape[:lead]...), l.h)
 	return TypedArray{DType: arr.DType, Shape: append(shape, l.eshape...), Data: out}, nil
@@ -265,12 +274,8 @@ func validatePercentiles(ps []float64, layers int) error {
 	return nil
 }
 
-// forecastChunks blocks a dense forecast along its window axis: full on every other axis,
-// min(count, max(1, MaxChunkBytes / bytes of one window)) windows wide (docs/format.md §7.5).
+// forecastChunks blocks a dense forecast along its window axis, the axis after its horizon
+// axis (ncstore.WindowChunks has the rule, docs/format.md §7.5).
 func forecastChunks(t SeriesType, a TypedArray) []uint64 {
-	l := layoutOf(t, a)
-	w := min(l.count, max(1, MaxChunkBytes/max(l.windowBytes(), 1)))
-	chunks := toU64(a.Shape)
-	chunks[leadAxes(t)+1] = uint64(w)
-	return chunks
+	return ncstore.WindowChunks(a.DType, a.Shape, leadAxes(t)+1)
 }

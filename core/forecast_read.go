@@ -6,6 +6,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // forecastRow is the window geometry of a stored forecast, checked against its catalog
@@ -173,16 +174,16 @@ func (s *Store) readWindows(m *Metadata, g forecastRow, i0, n int, dst []byte) (
 
 // denseVar finds the standalone variable of a dense forecast and checks it holds what the
 // row claims.
-func (s *Store) denseVar(m *Metadata) (*standaloneVar, error) {
+func (s *Store) denseVar(m *Metadata) (*ncstore.Variable, error) {
 	d := hashing.Digest(m.DataHash)
-	sv, ok := s.nc.standalone[d]
+	sv, ok := s.nc.Variable(d)
 	if !ok {
 		return nil, errNoArray(d)
 	}
 	full := append([]int{m.Length}, m.ElementShape...)
-	if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
+	if !sv.Holds(m.DType, full) {
 		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
-			m.DType, full, sv.name, sv.dtype, sv.shape)
+			m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 	}
 	return sv, nil
 }
@@ -200,17 +201,13 @@ func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int, dst []by
 	if err != nil {
 		return nil, err
 	}
-	axis := leadAxes(m.Type) + 1
-	start := make([]uint64, len(sv.shape))
-	count := append([]uint64(nil), sv.shape...)
-	start[axis], count[axis] = uint64(i0), uint64(n)
-	return s.nc.readStandalone(sv, start, count, dst)
+	return s.nc.ReadSpan(sv, leadAxes(m.Type)+1, i0, n, dst)
 }
 
 // sliceWindows copies windows [i0, i0+n) out of a whole array laid out lead × H × count × E.
 func sliceWindows(l forecastLayout, data []byte, i0, n int, dst []byte) []byte {
 	eb := l.stepBytes()
-	out := into(dst, l.lead*l.h*n*eb)
+	out := ncstore.Into(dst, l.lead*l.h*n*eb)
 	for a := 0; a < l.lead; a++ {
 		for h := 0; h < l.h; h++ {
 			src := ((a*l.h+h)*l.count + i0) * eb
@@ -224,7 +221,7 @@ func sliceWindows(l forecastLayout, data []byte, i0, n int, dst []byte) []byte {
 // synthWindows lays n windows of a DeterministicSingleTimeSeries out as [H, n, *E]: window j
 // is source rows [j·step, j·step + H) of src (which starts at the first window's first row).
 func synthWindows(src []byte, eb, h, step, n int, dst []byte) []byte {
-	out := into(dst, h*n*eb)
+	out := ncstore.Into(dst, h*n*eb)
 	for j := 0; j < n; j++ {
 		for i := 0; i < h; i++ {
 			from := (j*step + i) * eb

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 var allDTypes = []DType{F64, F32, I64, I32, U64, Bool}
@@ -160,16 +162,16 @@ func TestForecastWindowBlocks(t *testing.T) {
 	k := mustAdd(t, s, gen(1), fc, nil)
 	s.Close()
 	d := fc.Array().hash()
-	name := standaloneName(d)
+	name := ncstore.VariableName(d)
 	hs := run(t, "ncdump", "-hs", path)
 	if !strings.Contains(hs, name+":_ChunkSizes = 24, 5, 1000 ;") {
 		t.Fatalf("ncdump -hs does not show window blocks of 5 for %s:\n%s", name, hs)
 	}
 	s = openAgain(t, path)
 	count := func(fn func()) int64 {
-		before := s.nc.chunkReads
+		before := s.nc.Counters().ChunkReads
 		fn()
-		return s.nc.chunkReads - before
+		return s.nc.Counters().ChunkReads - before
 	}
 	day := func(i int) time.Time { return t0.AddDate(0, 0, i) }
 	var w Forecast
@@ -289,7 +291,7 @@ func TestForecastArraysDeduplicated(t *testing.T) {
 	k1 := mustAdd(t, s, gen(1), fc, nil)
 	k2 := mustAdd(t, s, gen(2), fc, &AddOptions{Features: Features{"run": Int(2)}})
 	s.Close()
-	name := standaloneName(fc.Array().hash())
+	name := ncstore.VariableName(fc.Array().hash())
 	if n := strings.Count(run(t, "ncdump", "-h", path), "float "+name+"("); n != 1 {
 		t.Fatalf("%d variables for one forecast array", n)
 	}
@@ -308,12 +310,12 @@ func TestForecastArraysDeduplicated(t *testing.T) {
 func TestDefinePhasesPerCall(t *testing.T) {
 	s, _ := newStore(t)
 	phases := func(fn func()) int {
-		before := s.nc.definePhases
+		before := s.nc.Counters().DefinePhases
 		fn()
 		if err := s.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		return s.nc.definePhases - before
+		return int(s.nc.Counters().DefinePhases - before)
 	}
 	var items []BatchItem
 	for i := 0; i < 50; i++ {

@@ -1,10 +1,11 @@
 package core
 
-// Recovery of the .nc rollback journal (core/internal/ncshim/journal.c) against what can lie
+// Recovery of the .nc rollback journal (core/internal/journal/journal.c) against what can lie
 // at the journal's path and what a writer can leave there: hostile or foreign journals, a
 // replaced file, filesystems without locks, and kills and I/O errors at every sync point.
 // Child processes are this test binary run with -test.run=^TestJournalRecoveryChild$ and
-// TSSTORE_RECOVERY_CHILD set to a mode.
+// TSSTORE_RECOVERY_CHILD set to a mode. Part 1, the driver against sec2 page by page, needs no
+// store and is in core/internal/journal/driver_test.go.
 
 import (
 	"bufio"
@@ -14,7 +15,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,9 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fhs/go-netcdf/netcdf"
-
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/journal"
 )
 
 // ---- journal format (journal.c) ---------------------------------------------------------
@@ -375,7 +373,7 @@ func jrMidUnitKeys() string {
 
 // jrHot reports whether path's journal is hot (a header and at least one record).
 func jrHot(path string) bool {
-	fi, err := os.Stat(ncshim.JournalPath(path))
+	fi, err := os.Stat(journal.Path(path))
 	return err == nil && fi.Size() > 48
 }
 
@@ -391,7 +389,7 @@ func TestJournalFIFODoesNotHangOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	if err := syscall.Mkfifo(jp, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +486,7 @@ func TestJournalHugePageSizeIsRefused(t *testing.T) {
 	e0 := uint64(fi.Size())
 	data := bytes.Repeat([]byte{0x5a}, int(e0))
 	j := jrJournal{version: 2, page: 0xFFFFFFFF, e0: e0, nonce: 7, ino: fi.Sys().(*syscall.Stat_t).Ino, recs: []jrRec{{0, data}}}
-	if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(j), 0o644); err != nil {
+	if err := os.WriteFile(journal.Path(path), jrEncode(j), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, crashed := runOpenChild(t, path, nil)
@@ -530,7 +528,7 @@ func hotJournal(t *testing.T) (path, committed string, j jrJournal) {
 	if sha(t, path) == committed {
 		t.Fatal("the killed unit changed nothing")
 	}
-	return path, committed, jrParseJournal(t, ncshim.JournalPath(path))
+	return path, committed, jrParseJournal(t, journal.Path(path))
 }
 
 // A journal whose header is valid but whose records cannot be played (a page size of 0, or a
@@ -542,7 +540,7 @@ func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 	if len(j.recs) < 2 {
 		t.Fatalf("only %d records", len(j.recs))
 	}
-	orig, err := os.ReadFile(ncshim.JournalPath(path))
+	orig, err := os.ReadFile(journal.Path(path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,19 +562,19 @@ func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 		if err := os.WriteFile(path, ncAfterKill, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(ncshim.JournalPath(path), jrEncode(bad), 0o644); err != nil {
+		if err := os.WriteFile(journal.Path(path), jrEncode(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		report, err := ncshim.Recover(path, true)
-		_, jerr := os.Stat(ncshim.JournalPath(path))
+		report, err := journal.Recover(path, true)
+		_, jerr := os.Stat(journal.Path(path))
 		if err == nil && sha(t, path) != committed {
 			t.Errorf("%s: Recover said %q, removed the journal: %v, and the file is not its last commit", name, report, errors.Is(jerr, os.ErrNotExist))
 		}
 	}
 	// The real journal still restores the file exactly.
 	os.WriteFile(path, ncAfterKill, 0o644)
-	os.WriteFile(ncshim.JournalPath(path), orig, 0o644)
-	if _, err := ncshim.Recover(path, true); err != nil || sha(t, path) != committed {
+	os.WriteFile(journal.Path(path), orig, 0o644)
+	if _, err := journal.Recover(path, true); err != nil || sha(t, path) != committed {
 		t.Fatalf("the genuine journal: %v", err)
 	}
 }
@@ -606,7 +604,7 @@ func TestJournalHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
 	if err == nil {
 		s.Close()
 	}
-	_, jerr := os.Stat(ncshim.JournalPath(pathA))
+	_, jerr := os.Stat(journal.Path(pathA))
 	if after := sha(t, pathA); after != before {
 		ro, rerr := OpenReadOnly(pathA)
 		state := fmt.Sprint(rerr)
@@ -669,7 +667,7 @@ func first(s []string) string {
 func TestJournalCreateBesideAStaleJournal(t *testing.T) {
 	pathA, _, _ := hotJournal(t)
 	pathB := filepath.Join(t.TempDir(), "system.nc")
-	if err := os.WriteFile(ncshim.JournalPath(pathB), mustRead(t, ncshim.JournalPath(pathA)), 0o644); err != nil {
+	if err := os.WriteFile(journal.Path(pathB), mustRead(t, journal.Path(pathA)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := jrChild(t, "create-kill", pathB).CombinedOutput()
@@ -747,7 +745,7 @@ func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 	if crashed {
 		t.Fatalf("the child crashed: %s", jrTail(out))
 	}
-	_, jerr := os.Stat(ncshim.JournalPath(path))
+	_, jerr := os.Stat(journal.Path(path))
 	if !strings.Contains(out, "recovered=\"rolled") {
 		t.Errorf("with flock failing ENOSYS the writable open did not roll back the hot journal (it said %s; journal left: %v); the file equals its last commit: %v",
 			strings.Fields(out)[1], jerr == nil, sha(t, path) == committed)
@@ -780,7 +778,7 @@ func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 func TestJournalLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	var jst syscall.Stat_t
 	if err := syscall.Stat(jp, &jst); err != nil {
 		t.Fatal(err)
@@ -952,7 +950,7 @@ func jrSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	before := sha(t, path) + sha(t, jp) + sha(t, CatalogPath(path))
 	if s, err := OpenReadOnly(path); err == nil {
 		s.Close()
@@ -996,9 +994,9 @@ func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
 func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	path := jrBase(t, 30)
 	committed := openedSHA(t, path)
-	ncshim.SetJournalSpill(4096)
+	journal.SetSpill(4096)
 	s, err := Open(path)
-	ncshim.SetJournalSpill(0)
+	journal.SetSpill(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1008,17 +1006,17 @@ func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
 	}
 	jrMidUnitAdds(s, func(f string, a ...any) { t.Fatalf(f, a...) })
 	_, spills := s.JournalStats()
-	if fi, err := os.Stat(ncshim.JournalPath(path)); spills < 2 || err != nil || fi.Size() <= 48 {
+	if fi, err := os.Stat(journal.Path(path)); spills < 2 || err != nil || fi.Size() <= 48 {
 		t.Fatalf("the unit did not spill (%d spills, %v)", spills, err)
 	}
-	s.nc.journal.FailForTesting(syscall.EIO)
+	s.nc.FailForTesting(syscall.EIO)
 	if err := s.Commit(); err == nil || !strings.Contains(err.Error(), "open it again") {
 		t.Errorf("commit after the failure: %v", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	if fi, err := os.Stat(ncshim.JournalPath(path)); err != nil || fi.Size() <= 48 {
+	if fi, err := os.Stat(journal.Path(path)); err != nil || fi.Size() <= 48 {
 		t.Fatalf("the failed unit's journal is not hot after Close: %v", err)
 	}
 	s2, err := Open(path)
@@ -1070,7 +1068,7 @@ func TestJournalManyStoresFromManyGoroutines(t *testing.T) {
 					fail("persist: %v", err)
 				}
 				m.Close()
-				if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(journal.Path(path)); !errors.Is(err, os.ErrNotExist) {
 					fail("a journal outlived Persist: %v", err)
 				}
 			} else {
@@ -1132,7 +1130,7 @@ func TestJournalKillDuringRecovery(t *testing.T) {
 	strace := requireTool(t, "strace")
 	path, committed, j := hotJournal(t)
 	hot := map[string][]byte{}
-	for _, p := range []string{path, CatalogPath(path), ncshim.JournalPath(path)} {
+	for _, p := range []string{path, CatalogPath(path), journal.Path(path)} {
 		hot[p] = mustRead(t, p)
 	}
 	points := map[string]int{"pwrite64": len(j.recs) + 2, "ftruncate": 1, "fsync": 2, "unlink": 1}
@@ -1150,7 +1148,7 @@ func TestJournalKillDuringRecovery(t *testing.T) {
 				continue // the open got past its recovery before the n-th call
 			}
 			tried++
-			report, err := ncshim.Recover(path, true)
+			report, err := journal.Recover(path, true)
 			if err != nil || sha(t, path) != committed {
 				t.Errorf("killed at %s #%d of the recovery (%s): the next recovery said %q, %v; the file is its last commit: %v",
 					sc, n, jrTail(out), report, err, sha(t, path) == committed)
@@ -1160,243 +1158,14 @@ func TestJournalKillDuringRecovery(t *testing.T) {
 	t.Logf("%d kill points inside the recovery", tried)
 }
 
-// ---- 1. page arithmetic, differentially ----------------------------------------------------
-
-// The same random netCDF-4 operations on a file through the default sec2 driver and on one
-// through the journalling driver with a small overlay (spilling in the middle of writes,
-// straddling E0, partial last pages, chunks that move and shrink): every read must agree,
-// the journalled file must hold the sec2 file's bytes after every sync (it may be longer:
-// it never shrinks below E0 in a unit), and the closed files must be identical.
-func TestJournalDriverMatchesSec2(t *testing.T) {
-	if testing.Short() {
-		t.Skip("40 seeds")
-	}
-	var seeds []int64
-	for s := int64(1); s <= 40; s++ {
-		seeds = append(seeds, s)
-	}
-	spills := []int{4096, 8192, 12288, 65536}
-	if v := os.Getenv("TSSTORE_RECOVERY_SEED"); v != "" {
-		var seed int64
-		fmt.Sscan(v, &seed)
-		seeds = []int64{seed}
-	}
-	for _, seed := range seeds {
-		jrDiff(t, seed, spills[seed%4])
-	}
-}
-
-func jrDiff(t *testing.T, seed int64, spill int) {
-	t.Helper()
-	dir := t.TempDir()
-	paths := []string{filepath.Join(dir, "plain.nc"), filepath.Join(dir, "jour.nc")}
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	plain, err := netcdf.CreateFile(paths[0], netcdf.NETCDF4|netcdf.NOCLOBBER)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var jour netcdf.Dataset
-	var j *ncshim.Journal
-	if os.Getenv("TSSTORE_RECOVERY_CONTROL") != "" { // both through sec2: is HDF5 deterministic?
-		jour, err = netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
-	} else {
-		ncshim.SetJournalSpill(spill)
-		jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) {
-			return netcdf.CreateFile(paths[1], netcdf.NETCDF4|netcdf.NOCLOBBER)
-		})
-		ncshim.SetJournalSpill(0)
-		if err != nil || j == nil {
-			t.Fatalf("journalled create: %v (journal %v)", err, j)
-		}
-	}
-	both := []netcdf.Dataset{plain, jour}
-	rng := rand.New(rand.NewSource(seed))
-	type vinfo struct {
-		n  uint64
-		id int
-	}
-	var vars []vinfo
-	syncs := 0
-	differ := ""
-	compare := func(when string) {
-		for _, ds := range both {
-			if err := ncshim.Sync(ds); err != nil {
-				t.Fatalf("seed %d: sync: %v", seed, err)
-			}
-		}
-		if j != nil {
-			if err := j.EndUnit(); err != nil {
-				t.Fatalf("seed %d: end unit: %v", seed, err)
-			}
-		}
-		a, b := mustRead(t, paths[0]), mustRead(t, paths[1])
-		if len(b) < len(a) || !bytes.Equal(a, b[:len(a)]) {
-			at := 0
-			for at < len(a) && at < len(b) && a[at] == b[at] {
-				at++
-			}
-			if len(b) < len(a) {
-				t.Fatalf("seed %d spill %d, %s: the journalled file is shorter than sec2's (%d vs %d)", seed, spill, when, len(b), len(a))
-			}
-			diffs, real := 0, 0
-			for k := range a {
-				if a[k] != b[k] {
-					diffs++
-					if a[k] != 0 {
-						real++
-					}
-				}
-			}
-			if os.Getenv("TSSTORE_RECOVERY_DUMP") != "" {
-				os.WriteFile("/tmp/rv_plain.nc", a, 0o644)
-				os.WriteFile("/tmp/rv_jour.nc", b, 0o644)
-			}
-			// Where sec2's file has a hole (zeros: it truncated the file at a flush and HDF5
-			// later extended it) the journalled one keeps stale bytes of freed space — it never
-			// shrinks below E0 in a unit. Anything else would be a wrong byte.
-			if real > 0 || len(b) < len(a) {
-				t.Fatalf("seed %d spill %d, %s: the journalled file differs from sec2's in %d bytes that sec2 wrote (%d vs %d bytes, first difference at %d)", seed, spill, when, real, len(b), len(a), at)
-			}
-			if differ == "" {
-				differ = fmt.Sprintf("seed %d spill %d, %s: %d bytes differ, all in holes of sec2's file", seed, spill, when, diffs)
-			}
-		}
-		syncs++
-	}
-	for op := 0; op < 160; op++ {
-		if op == 80 { // close and reopen both: the next units start from a closed file's E0
-			compare("before the reopen")
-			for _, ds := range both {
-				if err := ds.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if plain, err = netcdf.OpenFile(paths[0], netcdf.WRITE); err != nil {
-				t.Fatal(err)
-			}
-			if j != nil {
-				ncshim.SetJournalSpill(spill)
-				jour, j, err = ncshim.OpenJournalled(paths[1], func() (netcdf.Dataset, error) { return netcdf.OpenFile(paths[1], netcdf.WRITE) })
-				ncshim.SetJournalSpill(0)
-			} else {
-				jour, err = netcdf.OpenFile(paths[1], netcdf.WRITE)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			both = []netcdf.Dataset{plain, jour}
-		}
-		switch r := rng.Intn(12); {
-		case r == 0 && len(vars) < 8 || len(vars) == 0:
-			n := uint64(50 + rng.Intn(30000))
-			chunk := uint64(1 + rng.Intn(int(n)))
-			deflate := rng.Intn(3) != 0
-			level := 1 + rng.Intn(9)
-			id := len(vars)
-			for _, ds := range both {
-				d, err := ds.AddDim(fmt.Sprintf("d%d", id), n)
-				if err != nil {
-					t.Fatal(err)
-				}
-				v, err := ds.AddVar(fmt.Sprintf("v%d", id), netcdf.DOUBLE, []netcdf.Dim{d})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := ncshim.DefChunking(ds, id, []uint64{chunk}); err != nil {
-					t.Fatal(err)
-				}
-				if deflate {
-					if err := v.SetCompression(true, true, level); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := ds.EndDef(); err != nil {
-					t.Fatal(err)
-				}
-			}
-			vars = append(vars, vinfo{n, id})
-		case r <= 7: // write a slab (low-entropy values sometimes, so compressed chunks change size)
-			v := vars[rng.Intn(len(vars))]
-			start := uint64(rng.Intn(int(v.n)))
-			count := uint64(1 + rng.Intn(int(v.n-start)))
-			data := make([]float64, count)
-			lowEntropy := rng.Intn(2) == 0
-			for i := range data {
-				if lowEntropy {
-					data[i] = float64(rng.Intn(3))
-				} else {
-					data[i] = rng.NormFloat64()
-				}
-			}
-			for _, ds := range both {
-				if err := ds.VarN(v.id).WriteFloat64Slice(data, []uint64{start}, []uint64{count}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		case r <= 9: // read a slab from both
-			v := vars[rng.Intn(len(vars))]
-			start := uint64(rng.Intn(int(v.n)))
-			count := uint64(1 + rng.Intn(int(v.n-start)))
-			got := [2][]float64{make([]float64, count), make([]float64, count)}
-			for k, ds := range both {
-				if err := ds.VarN(v.id).ReadFloat64Slice(got[k], []uint64{start}, []uint64{count}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if !equalFloats(got[0], got[1]) {
-				t.Fatalf("seed %d spill %d op %d: a read through the journalled driver differs from sec2's", seed, spill, op)
-			}
-		default:
-			compare(fmt.Sprintf("sync after op %d", op))
-		}
-	}
-	compare("the last sync")
-	for _, ds := range both {
-		if err := ds.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Every variable reads back the same from the closed files.
-	for k, p := range paths {
-		ds, err := netcdf.OpenFile(p, netcdf.NOWRITE)
-		if err != nil {
-			t.Fatal(err)
-		}
-		both[k] = ds
-	}
-	for _, v := range vars {
-		got := [2][]float64{make([]float64, v.n), make([]float64, v.n)}
-		for k, ds := range both {
-			if err := ds.VarN(v.id).ReadFloat64s(got[k]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !equalFloats(got[0], got[1]) {
-			t.Errorf("seed %d spill %d: variable v%d reads differently from the closed files", seed, spill, v.id)
-		}
-	}
-	for _, ds := range both {
-		ds.Close()
-	}
-	if differ != "" || !bytes.Equal(mustRead(t, paths[0]), mustRead(t, paths[1])) {
-		a, b := mustRead(t, paths[0]), mustRead(t, paths[1])
-		t.Logf("%s; closed files equal: %v (%d vs %d bytes)", differ, bytes.Equal(a, b), len(b), len(a))
-	}
-	if _, err := os.Stat(ncshim.JournalPath(paths[1])); j != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("seed %d: the journal outlived the close", seed)
-	}
-	t.Logf("seed %d spill %d: %d vars, %d syncs compared", seed, spill, len(vars), syncs)
-}
-
 // ---- Go side -------------------------------------------------------------------------------
 
-// JournalStats after Close reads the tsj_file that drv_close freed (ncFile.journal is never
-// cleared): here it reports the counters of whichever file now occupies that memory.
+// JournalStats after Close reads the tsj_file that drv_close freed (ncstore.File.journal is
+// never cleared): here it reports the counters of whichever file now occupies that memory.
 func TestJournalStatsAfterClose(t *testing.T) {
 	path := jrBase(t, 30)
-	ncshim.SetJournalSpill(4096)
-	defer ncshim.SetJournalSpill(0)
+	journal.SetSpill(4096)
+	defer journal.SetSpill(0)
 	a, err := Open(path)
 	if err != nil {
 		t.Fatal(err)

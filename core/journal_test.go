@@ -11,11 +11,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/journal"
 )
 
 func TestJournalDriverIsActive(t *testing.T) {
-	if !ncshim.JournalActive() {
+	if !journal.Active() {
 		t.Fatal("the journalling driver could not be installed: libnetcdf's opens are not routed")
 	}
 	s, path := newStore(t)
@@ -27,11 +27,11 @@ func TestJournalDriverIsActive(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Between units the journal is empty; it goes when the store closes.
-	if fi, err := os.Stat(ncshim.JournalPath(path)); err == nil && fi.Size() != 0 {
+	if fi, err := os.Stat(journal.Path(path)); err == nil && fi.Size() != 0 {
 		t.Fatalf("journal after a flush: %d bytes", fi.Size())
 	}
 	s.Close()
-	if _, err := os.Stat(ncshim.JournalPath(path)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(journal.Path(path)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("journal after the close: %v", err)
 	}
 	if r, err := OpenReadOnly(path); err != nil || r.Journalled() {
@@ -151,7 +151,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 		return
 	}
 	path := closedStoreOf30(t)
-	journal := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	// With a 4 KiB overlay the unit spills at almost every write; with the default one it
 	// spills where netcdf-c flushes HDF5 in the middle of a write (nc_enddef does).
 	for i, spill := range []int{4096, 0} {
@@ -160,25 +160,25 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 		if sha(t, path) == committed {
 			t.Fatal("the killed unit wrote nothing into the file: the test does not exercise the journal")
 		}
-		if fi, err := os.Stat(journal); err != nil || fi.Size() <= 48 {
+		if fi, err := os.Stat(jp); err != nil || fi.Size() <= 48 {
 			t.Fatalf("no hot journal after the kill: %v", err)
 		}
-		before := fileDigests(t, path) + sha(t, journal)
+		before := fileDigests(t, path) + sha(t, jp)
 		_, err := OpenReadOnly(path)
-		if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "hot journal") || !strings.Contains(err.Error(), journal) {
+		if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "hot journal") || !strings.Contains(err.Error(), jp) {
 			t.Fatalf("read-only open over a hot journal: %v", err)
 		}
-		if fileDigests(t, path)+sha(t, journal) != before {
+		if fileDigests(t, path)+sha(t, jp) != before {
 			t.Fatal("the refused read-only open changed the files")
 		}
-		report, err := ncshim.Recover(path, true)
+		report, err := journal.Recover(path, true)
 		if err != nil || !strings.Contains(report, "rolled") {
 			t.Fatalf("recover: %q, %v", report, err)
 		}
 		if got := sha(t, path); got != committed {
 			t.Fatalf("spill %d: the rolled-back file differs from the file of the last commit", spill)
 		}
-		if _, err := os.Stat(journal); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(jp); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("the journal outlived the rollback: %v", err)
 		}
 		run(t, "h5dump", "-H", path)
@@ -209,7 +209,7 @@ func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
 func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
 	path := closedStoreOf30(t)
 	before := fileDigests(t, path)
-	if err := os.Mkdir(ncshim.JournalPath(path), 0o755); err != nil {
+	if err := os.Mkdir(journal.Path(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, open := range []func(string) (*Store, error){Open, OpenReadOnly} {
@@ -217,7 +217,7 @@ func TestJournalThatCannotBeCreatedFailsTheOpenCleanly(t *testing.T) {
 			t.Fatalf("open beside a directory at the journal's path: %v", err)
 		}
 	}
-	if err := os.Remove(ncshim.JournalPath(path)); err != nil {
+	if err := os.Remove(journal.Path(path)); err != nil {
 		t.Fatal(err)
 	}
 	if fileDigests(t, path) != before {
@@ -246,7 +246,7 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 	}
 	catBefore := sha(t, CatalogPath(path))
 	mustAdd(t, s, gen(100), hourly("p", ramp(168, 100)), nil) // pending until the flush
-	s.nc.journal.FailForTesting(syscall.ENOSPC)
+	s.nc.FailForTesting(syscall.ENOSPC)
 	err = s.Flush()
 	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "no space left") || !strings.Contains(err.Error(), "open it again") {
 		t.Fatalf("flush after a failed write: %v", err)
@@ -289,14 +289,14 @@ func TestHotJournalOfAReplacedFileIsRefused(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := sha(t, path) + sha(t, ncshim.JournalPath(path))
+	before := sha(t, path) + sha(t, journal.Path(path))
 	if _, err := Open(path); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "not the file the journal belongs to") {
 		t.Fatalf("writable open of a replaced file beside a hot journal: %v", err)
 	}
 	if _, err := OpenReadOnly(path); !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "hot journal") {
 		t.Fatalf("read-only open of a replaced file beside a hot journal: %v", err)
 	}
-	if sha(t, path)+sha(t, ncshim.JournalPath(path)) != before {
+	if sha(t, path)+sha(t, journal.Path(path)) != before {
 		t.Fatal("a refused open changed the files")
 	}
 }
@@ -310,9 +310,9 @@ func TestAnEarlierFailureIsNotBlamedOnALaterOpen(t *testing.T) {
 	}
 	path := closedStoreOf30(t)
 	s := openAgain(t, path)
-	s.nc.journal.FailForTesting(syscall.EIO)
+	s.nc.FailForTesting(syscall.EIO)
 	s.Close()
-	os.Remove(ncshim.JournalPath(path)) // the failed unit's journal is empty: nothing to roll back
+	os.Remove(journal.Path(path)) // the failed unit's journal is empty: nothing to roll back
 	release := startHolder(t, path, "rw")
 	defer release()
 	if _, err := Open(path); err == nil || strings.Contains(err.Error(), "input/output error") || !strings.Contains(err.Error(), "another process") {

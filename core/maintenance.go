@@ -1,13 +1,10 @@
 package core
 
 import (
-	"encoding/hex"
 	"fmt"
-	"slices"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
 // CompactReport is what Compact found and did (docs/format.md §8). In format 0.11.0
@@ -53,17 +50,8 @@ func (s *Store) Compact() (CompactReport, error) {
 	for _, h := range hashes {
 		named[hashing.Digest(h)] = true
 	}
-	for _, list := range s.nc.families {
-		for _, ds := range list {
-			rep.SlotsReclaimed += ds.nfree
-		}
-	}
-	for d := range s.nc.standalone {
-		if !named[d] {
-			rep.DeadStandalone++
-		}
-	}
-	rep.DeadStandalone += len(s.nc.untrusted)
+	rep.SlotsReclaimed += s.nc.FreeColumns()
+	rep.DeadStandalone += s.nc.DeadVariables(named)
 	return rep, nil
 }
 
@@ -104,7 +92,7 @@ func (s *Store) VerifyIntegrity() (IntegrityReport, error) {
 		}
 	}
 	var rep IntegrityReport
-	rep.HashMismatches, rep.Unreadable, rep.ArraysChecked = s.nc.rehashAll()
+	rep.HashMismatches, rep.Unreadable, rep.ArraysChecked = s.nc.Rehash()
 	rows, err := s.cat.List(catalog.Filter{})
 	if err != nil {
 		return rep, wrapIO(op, err, "listing the catalog")
@@ -135,17 +123,17 @@ func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 	// The row's type says where its array lives: a SingleTimeSeries (and a view over one)
 	// in a packed column, everything else in a standalone variable (docs/format.md §7.2).
 	packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
-	if slot, ok := s.nc.packed[d]; ok && packed {
-		ds := slot.ds
-		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
-			return fmt.Sprintf("row says %s %v but %s column %d is %s %v", m.DType, full, ds.name, slot.col,
-				ds.fam.dtype, append([]int{ds.fam.length}, ds.eshape...)), false
+	if slot, ok := s.nc.Column(d); ok && packed {
+		ds := slot.Dataset()
+		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
+			return fmt.Sprintf("row says %s %v but %s column %d is %s %v", m.DType, full, ds.Name(), slot.Column(),
+				ds.DType(), append([]int{ds.Length()}, ds.ElementShape()...)), false
 		}
 		return "", false
 	}
-	if sv, ok := s.nc.standalone[d]; ok && !packed {
-		if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
-			return fmt.Sprintf("row says %s %v but %s is %s %v", m.DType, full, sv.name, sv.dtype, sv.shape), false
+	if sv, ok := s.nc.Variable(d); ok && !packed {
+		if !sv.Holds(m.DType, full) {
+			return fmt.Sprintf("row says %s %v but %s is %s %v", m.DType, full, sv.Name(), sv.DType(), sv.Shape()), false
 		}
 		return "", false
 	}
@@ -154,111 +142,6 @@ func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 		where = "packed column"
 	}
 	return fmt.Sprintf("data_hash %x names no %s in the NetCDF file", m.DataHash[:], where), true
-}
-
-// rehashAll recomputes the hash of every indexed array and lists those that differ and
-// those that cannot be read; a read failure is reported and the check goes on.
-func (f *ncFile) rehashAll() (bad, unreadable []string, checked int) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	for _, list := range f.families {
-		for _, ds := range list {
-			if ds.damaged != nil {
-				unreadable = append(unreadable, fmt.Sprintf("%s_h (its index was rebuilt from the columns' bytes; the dataset takes no more writes): %v", ds.name, ds.damaged))
-			}
-			cols := usedColumns(ds)
-			b, err := f.rehashColumns(ds, cols)
-			if err != nil {
-				// Find the damaged columns one by one; the others still get checked.
-				b = nil
-				for _, c := range cols {
-					bc, err := f.rehashColumns(ds, []int{c})
-					if err != nil {
-						unreadable = append(unreadable, fmt.Sprintf("%s column %d: %v", ds.name, c, err))
-					}
-					b = append(b, bc...)
-				}
-			}
-			bad, checked = append(bad, b...), checked+len(cols)
-		}
-	}
-	for d, sv := range f.standalone {
-		checked++
-		buf := alignedBytes(elementCount(fromU64(sv.shape)) * sv.dtype.Width())
-		if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
-			unreadable = append(unreadable, fmt.Sprintf("%s: %v", sv.name, err))
-			continue
-		}
-		if got := hashing.Array(sv.dtype.String(), sv.shape, buf, dtypeInfo[sv.dtype].float); got != d {
-			bad = append(bad, fmt.Sprintf("%s holds bytes hashing to %x", sv.name, got[:]))
-		}
-	}
-	return bad, unreadable, checked
-}
-
-func usedColumns(ds *packedDS) []int {
-	var cols []int
-	for c, h := range ds.slots {
-		if h != "" {
-			cols = append(cols, c)
-		}
-	}
-	return cols
-}
-
-// rehashColumns rehashes some used columns of one packed dataset and reports those whose
-// bytes no longer hash to their slot.
-func (f *ncFile) rehashColumns(ds *packedDS, cols []int) ([]string, error) {
-	sums, err := f.columnDigests(ds, cols)
-	if err != nil {
-		return nil, err
-	}
-	var bad []string
-	for _, c := range cols {
-		got := sums[c]
-		if hex.EncodeToString(got[:]) != ds.slots[c] {
-			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %s", ds.name, c, got[:], ds.slots[c]))
-		}
-	}
-	return bad, nil
-}
-
-// columnDigests hashes columns of one packed dataset in row bands over their span: each
-// column is hashed incrementally as its rows arrive.
-func (f *ncFile) columnDigests(ds *packedDS, cols []int) (map[int]hashing.Digest, error) {
-	if len(cols) == 0 {
-		return nil, nil
-	}
-	lo, hi := cols[0], cols[len(cols)-1]+1
-	span := hi - lo
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
-	shape := toU64(append([]int{ds.fam.length}, ds.eshape...))
-	hashers := make(map[int]*hashing.ArrayHasher, len(cols))
-	for _, c := range cols {
-		hashers[c] = hashing.NewArrayHasher(ds.fam.dtype.String(), shape, dtypeInfo[ds.fam.dtype].float)
-	}
-	rows := max(1, bandBytes/max(span*eb, 1))
-	buf := alignedBytes(min(rows, ds.fam.length) * span * eb)
-	for r0 := 0; r0 < ds.fam.length; r0 += rows {
-		r1 := min(r0+rows, ds.fam.length)
-		band := buf[:(r1-r0)*span*eb]
-		start, count := f.columnHyperslab(ds, lo)
-		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(span)
-		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
-			return nil, err
-		}
-		for _, c := range cols {
-			for t := 0; t < r1-r0; t++ {
-				off := (t*span + c - lo) * eb
-				hashers[c].Write(band[off : off+eb])
-			}
-		}
-	}
-	out := make(map[int]hashing.Digest, len(cols))
-	for _, c := range cols {
-		out[c] = hashers[c].Sum()
-	}
-	return out, nil
 }
 
 // StaticConsistency says whether every SingleTimeSeries at one resolution shares one grid.

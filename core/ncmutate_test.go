@@ -32,6 +32,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 const (
@@ -1219,7 +1221,7 @@ func FuzzOpenMutatedNC(f *testing.F) {
 func TestALeakedFailedOpenIsNamed(t *testing.T) {
 	if p := os.Getenv("TSSTORE_LEAKED_OPEN"); p != "" {
 		_, err1 := OpenReadOnly(p)
-		fds := len(descriptorsOf(p))
+		fds := len(ncstore.DescriptorsOf(p))
 		_, err2 := Open(p)
 		fmt.Printf("first: %v\nheld: %d\nsecond: %v\n", err1, fds, err2)
 		return

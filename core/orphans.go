@@ -25,7 +25,7 @@ func (s *Store) cleanOrphans() error {
 		}
 		d := hashing.Digest(h)
 		named[d] = true
-		if _, ok := s.nc.packed[d]; !ok && s.nc.standalone[d] == nil {
+		if !s.nc.Holding(d) {
 			missing = append(missing, d)
 		}
 	}
@@ -36,44 +36,19 @@ func (s *Store) cleanOrphans() error {
 	// and nothing is written; a read-only open still works for inspection.
 	if len(missing) > 0 {
 		where := "the catalog may belong to another store, or the file is damaged"
-		if sealed := s.nc.damagedDatasets(); len(sealed) > 0 {
+		if sealed := s.nc.DamagedDatasets(); len(sealed) > 0 {
 			where = "they may have lived in " + strings.Join(sealed, ", ") + ", whose hash companions are unreadable"
 		}
 		return newErr(ErrIntegrity, "", "catalog",
 			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): %s; nothing was changed — open it read-only to inspect it, or run verify_integrity",
 			len(missing), len(named), missing[0][:], where)
 	}
-	var free []hashing.Digest
-	for d := range s.nc.packed {
-		if !named[d] {
-			free = append(free, d)
-		}
+	n, err := s.nc.ForgetUnnamed(named)
+	if err != nil {
+		return wrapIO("", err, "freeing %d unreferenced packed columns", n)
 	}
-	for d, sv := range s.nc.standalone {
-		if !named[d] {
-			s.nc.untrusted[d] = sv
-			delete(s.nc.standalone, d)
-		}
-	}
-	if len(free) == 0 {
+	if n == 0 {
 		return nil
 	}
-	if err := s.nc.forgetArrays(free); err != nil {
-		return wrapIO("", err, "freeing %d unreferenced packed columns", len(free))
-	}
-	return wrapIO("", s.nc.sync(), "syncing the NetCDF file")
-}
-
-// damagedDatasets names the packed datasets sealed at open because their hash companions
-// could not be read.
-func (f *ncFile) damagedDatasets() []string {
-	var out []string
-	for _, list := range f.families {
-		for _, ds := range list {
-			if ds.damaged != nil {
-				out = append(out, ds.name)
-			}
-		}
-	}
-	return out
+	return wrapIO("", s.nc.Sync(), "syncing the NetCDF file")
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 // Cases found by a second reading of the write protocol.
@@ -54,7 +52,7 @@ func poisonStandalone(t *testing.T, s *Store, ts TimeSeries) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.nc.untrusted[hashing.Digest(p.digest)] = &standaloneVar{name: "arr_poisoned", dtype: I64, shape: []uint64{1}}
+	s.nc.PoisonForTesting(p.digest)
 }
 
 func outage() *NonSequentialTimeSeries {

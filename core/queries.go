@@ -8,6 +8,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // ListNames lists the distinct series names matching f, in byte order.
@@ -228,19 +229,19 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 			return TypedArray{DType: p.arr.DType, Shape: slices.Clone(p.arr.Shape), Data: slices.Clone(p.arr.Data)}, nil
 		}
 	}
-	if slot, ok := s.nc.packed[d]; ok {
-		data, err := s.nc.readPackedRows(slot, 0, slot.ds.fam.length, nil)
+	if slot, ok := s.nc.Column(d); ok {
+		data, err := s.nc.ReadColumn(slot, 0, slot.Dataset().Length(), nil)
 		if err != nil {
-			return TypedArray{}, wrapIO(op, err, "reading %s", slot.ds.name)
+			return TypedArray{}, wrapIO(op, err, "reading %s", slot.Dataset().Name())
 		}
-		return TypedArray{DType: slot.ds.fam.dtype, Shape: append([]int{slot.ds.fam.length}, slot.ds.eshape...), Data: data}, nil
+		return TypedArray{DType: slot.Dataset().DType(), Shape: append([]int{slot.Dataset().Length()}, slot.Dataset().ElementShape()...), Data: data}, nil
 	}
-	if sv, ok := s.nc.standalone[d]; ok {
-		data, err := s.nc.readStandalone(sv, make([]uint64, len(sv.shape)), sv.shape, nil)
+	if sv, ok := s.nc.Variable(d); ok {
+		data, err := s.nc.ReadVariable(sv, nil)
 		if err != nil {
-			return TypedArray{}, wrapIO(op, err, "reading %s", sv.name)
+			return TypedArray{}, wrapIO(op, err, "reading %s", sv.Name())
 		}
-		return TypedArray{DType: sv.dtype, Shape: fromU64(sv.shape), Data: data}, nil
+		return TypedArray{DType: sv.DType(), Shape: ncstore.FromU64(sv.Shape()), Data: data}, nil
 	}
 	return TypedArray{}, newErr(ErrNotFound, op, "hash", "no array has hash %x", hash[:])
 }

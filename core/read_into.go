@@ -7,6 +7,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // ErrBufferTooSmall is returned by the reads into caller memory when the destination cannot
@@ -181,7 +182,7 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.ext.Bytes = elementCount(p.ext.Shape) * m.DType.Width()
+	p.ext.Bytes = ncstore.ElementCount(p.ext.Shape) * m.DType.Width()
 	return p, nil
 }
 

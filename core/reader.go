@@ -9,7 +9,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // ForecastReader reads one window of many forecasts at a time, as a simulation consumes
@@ -63,7 +63,7 @@ type member struct {
 
 // denseSource is one standalone forecast array and its cached block of windows.
 type denseSource struct {
-	sv     *standaloneVar
+	sv     *ncstore.Variable
 	lay    forecastLayout
 	axis   int
 	block  int // windows per block: the chunk width along the window axis
@@ -75,7 +75,7 @@ type denseSource struct {
 // bandSource is a packed dataset feeding DeterministicSingleTimeSeries windows: a band of
 // its rows over the columns the reader needs.
 type bandSource struct {
-	ds         *packedDS
+	ds         *ncstore.Packed
 	col0, cols int // column range read
 	step       int // source rows between window starts
 	h          int // rows one window needs (the longest horizon)
@@ -122,7 +122,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 	rd := &ForecastReader{s: s, keys: slices.Clone(keys), window: -1}
 	groups := map[string]*ForecastGroup{}
 	dense := map[hashing.Digest]*denseSource{}
-	bands := map[*packedDS]*bandSource{}
+	bands := map[*ncstore.Packed]*bandSource{}
 	for i, k := range keys {
 		field := "keys[" + itoa(int64(i)) + "]"
 		if !readerAccepts(typ, k.Type) {
@@ -161,13 +161,13 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 		grp.members = append(grp.members, mem)
 	}
 	for _, grp := range rd.groups {
-		wb := grp.Layers * grp.Steps * elementCount(grp.ElementShape) * grp.DType.Width()
+		wb := grp.Layers * grp.Steps * ncstore.ElementCount(grp.ElementShape) * grp.DType.Width()
 		shape := []int{len(grp.Keys)}
 		if grp.Layers > 1 || typ == ProbabilisticType || typ == ScenariosType {
 			shape = append(shape, grp.Layers)
 		}
 		shape = append(append(shape, grp.Steps), grp.ElementShape...)
-		grp.own = alignedBytes(len(grp.Keys) * wb)
+		grp.own = ncstore.AlignedBytes(len(grp.Keys) * wb)
 		grp.Values = TypedArray{DType: grp.DType, Shape: shape, Data: grp.own}
 	}
 	for _, b := range bands {
@@ -176,7 +176,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 	for _, d := range dense {
 		rd.dense = append(rd.dense, d)
 	}
-	rd.frees = s.nc.frees
+	rd.frees = s.nc.Frees()
 	return rd, nil
 }
 
@@ -223,11 +223,9 @@ func (s *Store) denseFor(dense map[hashing.Digest]*denseSource, m *Metadata, g f
 	if err != nil {
 		return nil, err
 	}
-	ncshim.Lock()
-	chunks, err := s.nc.chunkShape(sv)
-	ncshim.Unlock()
+	chunks, err := s.nc.ChunkShape(sv)
 	if err != nil {
-		return nil, wrapIO("", err, "reading the chunking of %s", sv.name)
+		return nil, wrapIO("", err, "reading the chunking of %s", sv.Name())
 	}
 	axis := leadAxes(m.Type) + 1
 	src := &denseSource{sv: sv, lay: g.layout(m.DType), axis: axis, loaded: -1,
@@ -236,28 +234,28 @@ func (s *Store) denseFor(dense map[hashing.Digest]*denseSource, m *Metadata, g f
 	return src, nil
 }
 
-func (s *Store) bandFor(bands map[*packedDS]*bandSource, m *Metadata, g forecastRow) (*bandSource, int, error) {
-	slot, ok := s.nc.packed[hashing.Digest(m.DataHash)]
+func (s *Store) bandFor(bands map[*ncstore.Packed]*bandSource, m *Metadata, g forecastRow) (*bandSource, int, error) {
+	slot, ok := s.nc.Column(hashing.Digest(m.DataHash))
 	if !ok {
 		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "%s: its source array %x is not a packed column", m.Key, m.DataHash)
 	}
-	ds := slot.ds
-	if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+	ds := slot.Dataset()
+	if !ds.Holds(m.DType, m.Length, m.ElementShape) {
 		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
-			m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+			m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 	}
 	b, ok := bands[ds]
 	if !ok {
-		b = &bandSource{ds: ds, col0: slot.col, cols: 1, step: g.step, h: g.h, last: -1}
+		b = &bandSource{ds: ds, col0: slot.Column(), cols: 1, step: g.step, h: g.h, last: -1}
 		bands[ds] = b
 	}
-	if slot.col < b.col0 {
-		b.cols += b.col0 - slot.col
-		b.col0 = slot.col
+	if slot.Column() < b.col0 {
+		b.cols += b.col0 - slot.Column()
+		b.col0 = slot.Column()
 	}
-	b.cols = max(b.cols, slot.col-b.col0+1)
+	b.cols = max(b.cols, slot.Column()-b.col0+1)
 	b.h = max(b.h, g.h)
-	return b, slot.col, nil // the column is made relative once all members are known
+	return b, slot.Column(), nil // the column is made relative once all members are known
 }
 
 // Keys are the reader's keys in the order given.
@@ -299,17 +297,17 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 		return withOp(op, err)
 	}
 	for _, d := range rd.dense {
-		if err := rd.s.nc.loadDenseBlock(d, i/d.block); err != nil {
-			return wrapIO(op, err, "reading windows of %s", d.sv.name)
+		if err := rd.s.loadDenseBlock(d, i/d.block); err != nil {
+			return wrapIO(op, err, "reading windows of %s", d.sv.Name())
 		}
 	}
 	for _, b := range rd.bands {
-		if err := rd.s.nc.loadBand(b, i*b.step, min(i*b.step+b.h, b.ds.fam.length)); err != nil {
-			return wrapIO(op, err, "reading rows of %s", b.ds.name)
+		if err := rd.s.loadBand(b, i*b.step, min(i*b.step+b.h, b.ds.Length())); err != nil {
+			return wrapIO(op, err, "reading rows of %s", b.ds.Name())
 		}
 	}
 	for _, grp := range rd.groups {
-		wb := grp.Layers * grp.Steps * elementCount(grp.ElementShape) * grp.DType.Width()
+		wb := grp.Layers * grp.Steps * ncstore.ElementCount(grp.ElementShape) * grp.DType.Width()
 		for _, mem := range grp.members {
 			out := grp.Values.Data[mem.at : mem.at+wb]
 			if mem.dense != nil {
@@ -318,7 +316,7 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 				continue
 			}
 			b := mem.band
-			eb := elementCount(grp.ElementShape) * grp.DType.Width()
+			eb := ncstore.ElementCount(grp.ElementShape) * grp.DType.Width()
 			row0 := i*b.step - b.lo
 			if eb == 8 {
 				gather8(out, b.buf, (row0*b.cols + mem.col - b.col0), b.cols, mem.h)
@@ -338,12 +336,12 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 // column still holds the array the reader was built over: a freed column may since hold
 // another series. Standalone arrays are never freed in place, so they cannot change.
 func (rd *ForecastReader) checkColumns() error {
-	if rd.frees == rd.s.nc.frees {
+	if rd.frees == rd.s.nc.Frees() {
 		return nil
 	}
 	for _, grp := range rd.groups {
 		for j, mem := range grp.members {
-			if mem.band != nil && mem.band.ds.slots[mem.col] != mem.hash {
+			if mem.band != nil && mem.band.ds.SlotHash(mem.col) != mem.hash {
 				return newErr(ErrNotFound, "", "keys["+itoa(int64(grp.Keys[j]))+"]",
 					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]])
 			}
@@ -352,7 +350,7 @@ func (rd *ForecastReader) checkColumns() error {
 	for _, b := range rd.bands {
 		b.lo, b.hi, b.buf, b.last = 0, 0, nil, -1 // re-read: freed columns in the band are zeroed
 	}
-	rd.frees = rd.s.nc.frees
+	rd.frees = rd.s.nc.Frees()
 	return nil
 }
 
@@ -376,16 +374,13 @@ func (rd *ForecastReader) Close() {
 
 // loadDenseBlock caches block b (windows [b·block, (b+1)·block)) of a dense forecast: one
 // chunk, read and decompressed once.
-func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
+func (s *Store) loadDenseBlock(d *denseSource, b int) error {
 	if d.loaded == b {
 		return nil
 	}
 	first := b * d.block
 	n := min(d.block, d.lay.count-first)
-	start := make([]uint64, len(d.sv.shape))
-	count := slices.Clone(d.sv.shape)
-	start[d.axis], count[d.axis] = uint64(first), uint64(n)
-	buf, err := f.readStandalone(d.sv, start, count, nil)
+	buf, err := s.nc.ReadSpan(d.sv, d.axis, first, n, nil)
 	if err != nil {
 		d.loaded = -1
 		return err
@@ -397,18 +392,18 @@ func (f *ncFile) loadDenseBlock(d *denseSource, b int) error {
 // loadBand makes rows [lo, hi) of a band's dataset available. A forward sweep keeps the rows
 // it already holds and reads only new ones, each row chunk once, reading ahead as many
 // windows as readerBandBytes allows; an access out of sequence reads just its own rows.
-func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
+func (s *Store) loadBand(b *bandSource, lo, hi int) error {
 	sequential := b.last >= 0 && lo == b.last+b.step
 	b.last = lo
 	if lo >= b.lo && hi <= b.hi {
 		return nil
 	}
-	rowBytes := b.cols * elementCount(b.ds.eshape) * b.ds.fam.dtype.Width()
+	rowBytes := b.cols * b.ds.ElementBytes()
 	ahead := 0
 	if sequential || lo == 0 {
 		ahead = max(0, (readerBandBytes/max(rowBytes, 1)-(hi-lo))/max(b.step, 1))
 	}
-	newHi := min(b.ds.fam.length, hi+ahead*b.step)
+	newHi := min(b.ds.Length(), hi+ahead*b.step)
 	keep := 0
 	if lo >= b.lo && lo < b.hi {
 		keep = b.hi - lo
@@ -418,20 +413,14 @@ func (f *ncFile) loadBand(b *bandSource, lo, hi int) error {
 	need := (newHi - lo) * rowBytes
 	buf := b.spare
 	if cap(buf) < need {
-		buf = alignedBytes(need)
+		buf = ncstore.AlignedBytes(need)
 	}
 	buf = buf[:need]
 	if keep > 0 {
 		copy(buf, b.buf[(lo-b.lo)*rowBytes:(b.hi-b.lo)*rowBytes])
 	}
 	b.spare = b.buf
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	start := make([]uint64, 2+len(b.ds.eshape))
-	start[0], start[1] = uint64(lo+keep), uint64(b.col0)
-	count := append([]uint64{uint64(newHi - lo - keep), uint64(b.cols)}, toU64(b.ds.eshape)...)
-	f.chunkReads += int64(count[0])
-	if err := ioSlice(f.grp, b.ds.varid, b.ds.fam.dtype, buf[keep*rowBytes:], start, count, false); err != nil {
+	if err := s.nc.ReadBand(b.ds, lo+keep, newHi-lo-keep, b.col0, b.cols, buf[keep*rowBytes:]); err != nil {
 		b.lo, b.hi, b.buf = 0, 0, nil
 		return err
 	}

@@ -86,7 +86,7 @@ func TestForecastReaderSweep(t *testing.T) {
 	sampled := func(i, w int) bool { return i%100 == 0 || i == 501 || w == (i*37)%windows }
 	type pair struct{ i, w int }
 	seen := map[pair]TypedArray{}
-	before := s.nc.chunkReads
+	before := s.nc.Counters().ChunkReads
 	io0 := procReadBytes(t)
 	for w := 0; w < windows; w++ {
 		if err := rd.Read(t0.AddDate(0, 0, w)); err != nil {
@@ -111,7 +111,7 @@ func TestForecastReaderSweep(t *testing.T) {
 	}
 	// 499 distinct dense arrays of one block each (W = min(365, 1 MiB / 192 B)), and the
 	// 8,760 row chunks of the one packed dataset holding the sources.
-	if got, want := s.nc.chunkReads-before, int64(n/2-1+windows*h); got != want {
+	if got, want := s.nc.Counters().ChunkReads-before, int64(n/2-1+windows*h); got != want {
 		t.Fatalf("the sweep touched %d chunks, want %d (each once)", got, want)
 	}
 	for p, got := range seen {

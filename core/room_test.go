@@ -141,10 +141,11 @@ func TestCloseWithoutRoomSaysTheWritesAreLost(t *testing.T) {
 	}
 }
 
-// writeBound counts a new packed dataset as the bytes of its arrays only, but a
-// one-at-a-time add creates a dataset DefaultColsPerDataset wide and writing its column writes
-// every (1, 1000) chunk: in an uncompressed store 1000× the array. The room check passes and
-// the write then fails half way with EFBIG — the failure the check exists to prevent.
+// The room check's bound (writeBound, core/internal/ncstore/room.go) must count a new packed
+// dataset whole, not as the bytes of its arrays only: a one-at-a-time add creates a dataset
+// DefaultColsPerDataset wide, and writing its column writes every (1, 1000) chunk: in an
+// uncompressed store 1000× the array. Otherwise the room check passes and the write then
+// fails half way with EFBIG — the failure the check exists to prevent.
 func TestRoomCheckCountsNewDatasetsWhole(t *testing.T) {
 	const length = 2000 // one new dataset: 2000 rows × 1000 cols × 8 B = 16 MB
 	if p := os.Getenv("TSSTORE_ROOM_CHILD_STORE"); p != "" {
@@ -160,7 +161,7 @@ func TestRoomCheckCountsNewDatasetsWhole(t *testing.T) {
 				return string(b) + "\x00" + string(c)
 			}
 			was := digest()
-			need := s.nc.writeBound([]*prepared{{packed: true, arr: ArrayOf(ramp(length, 0)), res: Hours(1)}})
+			need, _, _ := s.nc.Room(storedArrays([]*prepared{{packed: true, arr: ArrayOf(ramp(length, 0)), res: Hours(1)}}))
 			lift, err := underFileSizeLimit(p, 8<<20)
 			if err != nil {
 				return "rlimit: " + err.Error()

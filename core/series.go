@@ -14,6 +14,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // Add stores a series for an owner and returns its key. The array is written first and
@@ -218,15 +219,14 @@ func checkStorageLimits(p *prepared) error {
 	if len(p.arr.Shape)+1 > maxRank {
 		return invalid("", "data.shape", "rank %d exceeds netCDF's limit of %d dimensions", len(p.arr.Shape), maxRank-1)
 	}
-	row := elementCount(eshape) * p.arr.DType.Width()
+	row := ncstore.ElementCount(eshape) * p.arr.DType.Width()
 	if p.packed {
 		// One chunk holds at least one column of one step; the longest name is the last
 		// element dimension of a spill dataset, {ds}__{n}_e{i}.
 		if row > maxChunkBytesHDF5 {
 			return invalid("", "data.shape", "one step of element shape %v is %d bytes; an HDF5 chunk holds at most %d", eshape, row, maxChunkBytesHDF5)
 		}
-		fam := familyKey{p.arr.DType, shapeToken(eshape), p.arr.Len(), p.res.String()}
-		if n := len(fam.baseName()) + len("__999999_e") + len(itoa(int64(len(eshape)))); n > maxNameLen {
+		if n := len(ncstore.PackedName(p.arr.DType, eshape, p.arr.Len(), p.res.String())) + len("__999999_e") + len(itoa(int64(len(eshape)))); n > maxNameLen {
 			return invalid("", "data.shape", "element shape %v makes a dataset name of %d characters; netCDF allows %d", eshape, n, maxNameLen)
 		}
 		return nil
@@ -235,7 +235,7 @@ func checkStorageLimits(p *prepared) error {
 	// (docs/format.md §7.5).
 	chunk := p.arr.Len() * row
 	if p.chunks != nil {
-		chunk = elementCount(fromU64(p.chunks)) * p.arr.DType.Width()
+		chunk = ncstore.ElementCount(ncstore.FromU64(p.chunks)) * p.arr.DType.Width()
 	}
 	if chunk > maxChunkBytesHDF5 {
 		return invalid("", "data", "one chunk of this array is %d bytes; HDF5 allows at most %d", chunk, maxChunkBytesHDF5)
@@ -578,24 +578,21 @@ func verifyWhole(m *Metadata, data []byte) error {
 
 // readStoredRows reads steps [first, first+n) of the array with digest d from the file.
 func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst []byte) ([]byte, error) {
-	if slot, ok := s.nc.packed[d]; ok {
-		ds := slot.ds
-		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+	if slot, ok := s.nc.Column(d); ok {
+		ds := slot.Dataset()
+		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
-				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 		}
-		return s.nc.readPackedRows(slot, first, n, dst)
+		return s.nc.ReadColumn(slot, first, n, dst)
 	}
-	if sv, ok := s.nc.standalone[d]; ok {
+	if sv, ok := s.nc.Variable(d); ok {
 		full := append([]int{m.Length}, m.ElementShape...)
-		if sv.dtype != m.DType || !slices.Equal(fromU64(sv.shape), full) {
+		if !sv.Holds(m.DType, full) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
-				m.DType, full, sv.name, sv.dtype, sv.shape)
+				m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 		}
-		start := make([]uint64, len(sv.shape))
-		count := append([]uint64(nil), sv.shape...)
-		start[0], count[0] = uint64(first), uint64(n)
-		return s.nc.readStandalone(sv, start, count, dst)
+		return s.nc.ReadSpan(sv, 0, first, n, dst)
 	}
 	return nil, errNoArray(d)
 }
@@ -608,18 +605,10 @@ func pendingRows(m *Metadata, p *prepared, first, n int, dst []byte) ([]byte, er
 		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
 			m.DType, full, p.arr.DType, p.arr.Shape)
 	}
-	rb := elementCount(m.ElementShape) * m.DType.Width()
-	out := into(dst, n*rb)
+	rb := ncstore.ElementCount(m.ElementShape) * m.DType.Width()
+	out := ncstore.Into(dst, n*rb)
 	copy(out, p.arr.Data[first*rb:(first+n)*rb])
 	return out, nil
-}
-
-func fromU64(v []uint64) []int {
-	out := make([]int, len(v))
-	for i, x := range v {
-		out[i] = int(x)
-	}
-	return out
 }
 
 func parseTimestampsJSON(r *catalog.Row) ([]time.Time, error) {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 func TestSingleRoundTripThroughReopen(t *testing.T) {
@@ -33,7 +35,7 @@ func TestSingleRoundTripThroughReopen(t *testing.T) {
 // sampleArray makes n steps of the given dtype and element shape with distinct values.
 func sampleArray(dt DType, n int, eshape []int, seed int) TypedArray {
 	shape := append([]int{n}, eshape...)
-	count := elementCount(shape)
+	count := ncstore.ElementCount(shape)
 	switch dt {
 	case F64:
 		v := make([]float64, count)
@@ -730,7 +732,7 @@ func TestFlushLeavesOnlyThePair(t *testing.T) {
 		t.Fatal(err)
 	}
 	// While the store is open its NetCDF file's journal stays beside it, empty between units
-	// (ncshim/journal.c); it holds nothing the pair needs, and goes at Close.
+	// (journal/journal.c); it holds nothing the pair needs, and goes at Close.
 	var names []string
 	for _, e := range entries {
 		if e.Name() == "system.nc-journal" {

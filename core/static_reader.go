@@ -7,7 +7,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // StaticReader reads one timestamp of many SingleTimeSeries at a time, as a simulation loop
@@ -24,7 +24,7 @@ type StaticReader struct {
 	res     Period
 	length  int
 	groups  []*StaticGroup
-	sets    []*rowSet
+	sets    []*ncstore.RowSet
 	step    int // last step read, -1 before the first
 	frees   int64
 	members []staticMember
@@ -50,16 +50,8 @@ type StaticGroup struct {
 	own          []byte // the reader's buffer for Values, when no caller buffer is bound
 }
 
-// rowSet is one packed dataset and the span of its columns the reader needs.
-type rowSet struct {
-	ds           *packedDS
-	col0, cols   int
-	buf          []byte
-	start, count []uint64
-}
-
 type staticMember struct {
-	set  *rowSet
+	set  *ncstore.RowSet
 	col  int
 	hash string
 }
@@ -92,10 +84,10 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 	}
 	rd := &StaticReader{s: s, keys: slices.Clone(keys), res: resolution, step: -1}
 	groups := map[string]*StaticGroup{}
-	sets := map[*packedDS]*rowSet{}
+	sets := map[*ncstore.Packed]*ncstore.RowSet{}
 	type placed struct {
 		grp  *StaticGroup
-		set  *rowSet
+		set  *ncstore.RowSet
 		col  int
 		hash string
 	}
@@ -118,24 +110,24 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 			return nil, invalid("", field, "%s starts at %s with %d steps; keys[0] starts at %s with %d: a reader's keys share one grid",
 				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length)
 		}
-		slot, ok := s.nc.packed[hashing.Digest(m.DataHash)]
+		slot, ok := s.nc.Column(hashing.Digest(m.DataHash))
 		if !ok {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "%s: its array %x is not a packed column", m.Key, m.DataHash)
 		}
-		ds := slot.ds
-		if ds.fam.dtype != m.DType || ds.fam.length != m.Length || !slices.Equal(ds.eshape, m.ElementShape) {
+		ds := slot.Dataset()
+		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
 			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
-				m.DType, m.Length, m.ElementShape, ds.name, ds.fam.dtype, ds.fam.length, ds.eshape)
+				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 		}
 		set, ok := sets[ds]
 		if !ok {
-			set = &rowSet{ds: ds, col0: slot.col, cols: 1}
+			set = &ncstore.RowSet{DS: ds, Col0: slot.Column(), Cols: 1}
 			sets[ds] = set
 			rd.sets = append(rd.sets, set)
 		}
-		hi := max(set.col0+set.cols, slot.col+1)
-		set.col0 = min(set.col0, slot.col)
-		set.cols = hi - set.col0
+		hi := max(set.Col0+set.Cols, slot.Column()+1)
+		set.Col0 = min(set.Col0, slot.Column())
+		set.Cols = hi - set.Col0
 		id := m.DType.String() + "/" + shapeJSON(m.ElementShape)
 		grp, ok := groups[id]
 		if !ok {
@@ -144,32 +136,29 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 			rd.groups = append(rd.groups, grp)
 		}
 		grp.Keys = append(grp.Keys, i)
-		all = append(all, placed{grp, set, slot.col, hex.EncodeToString(m.DataHash[:])})
+		all = append(all, placed{grp, set, slot.Column(), hex.EncodeToString(m.DataHash[:])})
 	}
 	for _, set := range rd.sets {
-		eb := elementCount(set.ds.eshape) * set.ds.fam.dtype.Width()
-		set.buf = alignedBytes(set.cols * eb)
-		set.start, set.count = rd.s.nc.columnHyperslab(set.ds, set.col0)
-		set.count[0], set.count[1] = 1, uint64(set.cols)
+		set.Prepare()
 	}
 	for _, g := range rd.groups {
-		eb := elementCount(g.ElementShape) * g.DType.Width()
-		g.own = alignedBytes(len(g.Keys) * eb)
+		eb := ncstore.ElementCount(g.ElementShape) * g.DType.Width()
+		g.own = ncstore.AlignedBytes(len(g.Keys) * eb)
 		g.Values = TypedArray{DType: g.DType, Shape: append([]int{len(g.Keys)}, g.ElementShape...), Data: g.own}
 	}
 	next := map[*StaticGroup]int{}
 	type span struct {
 		grp              *StaticGroup
-		set              *rowSet
+		set              *ncstore.RowSet
 		dst, src, nbytes int
 	}
 	var spans []span
 	for _, p := range all {
-		eb := elementCount(p.grp.ElementShape) * p.grp.DType.Width()
+		eb := ncstore.ElementCount(p.grp.ElementShape) * p.grp.DType.Width()
 		j := next[p.grp]
 		next[p.grp]++
 		rd.members = append(rd.members, staticMember{set: p.set, col: p.col, hash: p.hash})
-		dst, src := j*eb, (p.col-p.set.col0)*eb
+		dst, src := j*eb, (p.col-p.set.Col0)*eb
 		if n := len(spans); n > 0 {
 			last := &spans[n-1]
 			if last.grp == p.grp && last.set == p.set && last.dst+last.nbytes == dst && last.src+last.nbytes == src {
@@ -180,9 +169,9 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 		spans = append(spans, span{p.grp, p.set, dst, src, eb})
 	}
 	for _, sp := range spans {
-		rd.runs = append(rd.runs, copyRun{grp: sp.grp, off: sp.dst, src: sp.set.buf[sp.src : sp.src+sp.nbytes]})
+		rd.runs = append(rd.runs, copyRun{grp: sp.grp, off: sp.dst, src: sp.set.Buf[sp.src : sp.src+sp.nbytes]})
 	}
-	rd.frees = s.nc.frees
+	rd.frees = s.nc.Frees()
 	return rd, nil
 }
 
@@ -230,16 +219,16 @@ func (rd *StaticReader) ReadStep(i int) error {
 		return err
 	}
 	defer rd.s.mu.Unlock()
-	if rd.frees != rd.s.nc.frees {
+	if rd.frees != rd.s.nc.Frees() {
 		for j, m := range rd.members {
-			if m.set.ds.slots[m.col] != m.hash {
+			if m.set.DS.SlotHash(m.col) != m.hash {
 				return newErr(ErrNotFound, op, "keys["+itoa(int64(j))+"]",
 					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j])
 			}
 		}
-		rd.frees = rd.s.nc.frees
+		rd.frees = rd.s.nc.Frees()
 	}
-	if err := rd.s.nc.readRowSets(rd.sets, i); err != nil {
+	if err := rd.s.nc.ReadRows(rd.sets, i); err != nil {
 		return wrapIO(op, err, "reading step %d", i)
 	}
 	for _, r := range rd.runs {
@@ -275,18 +264,4 @@ func bindGroup(values *TypedArray, own, dst []byte) error {
 // Close releases the reader's buffers. Closing twice is harmless.
 func (rd *StaticReader) Close() {
 	rd.s, rd.sets, rd.members, rd.runs = nil, nil, nil, nil
-}
-
-// readRowSets reads row i of every set into its buffer: one hyperslab per dataset.
-func (f *ncFile) readRowSets(sets []*rowSet, i int) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	for _, set := range sets {
-		set.start[0] = uint64(i)
-		f.chunkReads++
-		if err := ioSlice(f.grp, set.ds.varid, set.ds.fam.dtype, set.buf, set.start, set.count, false); err != nil {
-			return err
-		}
-	}
-	return nil
 }

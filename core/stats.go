@@ -23,7 +23,8 @@ type Stats struct {
 func (s *Store) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Stats{ChunkReads: s.nc.chunkReads, NCWrites: s.nc.ncWrites, DefinePhases: int64(s.nc.definePhases),
-		ColumnsFreed: s.nc.frees, Pending: len(s.unit.pending), PendingBytes: s.unit.pendingBytes,
+	c := s.nc.Counters()
+	return Stats{ChunkReads: c.ChunkReads, NCWrites: c.NCWrites, DefinePhases: c.DefinePhases,
+		ColumnsFreed: c.ColumnsFreed, Pending: len(s.unit.pending), PendingBytes: s.unit.pendingBytes,
 		NetCDFTime: ncshim.BusyTime()}
 }

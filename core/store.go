@@ -12,7 +12,8 @@ import (
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/journal"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // CatalogSuffix is appended to the NetCDF path to name the catalog.
@@ -25,7 +26,7 @@ func CatalogPath(ncPath string) string { return ncPath + CatalogSuffix }
 type Store struct {
 	mu       sync.Mutex
 	path     string
-	nc       *ncFile
+	nc       *ncstore.File
 	cat      *catalog.Catalog
 	readOnly bool
 	inMemory bool
@@ -36,7 +37,7 @@ type Store struct {
 	writeBuffer int
 }
 
-func assembleStore(path string, nc *ncFile, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
+func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
 	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly, inMemory: inMemory, file: file,
 		unit: newUnit(), writeBuffer: DefaultWriteBuffer}
 }
@@ -76,20 +77,20 @@ func Create(path string, opts *CreateOptions) (*Store, error) {
 			return nil, invalid(op, "path", "%s already exists; open it, or remove both files of the old store first", p)
 		}
 	}
-	nc, err := createNC(path, comp, false)
+	nc, err := ncstore.Create(path, comp, false)
 	if err != nil {
-		return nil, err
+		return nil, ncErr(err)
 	}
 	cat, err := catalog.Open(CatalogPath(path), false, true)
 	if err != nil {
-		nc.close()
+		nc.Close()
 		os.Remove(path)
 		os.Remove(CatalogPath(path))
 		return nil, wrapIO(op, err, "creating catalog %s", CatalogPath(path))
 	}
 	id, err := claim(op, path, false)
 	if err != nil {
-		nc.close()
+		nc.Close()
 		cat.Close()
 		return nil, err
 	}
@@ -115,14 +116,14 @@ func openStore(path string, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	nc, err := openNC(path, readOnly)
+	nc, err := ncstore.Open(path, readOnly)
 	if err != nil {
 		release(id, readOnly)
-		return nil, err
+		return nil, ncErr(err)
 	}
 	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
 	if err != nil {
-		nc.close()
+		nc.Close()
 		release(id, readOnly)
 		if errors.Is(err, catalog.ErrNoCatalog) {
 			return nil, newErr(ErrIntegrity, op, "path",
@@ -148,13 +149,13 @@ func InMemory(opts *CreateOptions) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	nc, err := createNC("tsstore-in-memory.nc", comp, true)
+	nc, err := ncstore.Create("tsstore-in-memory.nc", comp, true)
 	if err != nil {
-		return nil, err
+		return nil, ncErr(err)
 	}
 	cat, err := catalog.OpenMemory()
 	if err != nil {
-		nc.close()
+		nc.Close()
 		return nil, wrapIO("in_memory", err, "creating the in-memory catalog")
 	}
 	return assembleStore("", nc, cat, false, true, fileID{}), nil
@@ -168,28 +169,19 @@ func (s *Store) ReadOnly() bool { return s.readOnly }
 
 // Recovered says what opening the store rolled back, or "" when nothing: a writer that died
 // in the middle of a write leaves a hot journal beside the NetCDF file, and the next writable
-// open restores the file's bytes to its last commit from it (core/internal/ncshim/journal.c).
-func (s *Store) Recovered() string { return s.nc.recovered }
+// open restores the file's bytes to its last commit from it (core/internal/journal/journal.c).
+func (s *Store) Recovered() string { return s.nc.Recovered() }
 
 // Journalled reports whether the store's NetCDF file is written through the rollback
 // journal. It is false for read-only and in-memory stores, and where libnetcdf is linked so
 // that its HDF5 opens cannot be routed to the journalling driver.
-func (s *Store) Journalled() bool {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	return s.nc.journal != nil
-}
+func (s *Store) Journalled() bool { return s.nc.Journalled() }
 
 // JournalStats reports what the NetCDF file's rollback journal has done since the store
 // opened: bytes written to it (committed pages' old bytes and record headers) and spills
 // (times the overlay of a unit's overwrites was journalled and written into the file).
 func (s *Store) JournalStats() (journalBytes, spills uint64) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
-	st := s.nc.journalFinal // a closed store's counters as it closed
-	if s.nc.journal != nil {
-		st = s.nc.journal.Stats()
-	}
+	st := s.nc.JournalStats() // a closed store's counters as it closed
 	return st.JournalBytes, st.Spills
 }
 
@@ -197,7 +189,7 @@ func (s *Store) JournalStats() (journalBytes, spills uint64) {
 func (s *Store) InMemoryStore() bool { return s.inMemory }
 
 // Compression is the store's filter policy.
-func (s *Store) Compression() Compression { return s.nc.comp }
+func (s *Store) Compression() Compression { return s.nc.Compression() }
 
 // lock takes the store's mutex and checks it is open (and writable when write is set).
 // snapshot runs fn, which reads the catalog many times, in one read transaction (see
@@ -224,9 +216,9 @@ func (s *Store) lock(op string, write bool) error {
 		s.mu.Unlock()
 		return newErr(ErrReadOnly, op, "", "the store was opened read-only")
 	}
-	if err := s.nc.journalFailure(); err != nil {
+	if err := s.nc.JournalFailure(); err != nil {
 		s.mu.Unlock()
-		var je *ncshim.JournalError
+		var je *journal.Error
 		errors.As(err, &je)
 		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: je.Errno}
 	}
@@ -254,7 +246,7 @@ func (s *Store) Flush() error {
 
 func (s *Store) flushLocked() error {
 	if s.cat.Depth() == 0 {
-		return wrapIO("", s.nc.sync(), "syncing the NetCDF file")
+		return wrapIO("", s.nc.Sync(), "syncing the NetCDF file")
 	}
 	return s.commitUnit()
 }
@@ -289,7 +281,7 @@ func (s *Store) Close() error {
 		}
 	}
 	s.closed = true
-	ncErr := s.nc.close()
+	closeErr := s.nc.Close()
 	catErr := s.cat.Close()
 	if !s.inMemory {
 		release(s.file, s.readOnly)
@@ -297,8 +289,8 @@ func (s *Store) Close() error {
 	if unitErr != nil {
 		return withOp("close", unitErr)
 	}
-	if ncErr != nil {
-		return wrapIO("close", ncErr, "closing the NetCDF file")
+	if closeErr != nil {
+		return wrapIO("close", closeErr, "closing the NetCDF file")
 	}
 	return wrapIO("close", catErr, "closing the catalog")
 }
@@ -328,13 +320,27 @@ func (s *Store) Persist(path string) error {
 			return invalid(op, "path", "%s already exists", p)
 		}
 	}
-	if err := s.nc.copyTo(path); err != nil {
-		return err
+	if err := s.nc.CopyTo(path); err != nil {
+		return ncErr(err)
 	}
 	if err := s.cat.VacuumInto(CatalogPath(path)); err != nil {
 		os.Remove(path)
 		os.Remove(CatalogPath(path))
 		return wrapIO(op, err, "writing catalog %s", CatalogPath(path))
 	}
+	return nil
+}
+
+// SetReadCache sets how many bytes of decoded column blocks the store keeps for one-at-a-time
+// reads of packed series (default DefaultReadCacheBytes); 0 turns the cache off.
+func (s *Store) SetReadCache(bytes int) error {
+	if err := s.lock("set_read_cache", false); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if bytes < 0 {
+		return invalid("set_read_cache", "bytes", "%d is negative", bytes)
+	}
+	s.nc.SetReadCache(bytes)
 	return nil
 }

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/fhs/go-netcdf/netcdf"
+
 	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -315,9 +317,9 @@ func TestHashSlotDisagreeingWithCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	top, err := ncshim.Group(ds, groupTop)
+	top, err := ncshim.Group(ds, ncstore.GroupTop)
 	if err == nil {
-		top, err = ncshim.Group(top, groupSingle)
+		top, err = ncshim.Group(top, ncstore.GroupSingle)
 	}
 	var varid int
 	if err == nil {
@@ -595,7 +597,7 @@ func TestUnreadableHashCompanionIsRebuiltFromColumns(t *testing.T) {
 		t.Fatal("the series added after the rebuild")
 	}
 	// (ncdump cannot open the damaged file at all; the store's index says where it went.)
-	if slot, ok := s.nc.packed[ArrayOf(ramp(24, 50)).hash()]; !ok || slot.ds.name != "sts_f64_s_24_PT1H__1" || slot.ds.damaged != nil {
+	if slot, ok := s.nc.Column(ArrayOf(ramp(24, 50)).hash()); !ok || slot.Dataset().Name() != "sts_f64_s_24_PT1H__1" || slot.Dataset().Damaged() != nil {
 		t.Fatalf("the new series did not go to a new dataset: %+v", slot)
 	}
 	if ok, err := s.Has(Key{OwnerID: 3, Name: "p", Resolution: Hours(1)}); ok || err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 func dstKey(owner int64, interval Period) Key {
@@ -39,7 +41,7 @@ func TestTransformWindowsAreSourceSlices(t *testing.T) {
 		if fc.Count != 3 || fmt.Sprint(fc.Data.Shape) != fmt.Sprint(append([]int{24, 3}, es...)) {
 			t.Fatalf("%s: count %d shape %v", k, fc.Count, fc.Data.Shape)
 		}
-		eb := elementCount(es) * sc.arr.DType.Width()
+		eb := ncstore.ElementCount(es) * sc.arr.DType.Width()
 		for i := 0; i < 3; i++ {
 			want := TypedArray{DType: sc.arr.DType, Shape: append([]int{24}, es...), Data: sc.arr.Data[12*i*eb : (12*i+24)*eb]}
 			w, _ := fc.Window(i)

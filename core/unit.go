@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // The write protocol.
@@ -16,11 +17,11 @@ import (
 //
 //  1. the pending arrays are written to the NetCDF file (writePending) — every new variable
 //     and dataset in one define phase, packed columns in row bands covering whole chunks.
-//     The file's rollback journal (core/internal/ncshim/journal.c) keeps every byte the last
+//     The file's rollback journal (core/internal/journal/journal.c) keeps every byte the last
 //     commit left: a write below the file's length at the unit's start waits in the
 //     driver's in-memory overlay, and reaches the file only after the bytes it replaces are
 //     in the journal and the journal is synced;
-//  2. the file is synced (ncFile.sync): nc_sync hands HDF5's buffers to the driver, which
+//  2. the file is synced (ncstore.File.Sync): nc_sync hands HDF5's buffers to the driver, which
 //     journals and writes what is left of the overlay; then Journal.EndUnit fdatasyncs the
 //     file and empties the journal (truncated and synced) — the file's commit point. An
 //     on-disk file opened without the journal (Store.Journalled false) is fsynced instead
@@ -46,7 +47,7 @@ type unitState struct {
 	user         int   // depth of user transactions
 	seq          int64 // staging order of arrays, for savepoint rollback
 	pending      []*prepared
-	pendingIx    map[arrKey]*prepared
+	pendingIx    map[ncstore.ArrayKey]*prepared
 	pendingBytes int
 	written      []writtenArray // arrays this unit put in the file (freed if it rolls back)
 	frees        [][]byte       // hashes whose rows this unit deleted
@@ -55,7 +56,7 @@ type unitState struct {
 }
 
 type writtenArray struct {
-	key arrKey
+	key ncstore.ArrayKey
 	seq int64
 }
 
@@ -176,13 +177,13 @@ func (s *Store) rollbackLevel() error {
 	for _, w := range u.written {
 		if w.seq < m.seq {
 			kept = append(kept, w)
-		} else if w.key.packed {
-			drop = append(drop, w.key.d)
+		} else if w.key.Packed {
+			drop = append(drop, w.key.Digest)
 		}
 	}
 	u.written = kept
 	u.frees, u.changes = u.frees[:m.frees], m.changes
-	if ferr := s.nc.freeArrays(drop); ferr != nil && err == nil {
+	if ferr := s.nc.Free(drop); ferr != nil && err == nil {
 		err = ferr
 	}
 	if len(u.marks) == 0 {
@@ -196,16 +197,16 @@ func (u *unitState) empty() bool {
 	return u.changes == 0 && len(u.pending) == 0 && len(u.written) == 0 && len(u.frees) == 0
 }
 
-func newUnit() unitState { return unitState{pendingIx: map[arrKey]*prepared{}} }
+func newUnit() unitState { return unitState{pendingIx: map[ncstore.ArrayKey]*prepared{}} }
 
 // stage accepts an array for the unit unless the file or the unit already holds it. The
 // bytes are copied: the caller may reuse its buffer as soon as the call returns.
 func (s *Store) stage(p *prepared) {
 	k := p.arrKey()
-	if s.nc.holds(p) || s.unit.pendingIx[k] != nil {
+	if s.nc.Holds(k) || s.unit.pendingIx[k] != nil {
 		return
 	}
-	data := alignedBytes(len(p.arr.Data))
+	data := ncstore.AlignedBytes(len(p.arr.Data))
 	copy(data, p.arr.Data)
 	p.arr.Data = data
 	p.seq = s.unit.seq
@@ -217,7 +218,7 @@ func (s *Store) stage(p *prepared) {
 
 // pendingArray is the unit's copy of an array not yet in the file.
 func (s *Store) pendingArray(d hashing.Digest, packed bool) (*prepared, bool) {
-	p, ok := s.unit.pendingIx[arrKey{d, packed}]
+	p, ok := s.unit.pendingIx[ncstore.ArrayKey{Digest: d, Packed: packed}]
 	return p, ok
 }
 
@@ -247,8 +248,8 @@ func (s *Store) writePending() error {
 	if err := s.checkRoom(ps); err != nil {
 		return err
 	}
-	written, err := s.nc.writeArrays(ps)
-	seqOf := map[arrKey]int64{}
+	written, err := s.nc.WriteArrays(storedArrays(ps))
+	seqOf := map[ncstore.ArrayKey]int64{}
 	for _, p := range ps {
 		seqOf[p.arrKey()] = p.seq
 	}
@@ -258,7 +259,7 @@ func (s *Store) writePending() error {
 	if err != nil {
 		return wrapIO("", err, "writing arrays to the NetCDF file")
 	}
-	u.pending, u.pendingIx, u.pendingBytes = nil, map[arrKey]*prepared{}, 0
+	u.pending, u.pendingIx, u.pendingBytes = nil, map[ncstore.ArrayKey]*prepared{}, 0
 	return nil
 }
 
@@ -277,7 +278,7 @@ func (s *Store) commitUnit() error {
 		return err // nothing was written: the unit stays, to be flushed once there is room
 	}
 	if err == nil {
-		err = wrapIO("", s.nc.sync(), "syncing the NetCDF file")
+		err = wrapIO("", s.nc.Sync(), "syncing the NetCDF file")
 	}
 	if err == nil {
 		err = wrapIO("", s.fsyncNC(), "fsync of the NetCDF file")
@@ -290,7 +291,7 @@ func (s *Store) commitUnit() error {
 			err = errors.Join(err, rerr)
 		}
 		msg := "the commit failed, so every write since the previous commit was rolled back"
-		if jerr := s.nc.journalFailure(); jerr != nil {
+		if jerr := s.nc.JournalFailure(); jerr != nil {
 			msg = "the commit failed and the catalog was rolled back; " + jerr.Error()
 		}
 		e := &Error{Kind: ErrIO, Msg: msg, Err: err}
@@ -313,8 +314,8 @@ func (s *Store) commitUnit() error {
 // fsyncNC makes the NetCDF file's bytes durable before the catalog commits: nc_sync hands
 // HDF5's buffers to the operating system, which may still lose them in a machine crash.
 func (s *Store) fsyncNC() error {
-	if s.inMemory || s.readOnly || s.nc.journal != nil {
-		return nil // a journalled file was made durable by its sync (ncFile.syncLocked)
+	if s.inMemory || s.readOnly || s.nc.Journalled() {
+		return nil // a journalled file was made durable by its sync (ncstore.File.Sync)
 	}
 	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
 	if err != nil {
@@ -346,7 +347,7 @@ func (s *Store) freeUnreferenced(hashes [][]byte) error {
 			free = append(free, d)
 		}
 	}
-	return wrapIO("", s.nc.freeArrays(free), "freeing packed columns")
+	return wrapIO("", s.nc.Free(free), "freeing packed columns")
 }
 
 // Begin opens a transaction: the writes until the matching Commit or Rollback are one unit,
@@ -436,4 +437,24 @@ func (s *Store) InTransactionDepth() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.unit.user
+}
+
+// arrKey is the content address and storage mode under which the unit and the file know p's
+// array.
+func (p *prepared) arrKey() ncstore.ArrayKey {
+	return ncstore.ArrayKey{Digest: p.digest, Packed: p.packed}
+}
+
+// stored is p's array as the NetCDF layer writes it.
+func (p *prepared) stored() *ncstore.Array {
+	return &ncstore.Array{Digest: p.digest, Packed: p.packed, DType: p.arr.DType, Shape: p.arr.Shape,
+		Data: p.arr.Data, Resolution: p.res.String(), Chunks: p.chunks, Batch: p.batchID}
+}
+
+func storedArrays(ps []*prepared) []*ncstore.Array {
+	out := make([]*ncstore.Array, len(ps))
+	for i, p := range ps {
+		out[i] = p.stored()
+	}
+	return out
 }

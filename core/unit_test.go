@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // committedRows counts the rows another process (sqlite3) sees: only committed ones.
@@ -179,11 +179,11 @@ func TestBatchWritesPerDatasetNotPerSeries(t *testing.T) {
 	if _, err := s.AddBatch(items); err != nil {
 		t.Fatal(err)
 	}
-	before := s.nc.ncWrites
+	before := s.nc.Counters().NCWrites
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if n := s.nc.ncWrites - before; n != 2 {
+	if n := s.nc.Counters().NCWrites - before; n != 2 {
 		t.Fatalf("100,000 series took %d netcdf writes", n)
 	}
 	s.Close()
@@ -246,12 +246,12 @@ func TestLoopOfSingleAddsWritesBands(t *testing.T) {
 	for i := 0; i < 10_000; i++ {
 		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i))), nil)
 	}
-	before := s.nc.ncWrites
+	before := s.nc.Counters().NCWrites
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	// Ten default-width datasets of 1,000 columns: one band and one slot write each.
-	if n := s.nc.ncWrites - before; n != 20 {
+	if n := s.nc.Counters().NCWrites - before; n != 20 {
 		t.Fatalf("10,000 single adds took %d netcdf writes", n)
 	}
 	s.Close()
@@ -276,16 +276,15 @@ func TestOrphanArraysCleanedOnWritableOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.nc.writeArrays([]*prepared{p}); err != nil {
+		if _, err := s.nc.WriteArrays([]*ncstore.Array{p.stored()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The forecast variable is defined and then left unfilled, as a crash mid-write would.
 	p, _ := prepareAdd(gen(3), sampleForecast(ScenariosType, F64, nil, 4, 3, 2, Hours(4), 9), &AddOptions{})
-	ncshim.Lock()
-	s.nc.defineStandalone(p.arr.DType, toU64(p.arr.Shape), p.digest, p.chunks)
-	s.nc.endDefine()
-	ncshim.Unlock()
+	if err := s.nc.DefineOnlyForTesting(p.stored()); err != nil {
+		t.Fatal(err)
+	}
 	s.Close()
 	if slots := hashSlots(t, path, "sts_f64_s_24_PT1H"); slots[1] == "" {
 		t.Fatal("setup: the orphan column has no hash")
@@ -371,6 +370,6 @@ func crashChild(path string) {
 	}
 	s.mu.Lock()
 	s.writePending()
-	s.nc.sync()
+	s.nc.Sync()
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }

@@ -1,11 +1,11 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/journal"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // Opening a store for writing needs write permission on both of its files and on their
@@ -19,13 +19,13 @@ import (
 // permission for, naming what is not writable. It changes nothing.
 func checkWritable(op, path string) error {
 	for _, p := range []string{path, CatalogPath(path)} {
-		if no, errno := notWritable(p); no {
+		if no, errno := ncstore.NotWritable(p); no {
 			return &Error{Kind: ErrIO, Op: op, Field: "path", Err: errno, Msg: fmt.Sprintf(
 				"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the file is writable", p)}
 		}
 	}
 	dir := filepath.Dir(path)
-	if no, errno := notWritable(dir); no {
+	if no, errno := ncstore.NotWritable(dir); no {
 		return &Error{Kind: ErrIO, Op: op, Field: "path", Err: errno, Msg: unwritableDirMsg(dir, path)}
 	}
 	return nil
@@ -34,23 +34,5 @@ func checkWritable(op, path string) error {
 func unwritableDirMsg(dir, path string) string {
 	return fmt.Sprintf("the directory %s is not writable by this process, and a store open for writing keeps its rollback journals there (%s, %s); "+
 		"the store can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the directory is writable",
-		dir, ncshim.JournalPath(path), CatalogPath(path)+"-journal")
-}
-
-// explainJournalFailure rewords a journal failure that is a denied write in a directory
-// that is no longer writable (made read-only while the store was open): the file refuses
-// further I/O, and what helps is said instead of a reopen for writing that cannot work.
-func explainJournalFailure(path string, err error) error {
-	var je *ncshim.JournalError
-	if !errors.As(err, &je) || !permissionErrno(je.Errno) {
-		return err
-	}
-	dir := filepath.Dir(path)
-	if no, _ := notWritable(dir); !no {
-		return err
-	}
-	return &ncshim.JournalError{Errno: je.Errno, Msg: fmt.Sprintf(
-		"the journal %s could not be written (%s): the directory %s is not writable by this process, so the file refuses further I/O; "+
-			"close the store: it can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the directory is writable",
-		ncshim.JournalPath(path), je.Errno, dir)}
+		dir, journal.Path(path), CatalogPath(path)+"-journal")
 }

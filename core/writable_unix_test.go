@@ -134,10 +134,10 @@ func unwritableChild(t *testing.T, name, path string) {
 			t.Fatal(err)
 		}
 		defer os.Chmod(dir, 0o755)
-		if s.nc.journal == nil {
+		if !s.nc.Journalled() {
 			t.Skip("the journal driver is not active in this build")
 		}
-		s.nc.journal.FailForTesting(syscall.EACCES)
+		s.nc.FailForTesting(syscall.EACCES)
 		_, err = s.Get(k)
 		t.Logf("a call after the journal failed: %v", err)
 		wantKind(t, err, ErrIO)

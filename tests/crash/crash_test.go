@@ -45,7 +45,7 @@ const (
 	opsEnv   = "TSSTORE_CRASH_OPS"
 	// chainTrials is the most trials one store goes through.
 	chainTrials = 50
-	// spillEnv is read by the store itself (ncshim): the overlay budget of the journal.
+	// spillEnv is read by the store itself (core/internal/journal): the overlay budget of the journal.
 	spillEnv = "TSSTORE_JOURNAL_SPILL"
 )
 

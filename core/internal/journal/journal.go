@@ -1,5 +1,14 @@
-package ncshim
+// Package journal is the rollback journal of a store's writable NetCDF file: an HDF5 file
+// driver in C (journal.c, whose header comment has the design) that keeps the bytes the last
+// commit left recoverable while a unit of work rewrites them, and its Go side here.
+//
+// netcdf-c cannot be told which HDF5 driver to use, so while Open runs, libnetcdf's calls to
+// H5Fopen and H5Fcreate are routed (in libnetcdf's global offset table) to wrappers that set
+// the driver. Like every netcdf-c call, every function here must run while the process-wide
+// netcdf lock (ncshim.Lock) is held: the package takes no lock of its own.
+package journal
 
+// #cgo pkg-config: hdf5
 // #include <stdlib.h>
 // #include "journal.h"
 import "C"
@@ -19,15 +28,15 @@ import (
 // path+"-journal", and EndUnit makes the unit's bytes the new state to roll back to.
 type Journal struct{ f *C.tsj_file }
 
-// JournalActive reports whether writable files can be journalled in this process (netcdf-c
+// Active reports whether writable files can be journalled in this process (netcdf-c
 // must be a separate shared library whose opens can be routed to the driver).
-func JournalActive() bool { return C.tsj_active() == 1 }
+func Active() bool { return C.tsj_active() == 1 }
 
-// JournalMagic is how every journal file begins (journal.c's tsj_magic).
-const JournalMagic = "TSJRNL01"
+// Magic is how every journal file begins (journal.c's tsj_magic).
+const Magic = "TSJRNL01"
 
-// JournalPath is the journal kept beside the NetCDF file at path.
-func JournalPath(path string) string { return path + "-journal" }
+// Path is the journal kept beside the NetCDF file at path.
+func Path(path string) string { return path + "-journal" }
 
 // spillBytes is the overlay budget the next journalled open gets (0: the driver's default,
 // 64 MiB). Tests lower it so that units spill, and journal, in the middle of a write; the
@@ -35,14 +44,14 @@ func JournalPath(path string) string { return path + "-journal" }
 // as the crash harness's writers.
 var spillBytes, _ = strconv.Atoi(os.Getenv("TSSTORE_JOURNAL_SPILL"))
 
-// SetJournalSpill sets the overlay budget for files opened from now on; 0 restores the
+// SetSpill sets the overlay budget for files opened from now on; 0 restores the
 // default. It is a testing knob: with a small budget every unit journals in mid-write.
-func SetJournalSpill(bytes int) { spillBytes = bytes }
+func SetSpill(bytes int) { spillBytes = bytes }
 
-// OpenJournalled runs open (netcdf.OpenFile or CreateFile for path) with the journalling
+// Open runs open (netcdf.OpenFile or CreateFile for path) with the journalling
 // driver armed and returns the dataset with its journal; the journal is nil when the driver
-// is unavailable (JournalActive) and the file was opened the ordinary way.
-func OpenJournalled(path string, open func() (netcdf.Dataset, error)) (netcdf.Dataset, *Journal, error) {
+// is unavailable (Active) and the file was opened the ordinary way.
+func Open(path string, open func() (netcdf.Dataset, error)) (netcdf.Dataset, *Journal, error) {
 	C.tsj_arm(C.size_t(spillBytes))
 	ds, err := open()
 	C.tsj_disarm()
@@ -63,7 +72,7 @@ func OpenJournalled(path string, open func() (netcdf.Dataset, error)) (netcdf.Da
 func (j *Journal) EndUnit() error {
 	var msg [512]C.char
 	if rc := C.tsj_end_unit(j.f, &msg[0], C.size_t(len(msg))); rc != 0 {
-		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+		return &Error{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
 	}
 	return nil
 }
@@ -77,7 +86,7 @@ func (j *Journal) Failure() error {
 	}
 	var msg [512]C.char
 	if rc := C.tsj_failure(j.f, &msg[0], C.size_t(len(msg))); rc != 0 {
-		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+		return &Error{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
 	}
 	return nil
 }
@@ -95,41 +104,41 @@ func TakeOpenFailure(path string) error {
 	defer C.free(unsafe.Pointer(cp))
 	var msg [600]C.char
 	if rc := C.tsj_take_failure(cp, &msg[0], C.size_t(len(msg))); rc != 0 {
-		return &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
+		return &Error{Msg: C.GoString(&msg[0]), Errno: syscall.Errno(rc)}
 	}
 	return nil
 }
 
-// JournalStats are what a journal has done since its file opened.
-type JournalStats struct {
+// Stats are what a journal has done since its file opened.
+type Stats struct {
 	JournalBytes uint64 // pre-image bytes (with record headers) written to the journal
 	Spills       uint64 // times the overlay was journalled and written into the file
 }
 
 // Stats reports the journal's counters.
-func (j *Journal) Stats() JournalStats {
+func (j *Journal) Stats() Stats {
 	var b, s C.uint64_t
 	C.tsj_stats(j.f, &b, &s)
-	return JournalStats{JournalBytes: uint64(b), Spills: uint64(s)}
+	return Stats{JournalBytes: uint64(b), Spills: uint64(s)}
 }
 
-// JournalError is a failure of the journal or of the file writes it guards.
-type JournalError struct {
+// Error is a failure of the journal or of the file writes it guards.
+type Error struct {
 	Msg   string
 	Errno syscall.Errno
 }
 
-func (e *JournalError) Error() string { return e.Msg }
+func (e *Error) Error() string { return e.Msg }
 
 // Unwrap exposes the errno (for errors.Is against syscall.ENOSPC and the like).
-func (e *JournalError) Unwrap() error { return e.Errno }
+func (e *Error) Unwrap() error { return e.Errno }
 
-// ErrJournalBusy is returned by Recover when another process holds the file;
-// ErrJournalBusyHot when that process is a writer in the middle of a unit (its journal is
+// ErrBusy is returned by Recover when another process holds the file;
+// ErrBusyHot when that process is a writer in the middle of a unit (its journal is
 // hot), which a reader must not read.
 var (
-	ErrJournalBusy    = errors.New("the file is open in another process")
-	ErrJournalBusyHot = errors.New("a writer in another process is in the middle of a write")
+	ErrBusy    = errors.New("the file is open in another process")
+	ErrBusyHot = errors.New("a writer in another process is in the middle of a write")
 )
 
 // Recover rolls the file at path back to its last ended unit when a writer died in the
@@ -150,12 +159,12 @@ func Recover(path string, mayWrite bool) (report string, err error) {
 	case 0:
 		switch busy {
 		case 1:
-			return "", ErrJournalBusy
+			return "", ErrBusy
 		case 2:
-			return "", ErrJournalBusyHot
+			return "", ErrBusyHot
 		}
 		return "", nil
 	default:
-		return "", &JournalError{Msg: C.GoString(&msg[0]), Errno: syscall.EIO}
+		return "", &Error{Msg: C.GoString(&msg[0]), Errno: syscall.EIO}
 	}
 }

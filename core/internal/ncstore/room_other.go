@@ -1,6 +1,6 @@
 //go:build !unix
 
-package core
+package ncstore
 
 // roomFor cannot tell here; the write's own error stands.
 func roomFor(string) (room, bool) { return room{}, false }

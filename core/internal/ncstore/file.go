@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 import (
 	"errors"
@@ -13,23 +13,30 @@ import (
 	"github.com/fhs/go-netcdf/netcdf/ncmem"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
 // DataFormatVersion is the on-disk format this build reads and writes. Opening a store
-// recorded with any other version fails with ErrIncompatibleFormat (exact equality).
+// recorded with any other version fails with IncompatibleFormat (exact equality).
 const DataFormatVersion = "0.11.0"
 
 const (
 	attrVersion     = "data_format_version"
 	attrCompression = "compression"
-	groupTop        = "time_series"
-	groupSingle     = "single"
 )
 
-// ncFile is the NetCDF half of a store: the file or in-memory image, the /time_series/single
-// group, and the index of arrays rebuilt from it. Methods take the netcdf lock (ncshim.Lock) themselves.
-type ncFile struct {
+// The group every array lives in is /GroupTop/GroupSingle (docs/format.md §7.1).
+const (
+	GroupTop    = "time_series"
+	GroupSingle = "single"
+)
+
+// File is the NetCDF half of a store: the file or in-memory image, the /time_series/single
+// group, and the index of arrays rebuilt from it. Exported methods take the netcdf lock
+// (ncshim.Lock) themselves; a File is not safe for concurrent use (the store serialises its
+// calls).
+type File struct {
 	root     netcdf.Dataset
 	grp      netcdf.Dataset
 	inMemory bool
@@ -37,13 +44,13 @@ type ncFile struct {
 	open     bool
 	comp     Compression
 	// journal guards the committed bytes of a writable file while a unit rewrites them
-	// (ncshim/journal.c); nil for read-only and in-memory files, or where the driver cannot
-	// be installed (ncshim.JournalActive).
-	journal *ncshim.Journal
+	// (journal/journal.c); nil for read-only and in-memory files, or where the driver cannot
+	// be installed (journal.Active).
+	journal *journal.Journal
 	// path is the file's path ("" in memory), for messages.
 	path string
 	// journalFinal is the journal's counters as the file closed.
-	journalFinal ncshim.JournalStats
+	journalFinal journal.Stats
 	// recovered says what the open rolled back from a hot journal, if anything.
 	recovered string
 
@@ -61,27 +68,30 @@ type ncFile struct {
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
 	colCache columnCache
 
-	families   map[familyKey][]*packedDS // each family's datasets in suffix order
-	packed     map[hashing.Digest]packedSlot
-	standalone map[hashing.Digest]*standaloneVar
+	families   map[familyKey][]*Packed // each family's datasets in suffix order
+	packed     map[hashing.Digest]Slot
+	standalone map[hashing.Digest]*Variable
 	// untrusted holds standalone variables no catalog row referenced when the store was
 	// opened for writing: a crash may have cut their writing short, so they are not used to
 	// deduplicate, and an add of the same content rewrites them.
-	untrusted map[hashing.Digest]*standaloneVar
+	untrusted map[hashing.Digest]*Variable
 }
 
-func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *ncFile {
-	return &ncFile{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
-		families:   map[familyKey][]*packedDS{},
-		packed:     map[hashing.Digest]packedSlot{},
-		standalone: map[hashing.Digest]*standaloneVar{},
-		untrusted:  map[hashing.Digest]*standaloneVar{},
+func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
+	return &File{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
+		families:   map[familyKey][]*Packed{},
+		packed:     map[hashing.Digest]Slot{},
+		standalone: map[hashing.Digest]*Variable{},
+		untrusted:  map[hashing.Digest]*Variable{},
 		colCache:   columnCache{budget: DefaultReadCacheBytes, chunkCached: packedCacheCap},
 	}
 }
 
-// createNC makes a new store file (or in-memory image) with the root attributes and groups.
-func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
+// Create makes a new store file (or in-memory image) with the root attributes and groups. A
+// file on disk goes through the rollback journal where the driver can be installed
+// (journal.Active); a stale journal left at its journal path by a removed store is removed
+// first.
+func Create(path string, comp Compression, inMemory bool) (*File, error) {
 	if !inMemory {
 		if err := removeStaleJournal(path); err != nil {
 			return nil, err
@@ -89,17 +99,17 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	syscall.ForkLock.RLock() // as in openNC: no child inherits the file before closeOnExec
-	var journal *ncshim.Journal
+	syscall.ForkLock.RLock() // as in Open: no child inherits the file before closeOnExec
+	var jr *journal.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if inMemory {
 			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
 			return m.Dataset, err
 		}
-		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) {
+		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) {
 			return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
 		})
-		journal = j
+		jr = j
 		return ds, err
 	})
 	if err == nil && !inMemory {
@@ -111,7 +121,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 	}
 	f := newNCFile(root, inMemory, false)
 	f.comp = comp
-	f.journal, f.path = journal, path
+	f.journal, f.path = jr, path
 	if err := f.initLayout(); err != nil {
 		f.closeLocked()
 		if !inMemory {
@@ -127,7 +137,7 @@ func createNC(path string, comp Compression, inMemory bool) (*ncFile, error) {
 // would be refused as another file's, or worse. Anything there that is not a regular file is
 // refused rather than removed.
 func removeStaleJournal(path string) error {
-	jp := ncshim.JournalPath(path)
+	jp := journal.Path(path)
 	fi, err := os.Lstat(jp)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -162,10 +172,10 @@ func journalShaped(path string, size int64) bool {
 	defer f.Close()
 	var m [8]byte
 	_, err = io.ReadFull(f, m[:])
-	return err == nil && string(m[:]) == ncshim.JournalMagic
+	return err == nil && string(m[:]) == journal.Magic
 }
 
-func (f *ncFile) initLayout() error {
+func (f *File) initLayout() error {
 	// Text attributes are NC_CHAR: the other implementation reads only NC_CHAR here
 	// (docs/format.md §1).
 	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
@@ -174,11 +184,11 @@ func (f *ncFile) initLayout() error {
 	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrCompression, f.comp.String()); err != nil {
 		return err
 	}
-	top, err := ncshim.DefGroup(f.root, groupTop)
+	top, err := ncshim.DefGroup(f.root, GroupTop)
 	if err != nil {
 		return err
 	}
-	if f.grp, err = ncshim.DefGroup(top, groupSingle); err != nil {
+	if f.grp, err = ncshim.DefGroup(top, GroupSingle); err != nil {
 		return err
 	}
 	if err := ncshim.EndDef(f.root); err != nil {
@@ -190,8 +200,11 @@ func (f *ncFile) initLayout() error {
 // ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
 const ncEHDFERR = -101
 
-// openNC opens an existing store file, checks its format version and rebuilds the index.
-func openNC(path string, readOnly bool) (*ncFile, error) {
+// Open opens an existing store file, checks its format version and rebuilds the index. A
+// writable open first rolls the file back from a hot journal (Recovered says so); a
+// read-only one refuses a hot journal. Its errors say why an open failed in terms a user can
+// act on: another process holds the file, the file is not writable, HDF5 cannot read it.
+func Open(path string, readOnly bool) (*File, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	if _, err := os.Stat(path); err != nil {
@@ -200,13 +213,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// A writer that died in the middle of a unit left a hot journal: roll the file back to
 	// its last commit before HDF5 reads it. A live writer elsewhere holds the file, and the
 	// open below reports that.
-	recovered, err := ncshim.Recover(path, !readOnly)
+	recovered, err := journal.Recover(path, !readOnly)
 	switch {
-	case errors.Is(err, ncshim.ErrJournalBusyHot) && readOnly:
+	case errors.Is(err, journal.ErrBusyHot) && readOnly:
 		// Without HDF5's locking a reader would be let in, to a file half way through a unit.
-		return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+		return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 			"%s is being written by another process, in the middle of a unit (its journal is hot); open it once that writer has flushed or closed", path)}
-	case err != nil && !errors.Is(err, ncshim.ErrJournalBusy) && !errors.Is(err, ncshim.ErrJournalBusyHot):
+	case err != nil && !errors.Is(err, journal.ErrBusy) && !errors.Is(err, journal.ErrBusyHot):
 		return nil, wrapIO("open", err, "recovering %s", path)
 	}
 	mode := netcdf.WRITE
@@ -216,13 +229,13 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	// ForkLock keeps a child started by another goroutine from inheriting the descriptor
 	// before closeOnExec marks it (HDF5 opens without O_CLOEXEC).
 	syscall.ForkLock.RLock()
-	var journal *ncshim.Journal
+	var jr *journal.Journal
 	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
 		if readOnly {
 			return netcdf.OpenFile(path, mode)
 		}
-		ds, j, err := ncshim.OpenJournalled(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
-		journal = j
+		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
+		jr = j
 		return ds, err
 	})
 	if err == nil {
@@ -230,14 +243,14 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		if jerr := ncshim.TakeOpenFailure(path); jerr != nil {
+		if jerr := journal.TakeOpenFailure(path); jerr != nil {
 			return nil, wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
 		}
-		if lockedElsewhere(path, readOnly) && len(descriptorsOf(path)) > 0 {
+		if lockedElsewhere(path, readOnly) && len(DescriptorsOf(path)) > 0 {
 			// No live Store of this process holds the file (claim refuses those), so the
 			// lock is left from an earlier open that failed inside netcdf-c: it could not
 			// close the damaged file, and keeps its descriptor and HDF5's lock.
-			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 				"%s is still held by this process: an earlier open of it failed inside netcdf-c/HDF5 (the file is damaged) and netcdf-c could not release it; this process cannot open it again until it exits", path)}
 		}
 		if lockedElsewhere(path, readOnly) {
@@ -245,15 +258,15 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 			if !readOnly {
 				what = "(for reading or writing)"
 			}
-			return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
 				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
 		}
 		var ne netcdf.Error
 		if errors.As(err, &ne) && int(ne) == ncEHDFERR && !readOnly {
 			// HDF5 reports a file it may not write as an HDF error too (openStore checks
 			// first; this catches a permission taken away in between).
-			if no, errno := notWritable(path); no {
-				return nil, &Error{Kind: ErrIO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
+			if no, errno := NotWritable(path); no {
+				return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
 					"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission", path)}
 			}
 		}
@@ -263,12 +276,12 @@ func openNC(path string, readOnly bool) (*ncFile, error) {
 		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
 	}
 	f := newNCFile(root, false, readOnly)
-	f.journal, f.recovered, f.path = journal, recovered, path
+	f.journal, f.recovered, f.path = jr, recovered, path
 	if err := f.load(path); err != nil {
 		f.closeLocked()
 		return nil, err
 	}
-	if journal != nil {
+	if jr != nil {
 		// HDF5 writes its superblock as it opens a file for writing; end that unit, so that
 		// the open store is its two files until its first write.
 		if err := f.syncLocked(); err != nil {
@@ -302,7 +315,7 @@ func openWithStandaloneCache(open func() (netcdf.Dataset, error)) (netcdf.Datase
 }
 
 // load validates the version attribute, finds the group and indexes every array.
-func (f *ncFile) load(path string) error {
+func (f *File) load(path string) error {
 	version, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrVersion)
 	if err != nil {
 		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
@@ -311,7 +324,7 @@ func (f *ncFile) load(path string) error {
 		version = "unspecified"
 	}
 	if version != DataFormatVersion {
-		return newErr(ErrIncompatibleFormat, "open", attrVersion,
+		return newErr(IncompatibleFormat, "open", attrVersion,
 			"%s records data_format_version %s; this build reads %s (regenerate the store with a matching build)",
 			path, version, DataFormatVersion)
 	}
@@ -323,17 +336,17 @@ func (f *ncFile) load(path string) error {
 			f.comp = c
 		}
 	}
-	top, err := ncshim.Group(f.root, groupTop)
+	top, err := ncshim.Group(f.root, GroupTop)
 	if err != nil {
-		return newErr(ErrIntegrity, "open", "", "%s has no /%s group", path, groupTop)
+		return newErr(Integrity, "open", "", "%s has no /%s group", path, GroupTop)
 	}
-	if f.grp, err = ncshim.Group(top, groupSingle); err != nil {
-		return newErr(ErrIntegrity, "open", "", "%s has no /%s/%s group", path, groupTop, groupSingle)
+	if f.grp, err = ncshim.Group(top, GroupSingle); err != nil {
+		return newErr(Integrity, "open", "", "%s has no /%s/%s group", path, GroupTop, GroupSingle)
 	}
 	return f.rebuildIndex()
 }
 
-func (f *ncFile) closeLocked() error {
+func (f *File) closeLocked() error {
 	if !f.open {
 		return nil
 	}
@@ -348,14 +361,16 @@ func (f *ncFile) closeLocked() error {
 	return f.root.Close()
 }
 
-func (f *ncFile) close() error {
+// Close closes the file; closing twice is harmless.
+func (f *File) Close() error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	return f.closeLocked()
 }
 
-// sync makes every array written so far durable in the file.
-func (f *ncFile) sync() error {
+// Sync makes every array written so far durable in the file: for a journalled file, the
+// end of a unit (see syncLocked).
+func (f *File) Sync() error {
 	if f.readOnly || f.inMemory {
 		return nil
 	}
@@ -364,9 +379,9 @@ func (f *ncFile) sync() error {
 	return f.syncLocked()
 }
 
-// journalFailure is nil unless a write into the journalled file failed, after which the
+// JournalFailure is nil unless a write into the journalled file failed, after which the
 // file refuses all I/O until the store is reopened (and rolled back).
-func (f *ncFile) journalFailure() error {
+func (f *File) JournalFailure() error {
 	if f.journal == nil {
 		return nil
 	}
@@ -380,8 +395,8 @@ func (f *ncFile) journalFailure() error {
 // syncLocked hands HDF5's buffers to the file and, for a journalled file, makes them durable
 // and ends the unit: from here a rollback returns to this state, so it must be one the
 // catalog can commit to (every array it names is whole; removed columns are freed only after
-// the catalog commits — unit.go).
-func (f *ncFile) syncLocked() error {
+// the catalog commits — core/unit.go).
+func (f *File) syncLocked() error {
 	if err := ncshim.Sync(f.root); err != nil {
 		return err
 	}
@@ -391,13 +406,13 @@ func (f *ncFile) syncLocked() error {
 	return nil
 }
 
-// copyTo writes every array of f into a new store file at path, dataset by dataset with
+// CopyTo writes every array of f into a new store file at path, dataset by dataset with
 // the same names, widths, chunking and hash slots. An in-memory store persists this way
 // because netcdf-c 4.9 cannot reopen an in-memory image for writing (nc_open_memio with
 // NC_WRITE fails with NC_EPERM), so handing the image over with nc_close_memio would end the
 // in-memory store.
-func (f *ncFile) copyTo(path string) error {
-	dst, err := createNC(path, f.comp, false)
+func (f *File) CopyTo(path string) error {
+	dst, err := Create(path, f.comp, false)
 	if err != nil {
 		return err
 	}
@@ -421,9 +436,9 @@ func (f *ncFile) copyTo(path string) error {
 // copyBandBytes bounds the rows of a packed dataset copied per read/write pair.
 const copyBandBytes = 64 << 20
 
-func (f *ncFile) copyArraysLocked(dst *ncFile) error {
+func (f *File) copyArraysLocked(dst *File) error {
 	// Everything is defined in one define phase, then copied.
-	type pair struct{ src, dst *packedDS }
+	type pair struct{ src, dst *Packed }
 	var packed []pair
 	for fam, list := range f.families {
 		for _, ds := range list {
@@ -436,7 +451,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 	}
 	type single struct {
 		d        hashing.Digest
-		src, dst *standaloneVar
+		src, dst *Variable
 	}
 	var singles []single
 	for d, sv := range f.standalone {
@@ -459,7 +474,7 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 		}
 	}
 	for _, sp := range singles {
-		buf := alignedBytes(elementCount(fromU64(sp.src.shape)) * sp.src.dtype.Width())
+		buf := AlignedBytes(ElementCount(FromU64(sp.src.shape)) * sp.src.dtype.Width())
 		if err := ioSlice(f.grp, sp.src.varid, sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
 			return err
 		}
@@ -471,15 +486,15 @@ func (f *ncFile) copyArraysLocked(dst *ncFile) error {
 }
 
 // copyPacked copies one packed dataset band by band, then its hash slots.
-func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
+func (f *File) copyPacked(dst *File, ds, out *Packed) error {
 	row := ds.chunkBytes()
 	band := max(1, copyBandBytes/max(row, 1))
 	for first := 0; first < ds.fam.length; first += band {
 		n := min(band, ds.fam.length-first)
 		start := make([]uint64, 2+len(ds.eshape))
 		start[0] = uint64(first)
-		count := append([]uint64{uint64(n), uint64(ds.cols)}, toU64(ds.eshape)...)
-		buf := alignedBytes(n * row)
+		count := append([]uint64{uint64(n), uint64(ds.cols)}, ToU64(ds.eshape)...)
+		buf := AlignedBytes(n * row)
 		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 			return err
 		}
@@ -498,7 +513,7 @@ func (f *ncFile) copyPacked(dst *ncFile, ds, out *packedDS) error {
 // endDefine leaves define mode if a define call entered it. Every operation that defines
 // calls it once before writing data, so each such operation costs one define phase — the
 // one netcdf-c forces — and never leaves the file in define mode.
-func (f *ncFile) endDefine() error {
+func (f *File) endDefine() error {
 	if !f.defining {
 		return nil
 	}
@@ -508,7 +523,7 @@ func (f *ncFile) endDefine() error {
 }
 
 // applyCompression sets the store's filter on a data variable.
-func (f *ncFile) applyCompression(v netcdf.Var) error {
+func (f *File) applyCompression(v netcdf.Var) error {
 	if !f.comp.Deflate {
 		return nil
 	}
@@ -517,7 +532,7 @@ func (f *ncFile) applyCompression(v netcdf.Var) error {
 
 // rebuildIndex scans the group: arr_{hex} variables are standalone arrays, sts_… variables
 // packed datasets whose {ds}_h companion names the hash of each column (docs/format.md §7.4).
-func (f *ncFile) rebuildIndex() error {
+func (f *File) rebuildIndex() error {
 	ids, err := ncshim.VarIDs(f.grp)
 	if err != nil {
 		return wrapIO("open", err, "listing variables")
@@ -539,7 +554,7 @@ func (f *ncFile) rebuildIndex() error {
 		case len(name) > 4 && name[:4] == "sts_" && !isHashCompanion(name):
 			hid, ok := names[name+"_h"]
 			if !ok {
-				return newErr(ErrIntegrity, "open", name, "packed dataset has no %s_h hash companion", name)
+				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
 			}
 			if err := f.indexPacked(name, id, hid); err != nil {
 				return err
@@ -574,10 +589,104 @@ func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []u
 	return ncshim.GetVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 }
 
-func toU64(dims []int) []uint64 {
-	out := make([]uint64, len(dims))
-	for i, d := range dims {
-		out[i] = uint64(d)
+// Journalled says whether the file goes through the rollback journal (journal.Open).
+func (f *File) Journalled() bool {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.journal != nil
+}
+
+// JournalStats are the journal's counters: live while the file is open, as they were at
+// Close after it.
+func (f *File) JournalStats() journal.Stats {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	if f.journal != nil {
+		return f.journal.Stats()
 	}
-	return out
+	return f.journalFinal
+}
+
+// Recovered says what the open rolled back from a hot journal, if anything.
+func (f *File) Recovered() string { return f.recovered }
+
+// Compression is the file's filter policy (docs/format.md §7.7).
+func (f *File) Compression() Compression { return f.comp }
+
+// Counters are what the file has done since it opened.
+type Counters struct {
+	ChunkReads   int64 // HDF5 chunks array reads intersected
+	NCWrites     int64 // netcdf write calls of the packed paths
+	DefinePhases int64 // define phases left, each a flush of HDF5 metadata
+	ColumnsFreed int64 // packed columns freed; readers compare it to notice frees
+	CacheHits    int64 // whole-column reads served by the read cache
+	CacheMisses  int64 // column blocks the read cache read
+	CacheBytes   int64 // bytes of decoded blocks the read cache holds
+}
+
+// Counters reports the file's counters.
+func (f *File) Counters() Counters {
+	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
+		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
+		CacheBytes: int64(f.colCache.used)}
+}
+
+// Frees counts the packed columns freed since the file opened: a reader that saw it change
+// checks that its columns still hold its arrays.
+func (f *File) Frees() int64 { return f.frees }
+
+// SetReadCache sets how many bytes of decoded column blocks the read cache keeps
+// (colcache.go); 0 turns it off.
+func (f *File) SetReadCache(bytes int) { f.colCache.setBudget(bytes) }
+
+// FreeColumns is the number of packed columns, over every dataset, that hold no array.
+func (f *File) FreeColumns() int {
+	n := 0
+	for _, list := range f.families {
+		for _, ds := range list {
+			n += ds.nfree
+		}
+	}
+	return n
+}
+
+// DeadVariables counts the standalone variables no catalog row names (named says which
+// digests rows name), with those distrusted at open: netCDF cannot delete them.
+func (f *File) DeadVariables(named map[hashing.Digest]bool) int {
+	n := len(f.untrusted)
+	for d := range f.standalone {
+		if !named[d] {
+			n++
+		}
+	}
+	return n
+}
+
+// Holding says whether the file holds the array with digest d in either storage mode.
+func (f *File) Holding(d hashing.Digest) bool {
+	_, ok := f.packed[d]
+	return ok || f.standalone[d] != nil
+}
+
+// ForgetUnnamed lets go of every array no catalog row names (named): packed columns are
+// freed by emptying their hash slots only (Forget), standalone variables leave the index and
+// are distrusted, so an add of the same content rewrites them in place (docs/format.md
+// §13.7). It returns the number of packed columns freed; the caller syncs.
+func (f *File) ForgetUnnamed(named map[hashing.Digest]bool) (int, error) {
+	var free []hashing.Digest
+	for d := range f.packed {
+		if !named[d] {
+			free = append(free, d)
+		}
+	}
+	for d, sv := range f.standalone {
+		if !named[d] {
+			f.untrusted[d] = sv
+			delete(f.standalone, d)
+		}
+	}
+	if len(free) == 0 {
+		return 0, nil
+	}
+	return len(free), f.Forget(free)
 }

@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 import (
 	"fmt"
@@ -58,8 +58,11 @@ func ParseDType(name string) (DType, error) {
 			return DType(i), nil
 		}
 	}
-	return 0, invalid("", "dtype", "unknown dtype %q (want f64, f32, i64, i32, u64 or bool)", name)
+	return 0, fmt.Errorf("unknown dtype %q (want f64, f32, i64, i32, u64 or bool)", name)
 }
+
+// FloatKind is how the content hash treats d's values (docs/format.md §6).
+func FloatKind(d DType) hashing.FloatKind { return dtypeInfo[d].float }
 
 func dtypeForNC(t netcdf.Type) (DType, bool) {
 	for i, info := range dtypeInfo {

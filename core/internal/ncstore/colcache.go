@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 // A packed chunk holds one timestamp of every column of its dataset (docs/format.md §7.3:
 // chunks of (1, cols, *E)), so reading one whole column decompresses every chunk of the
@@ -17,7 +17,7 @@ package core
 const DefaultReadCacheBytes = 64 << 20
 
 type columnBlock struct {
-	ds      *packedDS
+	ds      *Packed
 	lo, hi  int    // columns [lo, hi), every row
 	data    []byte // row-major: length × (hi-lo) × element bytes
 	lastUse int64
@@ -33,7 +33,7 @@ type columnCache struct {
 	// between writes, which empty the cache) reads just its column, as before.
 	chunkCached int
 	// lastMiss is the chunk-cached dataset of the last whole-column read that missed.
-	lastMiss *packedDS
+	lastMiss *Packed
 	used     int
 	tick     int64
 	blocks   []*columnBlock
@@ -41,7 +41,7 @@ type columnCache struct {
 	hits, misses int64
 }
 
-func (c *columnCache) find(ds *packedDS, col int) *columnBlock {
+func (c *columnCache) find(ds *Packed, col int) *columnBlock {
 	for _, b := range c.blocks {
 		if b.ds == ds && col >= b.lo && col < b.hi {
 			c.tick++
@@ -57,8 +57,8 @@ func (c *columnCache) find(ds *packedDS, col int) *columnBlock {
 // aligned so that neighbouring columns share it. ok is false when fewer than two columns fit
 // (a block is no cheaper than the column itself) and on the first miss in a row of a dataset
 // the HDF5 chunk cache holds whole.
-func (c *columnCache) blockSpan(ds *packedDS, col int) (lo, hi int, ok bool) {
-	colBytes := ds.fam.length * elementCount(ds.eshape) * ds.fam.dtype.Width()
+func (c *columnCache) blockSpan(ds *Packed, col int) (lo, hi int, ok bool) {
+	colBytes := ds.fam.length * ElementCount(ds.eshape) * ds.fam.dtype.Width()
 	if colBytes*ds.cols <= c.chunkCached {
 		again := c.lastMiss == ds
 		c.lastMiss = ds
@@ -105,24 +105,10 @@ func (c *columnCache) setBudget(bytes int) {
 // column copies rows [first, first+n) of column col out of a block.
 func (b *columnBlock) column(col, first, n, eb int, dst []byte) []byte {
 	span := b.hi - b.lo
-	out := into(dst, n*eb)
+	out := Into(dst, n*eb)
 	for t := 0; t < n; t++ {
 		src := ((first+t)*span + col - b.lo) * eb
 		copy(out[t*eb:(t+1)*eb], b.data[src:src+eb])
 	}
 	return out
-}
-
-// SetReadCache sets how many bytes of decoded column blocks the store keeps for one-at-a-time
-// reads of packed series (default DefaultReadCacheBytes); 0 turns the cache off.
-func (s *Store) SetReadCache(bytes int) error {
-	if err := s.lock("set_read_cache", false); err != nil {
-		return err
-	}
-	defer s.mu.Unlock()
-	if bytes < 0 {
-		return invalid("set_read_cache", "bytes", "%d is negative", bytes)
-	}
-	s.nc.colCache.setBudget(bytes)
-	return nil
 }

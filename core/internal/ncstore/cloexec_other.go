@@ -1,9 +1,9 @@
 //go:build !linux
 
-package core
+package ncstore
 
 // closeOnExec is a no-op where /proc/self/fd does not list the process's descriptors.
 func closeOnExec(string) {}
 
-// descriptorsOf cannot list descriptors here.
-func descriptorsOf(string) []int { return nil }
+// DescriptorsOf cannot list descriptors here.
+func DescriptorsOf(string) []int { return nil }

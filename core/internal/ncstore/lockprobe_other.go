@@ -1,6 +1,6 @@
 //go:build !unix
 
-package core
+package ncstore
 
 // lockedElsewhere cannot tell without flock; the open's own error stands.
 func lockedElsewhere(string, bool) bool { return false }

@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 import (
 	"slices"
@@ -8,43 +8,59 @@ import (
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
-// arrKey names an array in one storage mode. Packed arrays deduplicate against packed
+// ArrayKey names an array in one storage mode. Packed arrays deduplicate against packed
 // columns and standalone arrays against standalone variables: a forecast is always read from
 // its standalone variable's window axis, a SingleTimeSeries from its column.
-type arrKey struct {
-	d      hashing.Digest
-	packed bool
+type ArrayKey struct {
+	Digest hashing.Digest
+	Packed bool
 }
 
-func (p *prepared) arrKey() arrKey { return arrKey{p.digest, p.packed} }
+// Array is one array bound for the file: its content address (docs/format.md §6), where it
+// is stored, and what its dataset or variable is made of.
+type Array struct {
+	Digest     hashing.Digest
+	Packed     bool // a packed column (SingleTimeSeries) or a standalone variable
+	DType      DType
+	Shape      []int // the whole shape; a packed array's is [length, *E]
+	Data       []byte
+	Resolution string   // a packed array's family resolution, as a canonical period
+	Chunks     []uint64 // a standalone variable's chunking; nil is one whole-array chunk
+	// Batch is the batch add the array came from (0: a one-at-a-time add); new packed
+	// datasets are as wide as what remains of a batch (docs/format.md §7.3).
+	Batch int64
+}
+
+// Key is the array's content address and storage mode.
+func (a *Array) Key() ArrayKey { return ArrayKey{a.Digest, a.Packed} }
 
 // bandBytes bounds the row band of a packed dataset moved per netcdf call when writing,
 // zero-filling or copying.
 const bandBytes = 64 << 20
 
-// writeArrays writes pending arrays into the file: every new dataset and variable is
+// WriteArrays writes pending arrays into the file: every new dataset and variable is
 // defined in one define phase (leaving define mode makes netcdf-c write and flush HDF5
 // metadata at a cost that grows with the file), then packed columns are written in row
 // bands that cover whole chunks of each dataset, each chunk once, and standalone arrays one
 // call each. It returns the arrays it wrote (with their hash slots), also on failure, so a
 // rollback can free them.
-func (f *ncFile) writeArrays(ps []*prepared) ([]arrKey, error) {
+func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	var written []arrKey
+	var written []ArrayKey
 	var cols []packedWrite
 	type single struct {
-		p  *prepared
-		sv *standaloneVar
+		p  *Array
+		sv *Variable
 	}
 	var singles []single
-	families := map[familyKey][]*prepared{}
+	families := map[familyKey][]*Array{}
 	var order []familyKey
 	for _, p := range ps {
 		if f.holds(p) {
 			continue
 		}
-		if !p.packed {
+		if !p.Packed {
 			singles = append(singles, single{p: p})
 			continue
 		}
@@ -64,21 +80,21 @@ func (f *ncFile) writeArrays(ps []*prepared) ([]arrKey, error) {
 	}
 	for i := range singles {
 		s := &singles[i]
-		if sv, ok := f.untrusted[s.p.digest]; ok {
+		if sv, ok := f.untrusted[s.p.Digest]; ok {
 			// Left unreferenced by an earlier session (possibly half-written): rewrite it
 			// in place rather than define a second variable of the same name.
-			if sv.dtype != s.p.arr.DType || !slices.Equal(fromU64(sv.shape), s.p.arr.Shape) {
-				return written, f.abandon(cols, newErr(ErrIntegrity, "", "data_hash",
-					"%s holds %s %v, not the %s %v its name's hash describes", sv.name, sv.dtype, sv.shape, s.p.arr.DType, s.p.arr.Shape))
+			if sv.dtype != s.p.DType || !slices.Equal(FromU64(sv.shape), s.p.Shape) {
+				return written, f.abandon(cols, newErr(Integrity, "", "data_hash",
+					"%s holds %s %v, not the %s %v its name's hash describes", sv.name, sv.dtype, sv.shape, s.p.DType, s.p.Shape))
 			}
 			s.sv = sv
 			continue
 		}
-		if sv, err := f.existingStandalone(s.p.digest); err != nil || sv != nil {
+		if sv, err := f.existingStandalone(s.p.Digest); err != nil || sv != nil {
 			// Defined by an earlier call whose writing failed before the data: fill it.
-			if err == nil && (sv.dtype != s.p.arr.DType || !slices.Equal(fromU64(sv.shape), s.p.arr.Shape)) {
-				err = newErr(ErrIntegrity, "", "data_hash", "%s holds %s %v, not the %s %v its name's hash describes",
-					sv.name, sv.dtype, sv.shape, s.p.arr.DType, s.p.arr.Shape)
+			if err == nil && (sv.dtype != s.p.DType || !slices.Equal(FromU64(sv.shape), s.p.Shape)) {
+				err = newErr(Integrity, "", "data_hash", "%s holds %s %v, not the %s %v its name's hash describes",
+					sv.name, sv.dtype, sv.shape, s.p.DType, s.p.Shape)
 			}
 			if err != nil {
 				return written, f.abandon(cols, err)
@@ -86,7 +102,7 @@ func (f *ncFile) writeArrays(ps []*prepared) ([]arrKey, error) {
 			s.sv = sv
 			continue
 		}
-		sv, err := f.defineStandalone(s.p.arr.DType, toU64(s.p.arr.Shape), s.p.digest, s.p.chunks)
+		sv, err := f.defineStandalone(s.p.DType, ToU64(s.p.Shape), s.p.Digest, s.p.Chunks)
 		if err != nil {
 			return written, f.abandon(cols, err)
 		}
@@ -100,23 +116,23 @@ func (f *ncFile) writeArrays(ps []*prepared) ([]arrKey, error) {
 			return written, f.abandon(cols, err)
 		}
 		for _, w := range run {
-			written = append(written, arrKey{w.d, true})
+			written = append(written, ArrayKey{w.d, true})
 		}
 	}
 	for _, s := range singles {
-		if err := f.fillStandalone(s.sv, s.p.arr.Data, s.p.digest); err != nil {
+		if err := f.fillStandalone(s.sv, s.p.Data, s.p.Digest); err != nil {
 			return written, f.abandon(cols, err)
 		}
-		delete(f.untrusted, s.p.digest)
-		written = append(written, arrKey{s.p.digest, false})
+		delete(f.untrusted, s.p.Digest)
+		written = append(written, ArrayKey{s.p.Digest, false})
 	}
 	return written, nil
 }
 
 // existingStandalone finds a variable named for d that the index does not hold — one whose
 // data a failed write never filled — or returns nil.
-func (f *ncFile) existingStandalone(d hashing.Digest) (*standaloneVar, error) {
-	varid, err := ncshim.VarID(f.grp, standaloneName(d))
+func (f *File) existingStandalone(d hashing.Digest) (*Variable, error) {
+	varid, err := ncshim.VarID(f.grp, VariableName(d))
 	if err != nil {
 		return nil, nil // no such variable: the usual case
 	}
@@ -126,18 +142,17 @@ func (f *ncFile) existingStandalone(d hashing.Digest) (*standaloneVar, error) {
 	}
 	dt, ok := dtypeForNC(typ)
 	if !ok {
-		return nil, newErr(ErrIntegrity, "", standaloneName(d), "netcdf type %v is not one of the six dtypes", typ)
+		return nil, newErr(Integrity, "", VariableName(d), "netcdf type %v is not one of the six dtypes", typ)
 	}
-	return &standaloneVar{name: standaloneName(d), varid: varid, dtype: dt, shape: lens}, nil
+	return &Variable{name: VariableName(d), varid: varid, dtype: dt, shape: lens}, nil
 }
 
-func (p *prepared) family() familyKey {
-	eshape := p.arr.ElementShape()
-	return familyKey{p.arr.DType, shapeToken(eshape), p.arr.Len(), p.res.String()}
+func (p *Array) family() familyKey {
+	return familyKey{p.DType, shapeToken(p.Shape[1:]), p.Shape[0], p.Resolution}
 }
 
 // abandon returns the columns reserved but not written, and leaves define mode.
-func (f *ncFile) abandon(cols []packedWrite, err error) error {
+func (f *File) abandon(cols []packedWrite, err error) error {
 	for _, w := range cols {
 		if f.packed[w.d] != w.slot {
 			f.unreserveColumn(w.slot)
@@ -147,13 +162,28 @@ func (f *ncFile) abandon(cols []packedWrite, err error) error {
 	return err
 }
 
-func (f *ncFile) holds(p *prepared) bool {
-	if p.packed {
-		_, ok := f.packed[p.digest]
+func (f *File) holds(p *Array) bool { return f.Holds(p.Key()) }
+
+// Holds says whether the file holds the array k names, in k's storage mode.
+func (f *File) Holds(k ArrayKey) bool {
+	if k.Packed {
+		_, ok := f.packed[k.Digest]
 		return ok
 	}
-	_, ok := f.standalone[p.digest]
+	_, ok := f.standalone[k.Digest]
 	return ok
+}
+
+// Column finds the packed column that holds the array with digest d.
+func (f *File) Column(d hashing.Digest) (Slot, bool) {
+	slot, ok := f.packed[d]
+	return slot, ok
+}
+
+// Variable finds the standalone variable that holds the array with digest d.
+func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
+	sv, ok := f.standalone[d]
+	return sv, ok
 }
 
 // placeColumns reserves a column for each array of one family. Free columns of the family's
@@ -161,29 +191,29 @@ func (f *ncFile) holds(p *prepared) bool {
 // datasets: each batch's arrays into datasets as wide as what remains of that batch (capped
 // by the chunk budget, spilling into __1, __2, …), one-at-a-time adds into datasets of the
 // default width, whose free columns later adds fill.
-func (f *ncFile) placeColumns(fam familyKey, ps []*prepared) ([]packedWrite, error) {
+func (f *File) placeColumns(fam familyKey, ps []*Array) ([]packedWrite, error) {
 	var out []packedWrite
 	rest := ps
 	for _, ds := range f.families[fam] {
 		for col := 0; col < ds.cols && ds.nfree > 0 && len(rest) > 0; col++ {
 			if ds.slots[col] == "" {
-				out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].digest), rest[0].arr, rest[0].digest})
+				out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].Digest), rest[0].Data, rest[0].Digest})
 				rest = rest[1:]
 			}
 		}
 	}
 	var order []int64
-	groups := map[int64][]*prepared{}
+	groups := map[int64][]*Array{}
 	for _, p := range rest {
-		if groups[p.batchID] == nil {
-			order = append(order, p.batchID)
+		if groups[p.Batch] == nil {
+			order = append(order, p.Batch)
 		}
-		groups[p.batchID] = append(groups[p.batchID], p)
+		groups[p.Batch] = append(groups[p.Batch], p)
 	}
 	for _, id := range order {
 		group := groups[id]
 		for len(group) > 0 {
-			eshape := group[0].arr.ElementShape()
+			eshape := group[0].Shape[1:]
 			requested := DefaultColsPerDataset
 			if id != 0 {
 				requested = len(group)
@@ -193,7 +223,7 @@ func (f *ncFile) placeColumns(fam familyKey, ps []*prepared) ([]packedWrite, err
 				return out, err
 			}
 			for col := 0; col < ds.cols && len(group) > 0; col++ {
-				out = append(out, packedWrite{f.reserveSlot(ds, col, group[0].digest), group[0].arr, group[0].digest})
+				out = append(out, packedWrite{f.reserveSlot(ds, col, group[0].Digest), group[0].Data, group[0].Digest})
 				group = group[1:]
 			}
 		}
@@ -203,8 +233,8 @@ func (f *ncFile) placeColumns(fam familyKey, ps []*prepared) ([]packedWrite, err
 
 // packedWrite is one array bound for a reserved packed column.
 type packedWrite struct {
-	slot packedSlot
-	arr  TypedArray
+	slot Slot
+	data []byte
 	d    hashing.Digest
 }
 
@@ -233,21 +263,21 @@ func columnRuns(ws []packedWrite) [][]packedWrite {
 // fillColumns writes a run of adjacent reserved columns in row bands — every chunk a band
 // touches is written once — then their hash slots: data first, so a half-written run stays
 // invisible to a reopen.
-func (f *ncFile) fillColumns(run []packedWrite) error {
+func (f *File) fillColumns(run []packedWrite) error {
 	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
 	rows := max(1, bandBytes/max(n*eb, 1))
-	buf := alignedBytes(min(rows, ds.fam.length) * n * eb)
+	buf := AlignedBytes(min(rows, ds.fam.length) * n * eb)
 	for r0 := 0; r0 < ds.fam.length; r0 += rows {
 		r1 := min(r0+rows, ds.fam.length)
 		band := buf[:(r1-r0)*n*eb]
 		for c, w := range run {
-			src := aligned(w.arr.Data, ds.fam.dtype.Width())
+			src := Aligned(w.data, ds.fam.dtype.Width())
 			for t := r0; t < r1; t++ {
 				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
 			}
 		}
-		start, count := f.columnHyperslab(ds, col0)
+		start, count := ds.columnHyperslab(col0)
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
 		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return err
@@ -264,39 +294,39 @@ func (f *ncFile) fillColumns(run []packedWrite) error {
 
 // writeSlice and putSlots are the two netcdf write calls of the packed paths; ncWrites
 // counts them (tests check a bulk path issues O(datasets), not O(series)).
-func (f *ncFile) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
+func (f *File) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
 	f.ncWrites++
 	f.colCache.reset() // its blocks may hold the bytes this write replaces
 	return ioSlice(f.grp, varid, dt, buf, start, count, true)
 }
 
-func (f *ncFile) putSlots(ds *packedDS, col0 int, slots []string) error {
+func (f *File) putSlots(ds *Packed, col0 int, slots []string) error {
 	f.ncWrites++
 	return ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), slots)
 }
 
-// freeArrays frees packed columns whose last row is gone: per dataset, one read-modify-write
+// Free frees packed columns whose last row is gone: per dataset, one read-modify-write
 // pass in row bands over the span of freed columns zero-fills them (docs/format.md §8: no
 // stale values are readable through a reused slot), then their hash slots are emptied.
 // Standalone variables cannot be deleted from a netCDF file; they stay indexed, their content
 // still matching their name.
-func (f *ncFile) freeArrays(ds []hashing.Digest) error {
+func (f *File) Free(ds []hashing.Digest) error {
 	return f.releaseColumns(ds, true)
 }
 
-// forgetArrays frees packed columns by emptying their hash slots only, leaving their bytes
+// Forget frees packed columns by emptying their hash slots only, leaving their bytes
 // in place until a later add overwrites the whole column. It is for columns no row names
 // on open: after a crash they are half-written arrays, but after a damaged catalog they may
 // be the only copy of the data, which VerifyIntegrity and a repair can still find.
-func (f *ncFile) forgetArrays(ds []hashing.Digest) error {
+func (f *File) Forget(ds []hashing.Digest) error {
 	return f.releaseColumns(ds, false)
 }
 
-func (f *ncFile) releaseColumns(ds []hashing.Digest, zero bool) error {
+func (f *File) releaseColumns(ds []hashing.Digest, zero bool) error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	byDS := map[*packedDS][]int{}
-	var order []*packedDS
+	byDS := map[*Packed][]int{}
+	var order []*Packed
 	for _, d := range ds {
 		slot, ok := f.packed[d]
 		if !ok {
@@ -315,7 +345,7 @@ func (f *ncFile) releaseColumns(ds []hashing.Digest, zero bool) error {
 	return nil
 }
 
-func (f *ncFile) zeroColumns(ds *packedDS, cols []int, zero bool) error {
+func (f *File) zeroColumns(ds *Packed, cols []int, zero bool) error {
 	slices.Sort(cols)
 	// The index forgets the columns before any byte changes: should a write fail half way,
 	// nothing deduplicates onto a half-zeroed column, and the hash slots still set on disk
@@ -340,13 +370,13 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int, zero bool) error {
 	}
 	lo, hi := cols[0], cols[len(cols)-1]+1
 	n := hi - lo
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
 	rows := max(1, bandBytes/max(n*eb, 1))
-	buf := alignedBytes(min(rows, ds.fam.length) * n * eb)
+	buf := AlignedBytes(min(rows, ds.fam.length) * n * eb)
 	for r0 := 0; r0 < ds.fam.length; r0 += rows {
 		r1 := min(r0+rows, ds.fam.length)
 		band := buf[:(r1-r0)*n*eb]
-		start, count := f.columnHyperslab(ds, lo)
+		start, count := ds.columnHyperslab(lo)
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
 		if n != len(cols) {
 			// Columns between the freed ones keep their values: read the band first.
@@ -369,7 +399,7 @@ func (f *ncFile) zeroColumns(ds *packedDS, cols []int, zero bool) error {
 }
 
 // emptySlots writes empty hash slots for sorted columns, one write per run of adjacent ones.
-func (f *ncFile) emptySlots(ds *packedDS, cols []int) error {
+func (f *File) emptySlots(ds *Packed, cols []int) error {
 	for i := 0; i < len(cols); {
 		j := i + 1
 		for j < len(cols) && cols[j] == cols[j-1]+1 {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package core
+package ncstore
 
 import (
 	"errors"
@@ -10,10 +10,10 @@ import (
 // wOK is access(2)'s W_OK, 2 on every Unix (the syscall package does not name it).
 const wOK = 2
 
-// notWritable reports whether this process is denied write access to path, a file or a
+// NotWritable reports whether this process is denied write access to path, a file or a
 // directory, with the errno that says why (EACCES, EPERM or EROFS). Anything else — the
 // path missing, for one — is not a denial: the open that follows reports it itself.
-func notWritable(path string) (bool, error) {
+func NotWritable(path string) (bool, error) {
 	err := syscall.Access(path, wOK)
 	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EROFS) {
 		return true, err

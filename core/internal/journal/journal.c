@@ -40,8 +40,8 @@
  * Where libnetcdf is not a separate ELF shared object the redirect is impossible and
  * tsj_active() says so.
  *
- * Every call here runs under the store's netcdf lock (ncshim.Lock) or inside HDF5, which
- * that lock serialises; nothing here takes a lock of its own.
+ * Every call here runs under the store's netcdf lock (ncshim.Lock, core/internal/ncshim) or
+ * inside HDF5, which that lock serialises; nothing here takes a lock of its own.
  */
 #define _GNU_SOURCE
 #include "journal.h"

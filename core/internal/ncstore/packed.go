@@ -1,8 +1,9 @@
-package core
+package ncstore
 
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,8 +53,8 @@ func shapeToken(eshape []int) string {
 	return strings.Join(parts, "x")
 }
 
-// packedDS is one packed dataset (length, cols, *E) and its hash companion.
-type packedDS struct {
+// Packed is one packed dataset (length, cols, *E) and its hash companion.
+type Packed struct {
 	name   string
 	suffix int // 0 for the base dataset, n for …__n
 	fam    familyKey
@@ -69,9 +70,22 @@ type packedDS struct {
 	damaged error
 }
 
-type packedSlot struct {
-	ds  *packedDS
+// Slot is the column of a packed dataset that holds one array.
+type Slot struct {
+	ds  *Packed
 	col int
+}
+
+// Dataset is the packed dataset of the slot.
+func (s Slot) Dataset() *Packed { return s.ds }
+
+// Column is the slot's column in its dataset.
+func (s Slot) Column() int { return s.col }
+
+// PackedName is the base name of the packed dataset an array of the given dtype, element
+// shape, length and resolution (a canonical period) belongs to (docs/format.md §7.3).
+func PackedName(dt DType, eshape []int, length int, res string) string {
+	return familyKey{dt, shapeToken(eshape), length, res}.baseName()
 }
 
 func isHashCompanion(name string) bool { return strings.HasSuffix(name, "_h") }
@@ -80,7 +94,7 @@ func isHashCompanion(name string) bool { return strings.HasSuffix(name, "_h") }
 // family "in name order" that has a free column (docs/format.md §7.4). Taken literally, so
 // …__10 comes before …__2; any order reads the same, but following the text keeps two
 // writers filling the same slots (the reading of docs/format.md §13.1).
-func sortByName(list []*packedDS) {
+func sortByName(list []*Packed) {
 	sort.Slice(list, func(i, j int) bool { return list[i].name < list[j].name })
 }
 
@@ -127,9 +141,9 @@ func parsePackedName(name string) (familyKey, []int, int, error) {
 // indexPacked adds one packed dataset found on open. The name, the variable's type and its
 // dimensions must agree (IntegrityError otherwise): a disagreement means the file was not
 // written by a conforming writer and reads through it would return wrong data.
-func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
+func (f *File) indexPacked(name string, varid, hvarid int) error {
 	bad := func(format string, args ...any) error {
-		return newErr(ErrIntegrity, "open", name, format, args...)
+		return newErr(Integrity, "open", name, format, args...)
 	}
 	fam, eshape, suffix, err := parsePackedName(name)
 	if err != nil {
@@ -169,10 +183,10 @@ func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
 		// Left by a write that failed (a full disk) or was killed while it wrote hash slots:
 		// vlen strings live in HDF5's global heap, which such a write can leave half
 		// updated. See indexFromColumns.
-		return f.indexFromColumns(&packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape,
+		return f.indexFromColumns(&Packed{name: name, suffix: suffix, fam: fam, eshape: eshape,
 			cols: cols, varid: varid, hvarid: hvarid, slots: make([]string, cols), damaged: err})
 	}
-	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
+	ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
 		varid: varid, hvarid: hvarid, slots: slots}
 	for col, h := range slots {
 		if h == "" {
@@ -184,7 +198,7 @@ func (f *ncFile) indexPacked(name string, varid, hvarid int) error {
 			return bad("hash slot %d holds %q: %v", col, h, err)
 		}
 		if _, dup := f.packed[d]; !dup {
-			f.packed[d] = packedSlot{ds, col}
+			f.packed[d] = Slot{ds, col}
 		}
 	}
 	if err := f.setPackedCache(ds); err != nil {
@@ -205,11 +219,44 @@ func parseHexDigest(h string) (hashing.Digest, error) {
 	return d, nil
 }
 
-func (ds *packedDS) chunkBytes() int {
-	return ds.cols * elementCount(ds.eshape) * ds.fam.dtype.Width()
+func (ds *Packed) chunkBytes() int { return ds.cols * ds.elementBytes() }
+
+// elementBytes is the size of one element of a column: one step of one series.
+func (ds *Packed) elementBytes() int { return ElementCount(ds.eshape) * ds.fam.dtype.Width() }
+
+// Name is the dataset's variable name, sts_{dtype}_{shape}_{length}_{res}[__n].
+func (ds *Packed) Name() string { return ds.name }
+
+// DType is the element type of every column.
+func (ds *Packed) DType() DType { return ds.fam.dtype }
+
+// Length is the number of rows (time steps) of every column.
+func (ds *Packed) Length() int { return ds.fam.length }
+
+// ElementShape is the shape of one step of a column (empty for scalars).
+func (ds *Packed) ElementShape() []int { return ds.eshape }
+
+// ElementBytes is the size of one step of one column.
+func (ds *Packed) ElementBytes() int { return ds.elementBytes() }
+
+// SlotHash is the hex hash of the array column col holds, "" when the column is free
+// (docs/format.md §7.4).
+func (ds *Packed) SlotHash(col int) string { return ds.slots[col] }
+
+// Damaged is why the dataset's hash companion could not be read at open (nil when it could):
+// such a dataset is sealed, its index rebuilt from its columns' bytes (indexFromColumns).
+func (ds *Packed) Damaged() error { return ds.damaged }
+
+// FreeColumns is the number of columns that hold no array.
+func (ds *Packed) FreeColumns() int { return ds.nfree }
+
+// Holds says whether the dataset's columns are arrays of the given dtype, length and element
+// shape: what a catalog row claims of the array it names.
+func (ds *Packed) Holds(dt DType, length int, eshape []int) bool {
+	return ds.fam.dtype == dt && ds.fam.length == length && slices.Equal(ds.eshape, eshape)
 }
 
-func (f *ncFile) setPackedCache(ds *packedDS) error {
+func (f *File) setPackedCache(ds *Packed) error {
 	chunk := uint64(ds.chunkBytes())
 	total := chunk * uint64(max(ds.fam.length, 1))
 	if total > packedCacheCap {
@@ -247,12 +294,12 @@ func nextPrime(n uint64) uint64 {
 // packedWidth clamps a requested width so one chunk (1, cols, *E) stays within
 // MaxChunkBytes (docs/format.md §7.3).
 func packedWidth(requested int, eshape []int, dt DType) int {
-	limit := max(1, MaxChunkBytes/(elementCount(eshape)*dt.Width()))
+	limit := max(1, MaxChunkBytes/(ElementCount(eshape)*dt.Width()))
 	return min(max(requested, 1), limit)
 }
 
 // definePacked creates the family's next dataset of the given width.
-func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS, error) {
+func (f *File) definePacked(fam familyKey, eshape []int, cols int) (*Packed, error) {
 	suffix := 0
 	for _, ds := range f.families[fam] {
 		suffix = max(suffix, ds.suffix+1)
@@ -261,13 +308,13 @@ func (f *ncFile) definePacked(fam familyKey, eshape []int, cols int) (*packedDS,
 }
 
 // definePackedAs defines the dataset of a family with the given spill suffix.
-func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*packedDS, error) {
+func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*Packed, error) {
 	name := fam.baseName()
 	if suffix > 0 {
 		name = fmt.Sprintf("%s__%d", name, suffix)
 	}
 	dims := make([]netcdf.Dim, 0, 2+len(eshape))
-	lens := append([]uint64{uint64(fam.length), uint64(cols)}, toU64(eshape)...)
+	lens := append([]uint64{uint64(fam.length), uint64(cols)}, ToU64(eshape)...)
 	dimNames := []string{name + "_t", name + "_c"}
 	for i := range eshape {
 		dimNames = append(dimNames, fmt.Sprintf("%s_e%d", name, i))
@@ -298,14 +345,14 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 	if err != nil {
 		return nil, err
 	}
-	chunks := append([]uint64{1, uint64(cols)}, toU64(eshape)...)
+	chunks := append([]uint64{1, uint64(cols)}, ToU64(eshape)...)
 	if err := ncshim.DefChunking(f.grp, varid, chunks); err != nil {
 		return nil, err
 	}
 	if err := f.applyCompression(v); err != nil {
 		return nil, err
 	}
-	ds := &packedDS{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
+	ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
 		varid: varid, hvarid: hvarid, slots: make([]string, cols), nfree: cols}
 	if err := f.setPackedCache(ds); err != nil {
 		return nil, err
@@ -317,31 +364,32 @@ func (f *ncFile) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (
 
 // reserveSlot marks column col of ds taken by d in memory. The file's hash slot is written
 // by fillColumns after the data; until then a reopen sees the column free.
-func (f *ncFile) reserveSlot(ds *packedDS, col int, d hashing.Digest) packedSlot {
+func (f *File) reserveSlot(ds *Packed, col int, d hashing.Digest) Slot {
 	ds.slots[col] = hex.EncodeToString(d[:])
 	ds.nfree--
-	return packedSlot{ds, col}
+	return Slot{ds, col}
 }
 
 // unreserveColumn returns a reserved column whose data was never written.
-func (f *ncFile) unreserveColumn(slot packedSlot) {
+func (f *File) unreserveColumn(slot Slot) {
 	slot.ds.slots[slot.col] = ""
 	slot.ds.nfree++
 }
 
-func (f *ncFile) columnHyperslab(ds *packedDS, col int) (start, count []uint64) {
+func (ds *Packed) columnHyperslab(col int) (start, count []uint64) {
 	start = make([]uint64, 2+len(ds.eshape))
 	start[1] = uint64(col)
-	count = append([]uint64{uint64(ds.fam.length), 1}, toU64(ds.eshape)...)
+	count = append([]uint64{uint64(ds.fam.length), 1}, ToU64(ds.eshape)...)
 	return start, count
 }
 
-// readPackedRows reads rows [first, first+n) of one packed column.
-func (f *ncFile) readPackedRows(slot packedSlot, first, n int, dst []byte) ([]byte, error) {
+// ReadColumn reads rows [first, first+n) of one packed column into dst (new memory when
+// nil), through the read cache.
+func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	ds := slot.ds
-	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
+	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
 	if b := f.colCache.find(ds, slot.col); b != nil {
 		f.colCache.hits++
 		return b.column(slot.col, first, n, eb, dst), nil
@@ -357,10 +405,10 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int, dst []byte) ([]by
 			return b.column(slot.col, first, n, eb, dst), nil
 		}
 	}
-	start, count := f.columnHyperslab(ds, slot.col)
+	start, count := ds.columnHyperslab(slot.col)
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
-	buf := into(dst, n*eb)
+	buf := Into(dst, n*eb)
 	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
@@ -368,19 +416,15 @@ func (f *ncFile) readPackedRows(slot packedSlot, first, n int, dst []byte) ([]by
 }
 
 // readBlock reads every row of columns [lo, hi) of a packed dataset in one hyperslab.
-func (f *ncFile) readBlock(ds *packedDS, lo, hi int) (*columnBlock, error) {
-	start, count := f.columnHyperslab(ds, lo)
+func (f *File) readBlock(ds *Packed, lo, hi int) (*columnBlock, error) {
+	start, count := ds.columnHyperslab(lo)
 	count[1] = uint64(hi - lo)
 	f.chunkReads += int64(ds.fam.length)
-	buf := alignedBytes(ds.fam.length * (hi - lo) * elementCount(ds.eshape) * ds.fam.dtype.Width())
+	buf := AlignedBytes(ds.fam.length * (hi - lo) * ElementCount(ds.eshape) * ds.fam.dtype.Width())
 	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
 		return nil, err
 	}
 	return &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}, nil
-}
-
-func errNoArray(d hashing.Digest) error {
-	return newErr(ErrIntegrity, "", "data_hash", "catalog names array %x, which the NetCDF file does not hold", d[:])
 }
 
 // indexFromColumns rebuilds the index of a dataset whose hash companion cannot be read from
@@ -389,9 +433,9 @@ func errNoArray(d hashing.Digest) error {
 // slots said (docs/format.md §13.8). Which columns were free is unknown, so the dataset
 // takes no more writes (nfree 0) and its slots are never written again. A column that
 // cannot be read either is left out; if a committed row lived there, the catalog check of
-// a writable open (cleanOrphans) refuses the pair and reads of that row fail as integrity
-// errors.
-func (f *ncFile) indexFromColumns(ds *packedDS) error {
+// a writable open (core's cleanOrphans) refuses the pair and reads of that row fail as
+// integrity errors.
+func (f *File) indexFromColumns(ds *Packed) error {
 	all := make([]int, ds.cols)
 	for c := range all {
 		all[c] = c
@@ -412,7 +456,7 @@ func (f *ncFile) indexFromColumns(ds *packedDS) error {
 		}
 		ds.slots[c] = hex.EncodeToString(d[:])
 		if _, dup := f.packed[d]; !dup {
-			f.packed[d] = packedSlot{ds, c}
+			f.packed[d] = Slot{ds, c}
 		}
 	}
 	if err := f.setPackedCache(ds); err != nil {

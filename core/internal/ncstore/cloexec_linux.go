@@ -1,4 +1,4 @@
-package core
+package ncstore
 
 import (
 	"os"
@@ -14,13 +14,13 @@ import (
 // close-on-exec. Called under the netcdf lock right after the open, so no descriptor
 // netcdf-c creates for another file can be mistaken for this one.
 func closeOnExec(path string) {
-	for _, fd := range descriptorsOf(path) {
+	for _, fd := range DescriptorsOf(path) {
 		syscall.CloseOnExec(fd)
 	}
 }
 
-// descriptorsOf lists the descriptors this process has open on the file at path.
-func descriptorsOf(path string) []int {
+// DescriptorsOf lists the descriptors this process has open on the file at path.
+func DescriptorsOf(path string) []int {
 	want, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return nil

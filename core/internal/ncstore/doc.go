@@ -1,0 +1,31 @@
+// Package ncstore is the NetCDF half of a store: the layout of its .nc file and every byte
+// moved into or out of it (docs/format.md §7). It knows datasets, variables, columns and
+// content addresses, not series, owners or catalog rows; the store's behaviour (the write
+// protocol, lookups, views, readers' public types) is in package core, which asks this
+// package for arrays by their SHA-256 digest.
+//
+// What lives here, file by file:
+//
+//   - file.go: File, the open NetCDF file or in-memory image: Create, Open (with recovery from
+//     a hot journal and the reasons an open fails), Sync (a unit's commit point), Close, CopyTo
+//     (Persist), the index of arrays rebuilt at open, and the file's counters;
+//   - packed.go: packed datasets sts_{dtype}_{shape}_{length}_{res}[__n] and their hash
+//     companions (§7.3, §7.4): names, the index, widths, chunk caches, column reads;
+//   - standalone.go: standalone variables arr_{hex} (§7.5);
+//   - stage.go: writing arrays (one define phase, columns placed and written in row bands)
+//     and freeing columns (§8);
+//   - colcache.go: the read cache of decoded column blocks;
+//   - readers.go: the hyperslab reads of bulk reads and of the step readers;
+//   - room.go, room_*.go: the bounds a write is checked against before it starts;
+//   - verify.go: rehashing every array for verify_integrity;
+//   - journal_errors.go, writable_*.go, lockprobe_*.go, cloexec_*.go: what an open needs of
+//     the OS (explaining journal failures, write permission, who holds a lock,
+//     close-on-exec);
+//   - dtype.go, compression.go: element types and the compression policy as the file
+//     records them (§2, §7.7); buffer.go: the aligned buffers of hyperslab I/O;
+//   - errors.go: Error and its kinds, which core maps to its public errors.
+//
+// Every netcdf-c call is made under the process-wide netcdf lock (ncshim.Lock): exported
+// methods take it themselves; unexported helpers named …Locked, and those called from them,
+// expect it held. A File is not safe for concurrent use; the store serialises its calls.
+package ncstore
