@@ -43,7 +43,7 @@ fixed=$(ls "$work"/wheelhouse/tsstore-*.whl)
 
 listing=$(tar tzf "$sdist")
 for f in gosrc/go.mod gosrc/go.sum gosrc/include/tsstore.h gosrc/capi/exports.map gosrc/capi/capi.c \
-         gosrc/core/store.go gosrc/core/internal/ncshim/journal.c setup.py tsstore/_raw.py; do
+         gosrc/core/store.go gosrc/core/internal/journal/journal.c setup.py tsstore/_raw.py; do
   grep -qx "tsstore-[^/]*/$f" <<<"$listing" || fail "the sdist has no $f"
 done
 ! grep -E '_test\.go$|/testdata/' <<<"$listing" || fail "the sdist carries Go tests"
