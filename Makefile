@@ -63,7 +63,7 @@ ctest: clib
 # from bindings/python (which builds libtsstore.so with Go).
 pyenv: deps
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask pandas tree-sitter tree-sitter-julia
+	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask distributed pandas tree-sitter tree-sitter-julia
 	$(VENV)/bin/pip install -q --disable-pip-version-check ./bindings/python
 
 # The python-peer benchmark's environment, kept apart from $(VENV) so that the tests never see
