@@ -46,8 +46,6 @@ _TYPE_NAMES = {"SingleTimeSeries": SeriesType.SINGLE_TIME_SERIES, "Deterministic
                "DeterministicSingleTimeSeries": SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES,
                "Probabilistic": SeriesType.PROBABILISTIC, "Scenarios": SeriesType.SCENARIOS}
 _CATEGORY_TEXT = {OwnerCategory.COMPONENT: "Component", OwnerCategory.SUPPLEMENTAL_ATTRIBUTE: "SupplementalAttribute"}
-# Preferred dask chunks hold about this many bytes (whole packed steps of every column).
-_CHUNK_BYTES = 64 << 20
 
 
 # -- periods, whatever type the package returns them as ------------------------------------
@@ -398,8 +396,8 @@ def _owner_coords(fam: Family) -> tuple[np.ndarray, dict[str, tuple]]:
         raise ValueError(f"family {fam.describe()} has several series for one owner {dup} (feature sets {feats}): "
                          "pass features={...} (or owner_type=, owner_category=) to pick one series per owner")
     coords: dict[str, tuple] = {
-        "owner_type": ("component", np.array([r["owner_type"] or "" for r in fam.records], dtype=object)),
-        "owner_category": ("component", np.array(cats, dtype=object)),
+        "owner_type": ("component", np.array([r["owner_type"] or "" for r in fam.records], dtype=str)),
+        "owner_category": ("component", np.array(cats, dtype=str)),
     }
     return ids, coords
 
@@ -418,21 +416,22 @@ def _series_coords(fam: Family, prefix: str) -> tuple[dict[str, tuple], dict[str
     if len(set(units)) == 1 and units[0]:
         attrs["units"] = units[0]
     if any(units):
-        coords[prefix + "units"] = ("component", np.array([u or "" for u in units], dtype=object))
+        coords[prefix + "units"] = ("component", np.array([u or "" for u in units], dtype=str))
     exts = [r["ext"] for r in recs]
     if any(exts):
-        coords[prefix + "ext"] = ("component", np.array([e or "" for e in exts], dtype=object))
+        coords[prefix + "ext"] = ("component", np.array([e or "" for e in exts], dtype=str))
     names = sorted({f for r in recs for f in r["key"].features})
     for f in names:
         vals = [r["key"].features.get(f) for r in recs]
         kinds = {type(v) for v in vals}
         cname = prefix + (("feature_" + f) if f in _RESERVED else f)
+        # Text coordinates are fixed-width str (not object), so that chunks="auto" can size them.
         if len(kinds) == 1 and kinds <= {int, float, bool}:
             coords[cname] = ("component", np.array(vals))
-        elif kinds <= {int, float, type(None)} and float in kinds | {float}:
+        elif kinds <= {int, float, type(None)}:
             coords[cname] = ("component", np.array([np.nan if v is None else v for v in vals], dtype=float))
         else:
-            coords[cname] = ("component", np.array(vals, dtype=object))
+            coords[cname] = ("component", np.array(["" if v is None else str(v) for v in vals], dtype=str))
     return coords, attrs
 
 
@@ -515,11 +514,11 @@ def _one_group(fam: Family, make: Any) -> Any:
 
 def _variable(arr: _StoreArray, dims: tuple[str, ...], shape: tuple[int, ...], dtype: np.dtype) -> xr.Variable:
     data = indexing.LazilyIndexedArray(arr)
-    # A packed chunk is one step of every column: preferred chunks are blocks of whole steps
-    # (windows) across every component, about _CHUNK_BYTES each.
-    per_step = int(np.prod(shape[1:], dtype=np.int64)) * dtype.itemsize
-    block = max(1, min(shape[0], _CHUNK_BYTES // max(per_step, 1)))
-    preferred = {d: (block if i == 0 else n) for i, (d, n) in enumerate(zip(dims, shape))}
+    # A packed chunk is one step of every column of its dataset, and a reader's unit is one
+    # step (window) of every series: the preferred chunks are 1 along time (window) and whole
+    # along every other dimension. chunks="auto" then picks blocks of whole steps; a chunk
+    # that splits components makes each of its tasks decode whole steps for a part of them.
+    preferred = {d: (1 if i == 0 else n) for i, (d, n) in enumerate(zip(dims, shape))}
     return xr.Variable(dims, data, encoding={"preferred_chunks": preferred, "dtype": dtype})
 
 
