@@ -265,3 +265,18 @@ def test_close_releases_the_store(written):
     ds.close()
     with tsstore.Store.open(path) as s:  # writable: no read-only handle left in this process
         s.add_time_series(tsstore.SingleTimeSeries("extra", T0, "PT1H", np.ones(3)), owner_id=1, owner_type="X")
+
+
+@pytest.mark.filterwarnings("ignore:The specified chunks separate")
+def test_threads_share_and_evict_readers(written, monkeypatch):
+    """dask's threaded scheduler: tasks share the cached readers (under their locks), and
+    evicting one that another thread is about to use costs a reader of its own, not a crash."""
+    pytest.importorskip("dask")
+    path, values = written
+    monkeypatch.setattr(txr, "_READERS_KEPT", 2)
+    ds = xr.open_dataset(path, engine="tsstore", name=["demand", "on"], chunks={"time": 7, "component": 9})
+    for _ in range(3):
+        got = ds.compute(scheduler="threads", num_workers=4)
+        np.testing.assert_array_equal(got.demand.values, values["demand"].T)
+        np.testing.assert_array_equal(got.on.values, values["on"].T)
+    assert len(txr._readers) <= 2

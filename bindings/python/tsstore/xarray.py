@@ -33,6 +33,7 @@ from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
 from . import _convert as cv
+from ._errors import InvalidHandleError
 from ._ffi import byref, c_size_t, check, lib
 from ._series import Key, OwnerCategory, SeriesType
 from ._store import Store
@@ -99,15 +100,17 @@ def shared_store(path: str) -> Store:
     across fork, or one on a file replaced since, is not reused."""
     real = os.path.realpath(path)
     ident = _identity(real)
+    stale: list[Any] = []
     with _shared_lock:
         hit = _shared.get(real)
         if hit is not None and hit[0] == os.getpid() and hit[1] == ident and not hit[2].closed:
             return hit[2]
         if hit is not None and hit[0] == os.getpid():
-            hit[2].close()
+            stale = _take_readers(real) + [hit[2]]
         store = Store.open(real, read_only=True)
         _shared[real] = (os.getpid(), ident, store)
-        return store
+    _close(stale)
+    return store
 
 
 def _release(path: str) -> None:
@@ -120,21 +123,33 @@ def _release(path: str) -> None:
             return
         del _users[real]
         hit = _shared.pop(real, None)
-        _drop_readers(real)
+        stale = _take_readers(real)
     if hit is not None and hit[0] == os.getpid():
-        hit[2].close()
+        stale.append(hit[2])
+    _close(stale)
 
 
 def close_shared_stores() -> None:
-    """Closes every handle shared_store opened in this process."""
+    """Closes every handle shared_store opened in this process (and the readers over them)."""
     with _shared_lock:
-        hits = list(_shared.values())
+        stale = [r for k, r in _readers.items() if k[2] == os.getpid()]
+        stale += [s for pid, _, s in _shared.values() if pid == os.getpid()]
+        _readers.clear()
         _shared.clear()
         _users.clear()
-        _readers.clear()
-    for pid, _, store in hits:
-        if pid == os.getpid():
-            store.close()
+    _close(stale)
+
+
+def _close(handles: list[Any]) -> None:
+    """Closes readers, then stores (a reader must not outlive its store): each reader under
+    its lock, so that a thread in the middle of a read finishes it first."""
+    for h in handles:
+        lock = getattr(h, "lock", None)
+        if lock is not None:
+            with lock:
+                h.close()
+        else:
+            h.close()
 
 
 # Readers cost a lookup per key to make: the last few stay open, per (array, columns).
@@ -142,9 +157,9 @@ _readers: "OrderedDict[tuple, Any]" = OrderedDict()
 _READERS_KEPT = 8
 
 
-def _drop_readers(real: str) -> None:
-    for k in [k for k in _readers if k[0] == real]:
-        _readers.pop(k).close()
+def _take_readers(real: str) -> list[Any]:
+    """Removes the cached readers over the store at real (under _shared_lock) for closing."""
+    return [_readers.pop(k) for k in [k for k in _readers if k[0] == real]]
 
 
 def _reader(real: str, token: str, cols: np.ndarray, make: Any) -> Any:
@@ -155,11 +170,31 @@ def _reader(real: str, token: str, cols: np.ndarray, make: Any) -> Any:
             _readers.move_to_end(ck)
             return r
     r = make()
+    evicted = []
     with _shared_lock:
         _readers[ck] = r
         while len(_readers) > _READERS_KEPT:
-            _readers.popitem(last=False)[1].close()
+            evicted.append(_readers.popitem(last=False)[1])
+    _close(evicted)
     return r
+
+
+def _use_reader(real: str, token: str, cols: np.ndarray, make: Any, use: Any) -> None:
+    """use(reader) under the reader's lock, with the cached reader for these columns; if
+    another thread evicted and closed it in between, with a reader of its own."""
+    try:
+        reader = _reader(real, token, cols, make)
+        with reader.lock:
+            use(reader)
+        return
+    except InvalidHandleError:
+        pass
+    reader = make()
+    try:
+        with reader.lock:
+            use(reader)
+    finally:
+        reader.close()
 
 
 # -- families ---------------------------------------------------------------------------------
@@ -341,10 +376,10 @@ class StaticArray(_StoreArray):
                 for j, ts in enumerate(store.get_many(keys)):
                     out[:, j] = np.asarray(ts.data)[steps]
             else:
-                reader = _reader(self.path, self.token, cols, lambda: store.static_reader(self.resolution, keys))
-                with reader.lock:
+                def sweep(reader: Any) -> None:
                     for j, i in enumerate(steps):
                         out[j] = reader.read_step(int(i))
+                _use_reader(self.path, self.token, cols, lambda: store.static_reader(self.resolution, keys), sweep)
         return _outer(out, (t_post, c_post) + tuple(key[2:]))
 
 
@@ -369,12 +404,12 @@ class ForecastArray(_StoreArray):
                     out[(slice(None),) * lead + (j,)] = np.moveaxis(data, lead - 1, 0)[wins]
             else:
                 rtype = SeriesType.ABSTRACT_DETERMINISTIC if self.series_type in _DETERMINISTIC else self.series_type
-                reader = _reader(self.path, self.token, cols,
-                                 lambda: store.forecast_reader(rtype, self.resolution, keys))
-                with reader.lock:
+                def sweep(reader: Any) -> None:
                     for j, i in enumerate(wins):
                         vals = reader.read_window(int(i))  # (n, [L,] H, *E)
                         out[j] = np.moveaxis(vals, 0, lead - 1)
+                _use_reader(self.path, self.token, cols, lambda: store.forecast_reader(rtype, self.resolution, keys),
+                            sweep)
         post = (w_post,) + tuple(key[1:lead]) + (c_post,) + tuple(key[lead + 1:])
         return _outer(out, post)
 
