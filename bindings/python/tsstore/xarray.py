@@ -379,7 +379,7 @@ class StaticArray(_StoreArray):
         out = np.empty((len(steps), len(cols)) + elem, dtype=self.dtype)
         if len(steps) and len(cols):
             store = shared_store(self.path)
-            keys = [self.keys[i] for i in cols]
+            keys = self.keys if len(cols) == n_c else [self.keys[i] for i in cols]
             if _whole_columns(len(steps), n_t, len(cols), n_c):
                 for j, ts in enumerate(store.get_many(keys)):
                     out[:, j] = np.asarray(ts.data)[steps]
@@ -405,7 +405,7 @@ class ForecastArray(_StoreArray):
         out = np.empty((len(wins),) + inner + (len(cols),) + elem, dtype=self.dtype)
         if len(wins) and len(cols):
             store = shared_store(self.path)
-            keys = [self.keys[i] for i in cols]
+            keys = self.keys if len(cols) == n_c else [self.keys[i] for i in cols]
             if _whole_columns(len(wins), n_w, len(cols), n_c):
                 for j, ts in enumerate(store.get_many(keys)):
                     data = np.asarray(ts.data)  # ([L,] H, count, *E)
