@@ -33,7 +33,7 @@ from xarray.backends import BackendArray, BackendEntrypoint
 from xarray.core import indexing
 
 from . import _convert as cv
-from ._errors import InvalidHandleError
+from ._errors import BufferTooSmallError, InvalidHandleError
 from ._ffi import byref, c_size_t, check, lib
 from ._series import Key, OwnerCategory, SeriesType
 from ._store import Store
@@ -530,16 +530,29 @@ def _forecast_variable(store: Store, path: str, fam: Family, elem_dims: Any) -> 
 def _percentiles(store: Store, fam: Family) -> np.ndarray:
     got = None
     for r in fam.records:
-        out = np.empty(64, dtype=np.float64)
-        n = c_size_t()
-        check(lib.tsstore_get_percentiles(store._handle(), byref(r["key"].lookup()), out.ctypes.data, len(out),
-                                          byref(n)))
-        p = out[: n.value].copy()
+        p = _percentiles_of(store, r["key"])
         if got is not None and not np.array_equal(got, p):
             raise ValueError(f"family {fam.describe()}: the series have different percentiles ({got} and {p}): "
                              "select them apart (owner_type=, features=)")
         got = p
     return got if got is not None else np.empty(0)
+
+
+def _percentiles_of(store: Store, key: Key) -> np.ndarray:
+    """A Probabilistic series' percentiles, from the library (the buffer grows until they fit)."""
+    size = 16
+    while True:
+        out = np.empty(size, dtype=np.float64)
+        n = c_size_t()
+        try:
+            check(lib.tsstore_get_percentiles(store._handle(), byref(key.lookup()), out.ctypes.data, len(out),
+                                              byref(n)))
+        except BufferTooSmallError:
+            size = max(size * 4, int(n.value))
+            continue
+        if n.value <= size:
+            return out[: n.value].copy()
+        size = int(n.value)
 
 
 def _one_group(fam: Family, make: Any) -> Any:
