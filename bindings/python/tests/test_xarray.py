@@ -226,6 +226,23 @@ def test_lazy_outer_indexing(written, monkeypatch):
             expect = expect[(slice(None),) * ax + (idx[ax],)]
         np.testing.assert_array_equal(var.isel(**sel).values, expect)
     np.testing.assert_array_equal(ds.sel(component=1003, time="2030-01-02T05:00").cost.values, values["cost"][3, 29])
+    points = var.isel(time=xr.DataArray([4, 60, 4], dims="p"), component=xr.DataArray([0, 7, 39], dims="p"))
+    np.testing.assert_array_equal(points.values, full[[4, 60, 4], [0, 7, 39]])  # vectorized: outer, then numpy
+
+
+def test_open_time_reader_is_reused(written, monkeypatch):
+    """Opening makes one reader per family to learn its grid; reading every component in the
+    same process uses it rather than making another."""
+    path, values = written
+    ds = xr.open_dataset(path, engine="tsstore", name="demand", cache=False)  # every read reaches the store
+    made = []
+    monkeypatch.setattr(tsstore.Store, "static_reader",
+                        lambda self, *a, orig=tsstore.Store.static_reader: (made.append(1), orig(self, *a))[1])
+    np.testing.assert_array_equal(ds.demand.values, values["demand"].T)
+    np.testing.assert_array_equal(ds.demand.isel(time=slice(3, 9)).values, values["demand"][:, 3:9].T)
+    assert made == []
+    np.testing.assert_array_equal(ds.demand.isel(component=slice(0, 30)).values, values["demand"][:30].T)
+    assert made == [1]
 
 
 def test_written_forecasts_and_chunks(written):

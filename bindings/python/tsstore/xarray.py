@@ -179,6 +179,20 @@ def _reader(real: str, token: str, cols: np.ndarray, make: Any) -> Any:
     return r
 
 
+def _keep_reader(arr: "_StoreArray", reader: Any) -> None:
+    """The reader open_dataset made over every key of a family (to learn its grid) is the one
+    a read of every component in this process uses: kept, not made twice."""
+    axis = (3 if arr.series_type in _LAYERED else 2) if isinstance(arr, ForecastArray) else 1
+    n_c = arr.shape[axis]
+    ck = (arr.path, arr.token, os.getpid(), np.arange(n_c).tobytes())
+    with _shared_lock:
+        _readers[ck] = reader
+        evicted = []
+        while len(_readers) > _READERS_KEPT:
+            evicted.append(_readers.popitem(last=False)[1])
+    _close(evicted)
+
+
 def _use_reader(real: str, token: str, cols: np.ndarray, make: Any, use: Any) -> None:
     """use(reader) under the reader's lock, with the cached reader for these columns; if
     another thread evicted and closed it in between, with a reader of its own."""
@@ -482,12 +496,12 @@ def _static_variable(store: Store, path: str, fam: Family, elem_dims: Any) -> tu
     keys = [r["key"] for r in fam.records]
     res = keys[0].resolution
     reader = _one_group(fam, lambda: store.static_reader(res, keys))
-    with reader:
-        t0, steps = reader.grid()
-        values = reader.groups[0].values
+    t0, steps = reader.grid()
+    values = reader.groups[0].values
     elem = tuple(values.shape[1:])
     shape = (int(steps), len(keys)) + elem
     arr = StaticArray(path, keys, res, shape, values.dtype, fam.series_type)
+    _keep_reader(arr, reader)
     times = _as_ns(cv.timeline(cv.millis(t0), period_iso(res), int(steps)))
     dims = ("time", "component") + tuple(elem_dims(len(elem)))
     return _variable(arr, dims, shape, values.dtype), times
@@ -498,14 +512,14 @@ def _forecast_variable(store: Store, path: str, fam: Family, elem_dims: Any) -> 
     res, typ = keys[0].resolution, fam.series_type
     rtype = SeriesType.ABSTRACT_DETERMINISTIC if typ in _DETERMINISTIC else typ
     reader = _one_group(fam, lambda: store.forecast_reader(rtype, res, keys))
-    with reader:
-        first, count = reader.grid()
-        values = reader.groups[0].values  # (n, [L,] H, *E)
+    first, count = reader.grid()
+    values = reader.groups[0].values  # (n, [L,] H, *E)
     layered = typ in _LAYERED
     lead = (values.shape[1], values.shape[2]) if layered else (values.shape[1],)
     elem = tuple(values.shape[1 + len(lead):])
     shape = (int(count),) + lead + (len(keys),) + elem
     arr = ForecastArray(path, keys, res, shape, values.dtype, SeriesType.DETERMINISTIC if typ in _DETERMINISTIC else typ)
+    _keep_reader(arr, reader)
     dims = ("window",) + ((_LAYERED[typ],) if layered else ()) + ("step", "component") + tuple(elem_dims(len(elem)))
     horizon = lead[-1]
     interval = fam.interval
