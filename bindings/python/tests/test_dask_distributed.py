@@ -18,6 +18,10 @@ import tsstore
 xr = pytest.importorskip("xarray")
 txr = pytest.importorskip("tsstore.xarray")
 distributed = pytest.importorskip("distributed")
+# The engine as users name it; the class itself where the environment's installed package
+# predates the entry point (ctest runs the sources over .venv): test_engine_is_registered
+# still fails there, saying so.
+ENGINE = "tsstore" if "tsstore" in xr.backends.list_engines() else txr.TsStoreBackendEntrypoint
 
 N, T = 10_000, 1_460
 T0 = dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc)
@@ -51,7 +55,7 @@ def test_two_worker_processes_match_a_serial_read(big):
         began = time.perf_counter()
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
                                       memory_limit=0) as cluster, distributed.Client(cluster) as client:
-            ds = xr.open_dataset(path, engine="tsstore", name="demand", chunks={"time": 146})
+            ds = xr.open_dataset(path, engine=ENGINE, name="demand", chunks={"time": 146})
             demand = ds.demand
             assert demand.chunks == ((146,) * 10, (N,))
             annual = demand.groupby("time.year").sum().compute()
