@@ -302,3 +302,19 @@ def test_threads_share_and_evict_readers(written, monkeypatch):
         np.testing.assert_array_equal(got.demand.values, values["demand"].T)
         np.testing.assert_array_equal(got.on.values, values["on"].T)
     assert len(txr._readers) <= 2
+
+
+@pytest.mark.parametrize("locking", ["FALSE", "BEST_EFFORT"])
+def test_reads_with_hdf5_file_locking_off(written, locking):
+    """What the README tells users of filesystems without flock: the engine reads the same
+    values in a process started with HDF5_USE_FILE_LOCKING set."""
+    import subprocess
+    import sys
+    path, values = written
+    code = ("import sys, xarray as xr, tsstore.xarray as t\n"
+            "ds = xr.open_dataset(sys.argv[1], engine=t.TsStoreBackendEntrypoint, name='demand', chunks={})\n"
+            "print(repr(float(ds.demand.astype('f8').sum())))\n")
+    env = dict(os.environ, HDF5_USE_FILE_LOCKING=locking)
+    out = subprocess.run([sys.executable, "-c", code, path], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert float(out.stdout) == pytest.approx(values["demand"].astype("f8").sum(), rel=1e-12)
