@@ -58,12 +58,13 @@ ctest: clib
 	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
 
 # The Python binding's environment: a virtual environment with numpy, pytest, mypy and the
-# readers the interop tests compare against (netCDF4, h5py, xarray + dask, pandas), the Julia
-# parser the Julia binding's syntax check uses (tree-sitter-julia), and the package installed
-# from bindings/python (which builds libtsstore.so with Go).
+# readers the interop tests compare against (netCDF4, h5py, xarray + dask, pandas), distributed
+# (the xarray engine's LocalCluster test), the Julia parser the Julia binding's syntax check
+# uses (tree-sitter-julia), and the package installed from bindings/python (which builds
+# libtsstore.so with Go).
 pyenv: deps
 	test -x $(VENV)/bin/python || python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask pandas tree-sitter tree-sitter-julia
+	$(VENV)/bin/pip install -q --disable-pip-version-check numpy pytest mypy netCDF4 h5py xarray dask distributed pandas tree-sitter tree-sitter-julia
 	$(VENV)/bin/pip install -q --disable-pip-version-check ./bindings/python
 
 # The python-peer benchmark's environment, kept apart from $(VENV) so that the tests never see

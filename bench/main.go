@@ -51,6 +51,7 @@ var workloads = []workload{
 	{"calls", "per-call cost of get, a reader step and has from Go, C and Python on one store", callsWorkload},
 	{"modeller", "a modeller's script phase by phase (loads, cost curves, forecasts, a week of steps, every window) from Python and from Go", modellerWorkload},
 	{"python-bulk", "a durable batch add of 100,000 × 24 and a get_many of 10,000 × 168 from Python and from Go", pyBulkWorkload},
+	{"python-dask", "the xarray engine's dask arrays on 1 and 2 worker processes against a single-process StaticReader sweep of the same 10,000 × 8,760 store", daskWorkload},
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
