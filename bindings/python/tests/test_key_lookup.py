@@ -30,3 +30,16 @@ def test_a_key_never_takes_a_series_with_more_features(tmp_path):
             s.remove_time_series(featureless)
         assert s.has_time_series(stored)  # the refused removal changed nothing
         np.testing.assert_array_equal(s.get_time_series(stored).data, np.arange(24.0))
+
+
+def test_a_used_key_pickles_and_reads_in_its_new_home(tmp_path):
+    import pickle
+    path = str(tmp_path / "system.nc")
+    with tsstore.Store.create(path) as s:
+        key = s.add_time_series(tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(24.0)),
+                                owner_id=5, owner_type="PowerLoad", features={"scenario": "high"})
+        s.get_time_series(key)  # caches the lookup struct and the read size in the key
+    copy = pickle.loads(pickle.dumps(key))
+    assert copy == key and copy.features == {"scenario": "high"}
+    with tsstore.Store.open(path, read_only=True) as s:
+        np.testing.assert_array_equal(s.get_time_series(copy).data, np.arange(24.0))

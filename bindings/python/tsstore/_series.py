@@ -77,6 +77,16 @@ class Key:
             if v is not None and not isinstance(v, (_dt.timedelta, cv.Period)):
                 object.__setattr__(self, field, cv.as_period_value(v, f"key.{field}"))
 
+    def __getstate__(self) -> dict:
+        # The cached lookup struct (and read size) hold ctypes memory, which neither pickles
+        # nor means anything in another process: a Key travels as its fields (to dask
+        # workers, say) and builds its lookup again there.
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
     def lookup(self) -> Any:
         """The tsstore_lookup naming exactly this series, its feature set included (built once
         per Key; it keeps the bytes its pointers name alive)."""
