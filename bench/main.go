@@ -51,6 +51,7 @@ var workloads = []workload{
 	{"calls", "per-call cost of get, a reader step and has from Go, C and Python on one store", callsWorkload},
 	{"python-bulk", "a durable batch add of 100,000 × 24 and a get_many of 10,000 × 168 from Python and from Go", pyBulkWorkload},
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
+	{"infrasys", "infrasys 1.1.2 through its System API on tsstore's backend and on its own Arrow and HDF5 backends: bulk add, reads, forecasts, to_json / from_json", infrasysWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 
