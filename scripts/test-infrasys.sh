@@ -4,11 +4,17 @@
 #
 # The environment is $INFRASYS_VENV (default .venv-infrasys), apart from .venv: infrasys's
 # chronify extra, which its suite needs, pins pandas < 3, below what .venv holds. It gets
-# infrasys[chronify]==1.1.2, pytest, and the package from bindings/python with its infrasys
-# extra. The plugin tests/peers/infrasys/tsstore_infrasys_plugin.py registers the backend,
+# infrasys[chronify]==1.1.2, pytest and pytest-missing-modules (infrasys's dev dependencies
+# its tests use), pint 0.24.4 (0.25 refuses a dimensionless-to-volt conversion that
+# test_pint_quantities.py::test_pydantic_pint_arguments relies on, nothing to do with
+# storage), and the package from bindings/python with its infrasys extra. The plugin tests/peers/infrasys/tsstore_infrasys_plugin.py registers the backend,
 # makes it the default storage, adds a "tsstore" case to every storage-parametrized test and
 # skips the tests tests/peers/infrasys/skip.txt lists (with their reasons). The last line is
 # the tsstore-backed tests' count: "N passed, M failed, K skipped".
+#
+#   scripts/test-infrasys.sh            # set up the environment, run the suite
+#   scripts/test-infrasys.sh --env      # only set up the environment (make infrasysenv)
+#   scripts/test-infrasys.sh -k tsstore # pytest arguments are passed on
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -21,8 +27,11 @@ if [ ! -d "$PEER/tests" ]; then
   exit 1
 fi
 test -x "$VENV/bin/python" || python3 -m venv "$VENV"
-"$VENV/bin/pip" install -q --disable-pip-version-check pytest "infrasys[chronify]==1.1.2"
+"$VENV/bin/pip" install -q --disable-pip-version-check pytest pytest-missing-modules "infrasys[chronify]==1.1.2" pint==0.24.4
 "$VENV/bin/pip" install -q --disable-pip-version-check "./bindings/python[infrasys]"
+if [ "${1:-}" = "--env" ]; then
+  exit 0
+fi
 
 mkdir -p "$OUT"
 log="$OUT/infrasys-tests.log"

@@ -11,8 +11,8 @@ scripts/test-infrasys.sh. It
   one, gets the same cases with "tsstore" in that place;
 - skips the tests listed in skip.txt beside this file, each with its reason (a listed test
   that is not collected is an error: the list stays exact);
-- counts the tsstore-backed tests, those that made a tsstore storage (a system, a
-  deserialization, a conversion) or carry a "tsstore" parameter, plus the skipped ones, and
+- counts the tsstore-backed tests, those that made or called a tsstore storage (a system, a
+  deserialization, a conversion, an add, a read) or carry a "tsstore" parameter, plus the skipped ones, and
   ends the run with the line ``N passed, M failed, K skipped`` for them.
 """
 from __future__ import annotations
@@ -116,14 +116,20 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
-    before = tsi.TsStoreTimeSeriesStorage.instances_created
+    cls = tsi.TsStoreTimeSeriesStorage
+    before = (cls.instances_created, cls.calls)
     yield
-    made = tsi.TsStoreTimeSeriesStorage.instances_created > before
+    made = (cls.instances_created, cls.calls) != before
     spec = getattr(item, "callspec", None)
-    with_param = spec is not None and any(
-        v == TSSTORE or (isinstance(v, tuple) and TSSTORE in v) for v in spec.params.values())
+    with_param = spec is not None and any(_names_tsstore(v) for v in spec.params.values())
     if made or with_param or getattr(item, "_tsstore_backed", False):
         _backed.append(item.nodeid)
+
+
+def _names_tsstore(value: object) -> bool:
+    if isinstance(value, str):
+        return value == TSSTORE
+    return isinstance(value, tuple) and any(isinstance(v, str) and v == TSSTORE for v in value)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
