@@ -55,6 +55,9 @@ STORE_FILE = "time_series.nc"
 OWNER_TYPE = "InfrasysTimeSeries"
 
 _COMPONENT = OwnerCategory.COMPONENT
+# Queued adds written at once when the queue reaches this many (bounding its memory, and
+# so that a refusal mostly surfaces inside the block, at the add that filled it).
+_QUEUE_LIMIT = 2000
 
 
 def owner_id_of(time_series_uuid: _uuid.UUID | str) -> int:
@@ -69,15 +72,18 @@ def _series_type(metadata: TimeSeriesMetadata) -> SeriesType:
     if isinstance(metadata, NonSequentialTimeSeriesMetadata):
         return SeriesType.NON_SEQUENTIAL_TIME_SERIES
     if isinstance(metadata, DeterministicMetadata):
-        # Deterministic or a DeterministicSingleTimeSeries the store derived.
-        return SeriesType.ABSTRACT_DETERMINISTIC
+        return SeriesType.DETERMINISTIC
     raise NotImplementedError(f"tsstore storage: {type(metadata).__name__} is not supported")
 
 
-def key_of(metadata: TimeSeriesMetadata) -> Key:
-    """The store key of the array a metadata names (owner from its time-series UUID, its name,
-    its type; periods left open: one owner holds one array)."""
-    return Key(owner_id_of(metadata.time_series_uuid), _COMPONENT, _series_type(metadata), metadata.name)
+def key_of(metadata: TimeSeriesMetadata, series_type: SeriesType | None = None) -> Key:
+    """The store key of the array a metadata names: the owner from its time-series UUID, its
+    name, its type, its resolution (and interval) and no features, every field given so that a
+    lookup is one index probe."""
+    typ = _series_type(metadata) if series_type is None else series_type
+    res = getattr(metadata, "resolution", None)
+    iv = metadata.interval if isinstance(metadata, DeterministicMetadata) else None
+    return Key(owner_id_of(metadata.time_series_uuid), _COMPONENT, typ, metadata.name, res, iv)
 
 
 def _naive_utc(t: Any) -> datetime:
@@ -98,7 +104,8 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
     Make one with ``create_with_temp_directory`` / ``create_with_permanent_directory``, or let
     infrasys do it (``System(time_series_storage_type="tsstore")`` after ``register()``).
     ``open_time_series_store()`` is a store transaction: the adds and removals in the block
-    commit together, durably, when it ends, and roll back if it raises.
+    commit together, durably, when it ends, and roll back if it raises. Its adds are queued
+    and written as batches (one library call per 2,000), infrasys's bulk-add idiom made one.
     """
 
     #: Storage objects made, and calls on them, in this process (the peer test plugin counts
@@ -111,11 +118,19 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         self._directory = Path(directory)
         self._path = self._directory / STORE_FILE
         self._read_only = read_only
+        self._init_state()
         if create and not self._path.exists():
             self._store = Store.create(str(self._path), compression=compression)
         else:
             self._store = Store.open(str(self._path), read_only=read_only)
         type(self).instances_created += 1
+
+    def _init_state(self) -> None:
+        # Keys by time-series UUID: a Key caches its lookup struct and its array's size, so a
+        # repeated read is one library call.
+        self._keys: dict[_uuid.UUID, Key] = {}
+        # Adds queued inside an open_time_series_store() block (None outside one).
+        self._pending: list[dict] | None = None
 
     # -- construction ---------------------------------------------------------------------
 
@@ -163,13 +178,29 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
 
     def add_many(self, items: Iterable[tuple[TimeSeriesMetadata, TimeSeriesData]]) -> None:
         """Stores many arrays in one all-or-nothing batch (one library call); arrays already
-        stored are left as they are."""
+        stored are left as they are. Inside an open_time_series_store() block they are queued
+        and written with the block's other adds, as one batch, when it ends (or before a read,
+        a removal or a serialization in it)."""
         TsStoreTimeSeriesStorage.calls += 1
         batch = []
         for metadata, ts in items:
             batch.append(dict(ts=_to_store(metadata, ts), owner_id=owner_id_of(metadata.time_series_uuid),
                               owner_type=OWNER_TYPE,
                               units=metadata.units.units if metadata.units is not None else None))
+        if self._pending is not None:
+            self._pending.extend(batch)
+            if len(self._pending) >= _QUEUE_LIMIT:
+                self._drain()
+            return
+        self._write(batch)
+
+    def _drain(self) -> None:
+        """Writes the queued adds."""
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self._write(batch)
+
+    def _write(self, batch: list[dict]) -> None:
         if not batch:
             return
         try:
@@ -189,11 +220,11 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
     def get_time_series(self, metadata: TimeSeriesMetadata, start_time: datetime | None = None,
                         length: int | None = None, context: Any = None) -> TimeSeriesData:
         TsStoreTimeSeriesStorage.calls += 1
-        key = key_of(metadata)
+        self._drain()
         try:
             if isinstance(metadata, SingleTimeSeriesMetadataBase):
-                return self._single(key, metadata, start_time, length)
-            stored = self._store.get_time_series(key)
+                return self._single(self._key(metadata), metadata, start_time, length)
+            stored = self._read_whole(metadata)
         except NotFoundError as e:
             raise ISNotStored(f"No time series with {metadata.time_series_uuid} is stored") from e
         if isinstance(metadata, NonSequentialTimeSeriesMetadata):
@@ -201,12 +232,31 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
             return NonSequentialTimeSeries(uuid=metadata.time_series_uuid, name=metadata.name,
                                            data=_with_units(metadata, np.asarray(stored.data)), timestamps=stamps,
                                            normalization=metadata.normalization)
-        # Deterministic (or a derived DeterministicSingleTimeSeries): [step, window] → [window, step].
-        data = np.ascontiguousarray(np.asarray(stored.data).T)
+        # Deterministic (or a DeterministicSingleTimeSeries the store derived): the store's
+        # [step, window] back to infrasys's [window, step].
+        data = np.ascontiguousarray(np.swapaxes(np.asarray(stored.data), 0, 1))
         return Deterministic(uuid=metadata.time_series_uuid, name=metadata.name, resolution=metadata.resolution,
                              initial_timestamp=metadata.initial_timestamp, horizon=metadata.horizon,
                              interval=metadata.interval, window_count=metadata.window_count,
                              data=_with_units(metadata, data), normalization=metadata.normalization)
+
+    def _key(self, metadata: TimeSeriesMetadata) -> Key:
+        key = self._keys.get(metadata.time_series_uuid)
+        if key is None or key.name != metadata.name:
+            key = self._keys[metadata.time_series_uuid] = key_of(metadata)
+        return key
+
+    def _read_whole(self, metadata: TimeSeriesMetadata) -> Any:
+        key = self._key(metadata)
+        try:
+            return self._store.get_time_series(key)
+        except NotFoundError:
+            if key.series_type != SeriesType.DETERMINISTIC:
+                raise
+        # Not a Deterministic: a DeterministicSingleTimeSeries the store derived over the
+        # SingleTimeSeries of this UUID (tsstore's transform_single_time_series).
+        key = self._keys[metadata.time_series_uuid] = key_of(metadata, SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES)
+        return self._store.get_time_series(key)
 
     def _single(self, key: Key, metadata: SingleTimeSeriesMetadataBase, start_time: datetime | None,
                 length: int | None) -> SingleTimeSeries:
@@ -225,14 +275,22 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
     def get_many(self, metadata: list[TimeSeriesMetadata]) -> list[np.ndarray]:
         """The whole arrays of many stored series in one library call, in the metadata's order
         (the values only, as stored: a Deterministic as [step, window])."""
-        return [np.asarray(ts.data) for ts in self._store.get_many([key_of(m) for m in metadata])]
+        self._drain()
+        return [np.asarray(ts.data) for ts in self._store.get_many([self._key(m) for m in metadata])]
 
     # -- removing -------------------------------------------------------------------------
 
     def remove_time_series(self, metadata: TimeSeriesMetadata, context: Any = None) -> None:
         TsStoreTimeSeriesStorage.calls += 1
+        self._drain()
+        key = self._keys.pop(metadata.time_series_uuid, None) or key_of(metadata)
         try:
-            self._store.remove_time_series(key_of(metadata))
+            try:
+                self._store.remove_time_series(key)
+            except NotFoundError:
+                if key.series_type != SeriesType.DETERMINISTIC:
+                    raise
+                self._store.remove_time_series(key_of(metadata, SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES))
         except NotFoundError as e:
             raise ISNotStored(f"No time series with {metadata.time_series_uuid} is stored") from e
 
@@ -243,8 +301,16 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         if mode == "r" or self._read_only:
             yield self._store
             return
-        with self._store.transaction():
-            yield self._store
+        outer = self._pending is None
+        if outer:
+            self._pending = []
+        try:
+            with self._store.transaction():
+                yield self._store
+                self._drain()
+        finally:
+            if outer:
+                self._pending = None
 
     # -- serialization --------------------------------------------------------------------
 
@@ -255,6 +321,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         dst_dir = Path(dst)
         dst_dir.mkdir(parents=True, exist_ok=True)
         src_dir = Path(src) if src is not None else self._directory
+        self._drain()
         if src is None and not self._read_only:
             self._store.flush()
         _copy_pair(src_dir / STORE_FILE, dst_dir / STORE_FILE)
@@ -273,6 +340,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         if read_only:
             storage = cls.__new__(cls)
             storage._directory, storage._path, storage._read_only = Path(time_series_dir), src, True
+            storage._init_state()
             storage._store = Store.open(str(src), read_only=True)
             cls.instances_created += 1
             return storage, None
