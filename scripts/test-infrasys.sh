@@ -9,8 +9,9 @@
 # test_pint_quantities.py::test_pydantic_pint_arguments relies on, nothing to do with
 # storage), and the package from bindings/python with its infrasys extra. The plugin tests/peers/infrasys/tsstore_infrasys_plugin.py registers the backend,
 # makes it the default storage, adds a "tsstore" case to every storage-parametrized test and
-# skips the tests tests/peers/infrasys/skip.txt lists (with their reasons). The last line is
-# the tsstore-backed tests' count: "N passed, M failed, K skipped".
+# skips the tests tests/peers/infrasys/skip.txt lists (with their reasons); its last line is
+# the tsstore-backed tests' count: "N passed, M failed, K skipped". Then the backend's own
+# tests, bindings/python/tests/test_infrasys.py, run in the same environment.
 #
 #   scripts/test-infrasys.sh            # set up the environment, run the suite
 #   scripts/test-infrasys.sh --env      # only set up the environment (make infrasysenv)
@@ -47,8 +48,15 @@ PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$ROOT/tests/peers/infrasys${PYTHONPATH:+:$
 rc=${PIPESTATUS[0]}
 set -e
 echo "(full log: $log)"
+# The backend's own tests (bindings/python/tests/test_infrasys.py, skipped where infrasys is
+# missing) against the installed package, from a directory without the source tree.
+cd "$(mktemp -d)"
+set +e
+PYTHONDONTWRITEBYTECODE=1 "$ROOT/$VENV/bin/python" -m pytest -p no:cacheprovider -q "$ROOT/bindings/python/tests/test_infrasys.py"
+own=$?
+set -e
 # The tsstore-backed line decides: every one of those tests passed or is on the skip list.
 line=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$ROOT/$log" | tail -1)
 [ -n "$line" ] || { echo "infrasys: no tsstore-backed count (pytest exit $rc)"; exit 1; }
 failed=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-[ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]
+[ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$own" -eq 0 ]

@@ -25,7 +25,7 @@ import contextlib
 import shutil
 import tempfile
 import uuid as _uuid
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Generator, Iterable, Literal, Optional
 
@@ -81,9 +81,20 @@ def key_of(metadata: TimeSeriesMetadata, series_type: SeriesType | None = None) 
     name, its type, its resolution (and interval) and no features, every field given so that a
     lookup is one index probe."""
     typ = _series_type(metadata) if series_type is None else series_type
-    res = getattr(metadata, "resolution", None)
-    iv = metadata.interval if isinstance(metadata, DeterministicMetadata) else None
+    res = _iso(getattr(metadata, "resolution", None))
+    iv = _iso(metadata.interval) if isinstance(metadata, DeterministicMetadata) else None
     return Key(owner_id_of(metadata.time_series_uuid), _COMPONENT, typ, metadata.name, res, iv)
+
+
+def _iso(period: timedelta | None) -> str | None:
+    """ISO-8601 text of a whole number of milliseconds ("PT3600S"; the library parses it)."""
+    if period is None:
+        return None
+    ms = period // timedelta(milliseconds=1)
+    if timedelta(milliseconds=ms) != period or ms <= 0:
+        raise ValueError(f"tsstore storage: period {period} is not a positive whole number of milliseconds")
+    sec, frac = divmod(ms, 1000)
+    return f"PT{sec}.{frac:03d}S" if frac else f"PT{sec}S"
 
 
 def _naive_utc(t: Any) -> datetime:
@@ -126,9 +137,9 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         type(self).instances_created += 1
 
     def _init_state(self) -> None:
-        # Keys by time-series UUID: a Key caches its lookup struct and its array's size, so a
+        # Keys by time-series UUID and metadata type: a Key caches its lookup struct and its array's size, so a
         # repeated read is one library call.
-        self._keys: dict[_uuid.UUID, Key] = {}
+        self._keys: dict[tuple[_uuid.UUID, type], Key] = {}
         # Adds queued inside an open_time_series_store() block (None outside one).
         self._pending: list[dict] | None = None
 
@@ -234,6 +245,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
                                            normalization=metadata.normalization)
         # Deterministic (or a DeterministicSingleTimeSeries the store derived): the store's
         # [step, window] back to infrasys's [window, step].
+        assert isinstance(metadata, DeterministicMetadata)
         data = np.ascontiguousarray(np.swapaxes(np.asarray(stored.data), 0, 1))
         return Deterministic(uuid=metadata.time_series_uuid, name=metadata.name, resolution=metadata.resolution,
                              initial_timestamp=metadata.initial_timestamp, horizon=metadata.horizon,
@@ -241,9 +253,10 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
                              data=_with_units(metadata, data), normalization=metadata.normalization)
 
     def _key(self, metadata: TimeSeriesMetadata) -> Key:
-        key = self._keys.get(metadata.time_series_uuid)
+        slot = (metadata.time_series_uuid, type(metadata))
+        key = self._keys.get(slot)
         if key is None or key.name != metadata.name:
-            key = self._keys[metadata.time_series_uuid] = key_of(metadata)
+            key = self._keys[slot] = key_of(metadata)
         return key
 
     def _read_whole(self, metadata: TimeSeriesMetadata) -> Any:
@@ -255,8 +268,10 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
                 raise
         # Not a Deterministic: a DeterministicSingleTimeSeries the store derived over the
         # SingleTimeSeries of this UUID (tsstore's transform_single_time_series).
-        key = self._keys[metadata.time_series_uuid] = key_of(metadata, SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES)
-        return self._store.get_time_series(key)
+        key = key_of(metadata, SeriesType.DETERMINISTIC_SINGLE_TIME_SERIES)
+        data = self._store.get_time_series(key)
+        self._keys[(metadata.time_series_uuid, type(metadata))] = key
+        return data
 
     def _single(self, key: Key, metadata: SingleTimeSeriesMetadataBase, start_time: datetime | None,
                 length: int | None) -> SingleTimeSeries:
@@ -283,7 +298,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
     def remove_time_series(self, metadata: TimeSeriesMetadata, context: Any = None) -> None:
         TsStoreTimeSeriesStorage.calls += 1
         self._drain()
-        key = self._keys.pop(metadata.time_series_uuid, None) or key_of(metadata)
+        key = self._keys.pop((metadata.time_series_uuid, type(metadata)), None) or key_of(metadata)
         try:
             try:
                 self._store.remove_time_series(key)
