@@ -17,9 +17,11 @@ var (
 	infrasysRepeats   = flag.Int("infrasys-repeats", 3, "infrasys: runs of each backend, interleaved; the median is taken")
 )
 
-// infrasysBackends are the storages compared: tsstore's backend first, then infrasys's own
-// Arrow (its default) and HDF5 backends, its baselines.
-var infrasysBackends = []string{"tsstore", "arrow", "hdf5"}
+// infrasysBackends are the storages compared: tsstore's backend first (its default
+// compression, deflate 3 + shuffle), then infrasys's own Arrow (its default; uncompressed)
+// and HDF5 (gzip 5) backends, its baselines, and last tsstore without compression, as Arrow
+// writes.
+var infrasysBackends = []string{"tsstore", "arrow", "hdf5", "tsstore-none"}
 
 // infrasysWorkload runs bench/infrasys/infrasys_bench.py, infrasys 1.1.2's System API on one
 // storage per process, for each backend in turn (tsstore, arrow, hdf5, tsstore, …, so that a
@@ -68,17 +70,22 @@ func infrasysWorkload(cfg *config) ([]result, error) {
 		med[b] = medianFigs(runs[b])
 	}
 	var out []result
+	ratioNote := " (speed-up)"
 	row := func(cs, what, unit, key string) {
 		if _, ok := med["tsstore"][key]; !ok {
 			return
 		}
 		ts := med["tsstore"][key]
 		out = append(out, result{"infrasys", cs, what + ", tsstore", ts, unit})
-		for _, b := range infrasysBackends[1:] {
+		for _, b := range infrasysBackends[1:3] {
 			out = append(out,
 				result{"infrasys", cs, what + ", " + b, med[b][key], unit},
-				result{"infrasys", cs, b + " / tsstore (speed-up)", med[b][key] / ts, "×"})
+				result{"infrasys", cs, b + " / tsstore" + ratioNote, med[b][key] / ts, "×"})
 		}
+		none := med["tsstore-none"][key]
+		out = append(out,
+			result{"infrasys", cs, what + ", tsstore without compression", none, unit},
+			result{"infrasys", cs, "arrow / tsstore without compression" + ratioNote, med["arrow"][key] / none, "×"})
 	}
 	m := fmt.Sprintf("median of %d", reps)
 	sc := fmt.Sprintf("%s × %d f64, %s", thousands(n), steps, m)
@@ -92,5 +99,7 @@ func infrasysWorkload(cfg *config) ([]result, error) {
 	whole := fmt.Sprintf("the whole system (%s series + %s forecasts), %s", thousands(n), thousands(fn), m)
 	row(whole, "to_json", "s", "serialize_s")
 	row(whole, "from_json (a writable copy)", "s", "deserialize_s")
+	ratioNote = " (size ratio)"
+	row(whole, "written by to_json", "MB", "saved_mb")
 	return out, nil
 }

@@ -3,7 +3,8 @@ time-series storage, on the workloads an infrasys user runs, printed as key=valu
 
     python infrasys_bench.py BACKEND DIR N STEPS FORECASTS WINDOWS
 
-BACKEND is tsstore, arrow or hdf5; every backend gets the same calls, all through infrasys's
+BACKEND is tsstore (its default compression, deflate 3 + shuffle), tsstore-none (no
+compression, as Arrow writes), arrow or hdf5 (gzip 5, infrasys's setting); every backend gets the same calls, all through infrasys's
 public System API, so the figures differ only by the storage:
 
 - add_us: N SingleTimeSeries of STEPS hourly f64 values, one per component, added in one
@@ -12,8 +13,8 @@ public System API, so the figures differ only by the storage:
 - read_us: ``system.get_time_series(component, name)`` of every one of them, per series;
 - fc_add_us / fc_read_us: FORECASTS Deterministic forecasts of WINDOWS daily windows of 24
   hourly steps, added in one block and then each read whole, per forecast;
-- serialize_s / deserialize_s: ``system.to_json`` of the whole system (N + FORECASTS series)
-  and ``System.from_json`` of it (a writable copy, the default), then one series read from
+- serialize_s / deserialize_s: ``system.to_json`` of the whole system (N + FORECASTS series;
+  saved_mb is what it wrote, JSON and metadata database included) and ``System.from_json`` of it (a writable copy, the default), then one series read from
   the copy to prove it.
 """
 import shutil
@@ -32,9 +33,9 @@ class Load(Component):
 
 
 def storage_type(backend: str):
-    if backend == "tsstore":
+    if backend in ("tsstore", "tsstore-none"):
         import tsstore.infrasys
-        tsstore.infrasys.register()
+        tsstore.infrasys.register(compression="none" if backend == "tsstore-none" else None)
         return tsstore.infrasys.STORAGE_TYPE
     return {"arrow": TimeSeriesStorageType.ARROW, "hdf5": TimeSeriesStorageType.HDF5}[backend]
 
@@ -83,6 +84,7 @@ def main() -> None:
     t = time.perf_counter()
     system.to_json(sysfile)
     figs["serialize_s"] = time.perf_counter() - t
+    figs["saved_mb"] = sum(f.stat().st_size for f in sysfile.parent.rglob("*") if f.is_file()) / 1e6
     t = time.perf_counter()
     system2 = System.from_json(sysfile, time_series_directory=out / "ts")
     figs["deserialize_s"] = time.perf_counter() - t

@@ -392,14 +392,19 @@ def _to_store(metadata: TimeSeriesMetadata, ts: TimeSeriesData) -> Any:
 # -- registration with infrasys -----------------------------------------------------------
 
 _original_create: Any = None
+_compression = "deflate:3:shuffle"
 
 
-def register(*, default: bool = False) -> None:
+def register(*, default: bool = False, compression: str | None = None) -> None:
     """Makes infrasys know the "tsstore" storage type: System(time_series_storage_type="tsstore"),
     convert_storage(time_series_storage_type="tsstore") and from_json of systems serialized
-    with it. default=True also makes it the storage of systems that name none. Safe to call
-    again."""
-    global _original_create
+    with it. default=True also makes it the storage of systems that name none; compression
+    ("none", "deflate:N:shuffle", "deflate:N:noshuffle"; the store's default
+    "deflate:3:shuffle" until set) applies to the stores infrasys creates from then on. Safe
+    to call again."""
+    global _original_create, _compression
+    if compression is not None:
+        _compression = compression
     from infrasys import time_series_manager as tsm
     tsm.TIME_SERIES_REGISTRY[STORAGE_TYPE] = TsStoreTimeSeriesStorage  # type: ignore[index]
     if _original_create is None:
@@ -413,8 +418,8 @@ def register(*, default: bool = False) -> None:
             if permanent:
                 if base is None:
                     raise tsm.ISInvalidParameter("Can't convert to permanent storage without a base directory")
-                return TsStoreTimeSeriesStorage.create_with_permanent_directory(Path(base))
-            return TsStoreTimeSeriesStorage.create_with_temp_directory(base_directory=base)
+                return TsStoreTimeSeriesStorage.create_with_permanent_directory(Path(base), compression=_compression)
+            return TsStoreTimeSeriesStorage.create_with_temp_directory(base_directory=base, compression=_compression)
 
         tsm.TimeSeriesManager.create_new_storage = staticmethod(create_new_storage)  # type: ignore[method-assign]
     if default:
