@@ -100,7 +100,8 @@ wheel: deps
 # -race ./..., the crash harness, the fuzz targets, the mutated .nc files, the journal's
 # sweeps, the Python environment, the wheel (scripts/test-wheel.sh: sdist, manylinux repair,
 # ldd of the bundled libraries, the quickstart from the wheel with the system's netcdf and
-# HDF5 hidden; needs root) and ctest. A failing group does not stop the others; a
+# HDF5 hidden; needs root), ctest and infrasys's own test suite on tsstore's backend
+# (scripts/test-infrasys.sh). A failing group does not stop the others; a
 # table of every group's result ends the output. `make test GROUPS="vet gofmt"` runs some.
 test: deps
 	GO="$(GO)" OUT="$(OUT)" MAKE="$(MAKE)" ./scripts/run-tests.sh $(GROUPS)

@@ -41,13 +41,13 @@ log="$OUT/infrasys-tests.log"
 # (rootdir and confcutdir are the peer's directory); tmp files go to a fresh basetemp.
 cd "$PEER"
 set +e
-PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$ROOT/tests/peers/infrasys${PYTHONPATH:+:$PYTHONPATH}" \
+TSSTORE_INFRASYS_BACKED_LIST="$ROOT/$OUT/infrasys-backed.txt" PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$ROOT/tests/peers/infrasys${PYTHONPATH:+:$PYTHONPATH}" \
   "$ROOT/$VENV/bin/python" -m pytest -p tsstore_infrasys_plugin -p no:cacheprovider \
   --rootdir="$PEER" --confcutdir="$PEER" -o addopts="" -o filterwarnings="" \
   --basetemp="$(mktemp -d)" -q -rfE tests "$@" 2>&1 | tee "$ROOT/$log"
 rc=${PIPESTATUS[0]}
 set -e
-echo "(full log: $log)"
+echo "(full log: $log; the tsstore-backed tests: $OUT/infrasys-backed.txt)"
 # The backend's own tests (bindings/python/tests/test_infrasys.py, skipped where infrasys is
 # missing) against the installed package, from a directory without the source tree.
 cd "$(mktemp -d)"

@@ -13,11 +13,12 @@ scripts/test-infrasys.sh. It
   that is not collected is an error: the list stays exact);
 - counts the tsstore-backed tests, those that made or called a tsstore storage (a system, a
   deserialization, a conversion, an add, a read) or carry a "tsstore" parameter, plus the skipped ones, and
-  ends the run with the line ``N passed, M failed, K skipped`` for them.
+  ends the run with the line ``N passed, M failed, K skipped`` for them (and lists them, with
+  their outcomes, in the file $TSSTORE_INFRASYS_BACKED_LIST names, when set).
 """
 from __future__ import annotations
 
-import enum
+import os
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         counts[outcome] += 1
         if outcome == "failed":
             failed.append(nodeid)
+    listing = os.environ.get("TSSTORE_INFRASYS_BACKED_LIST")
+    if listing:  # every tsstore-backed test with its outcome, one a line
+        Path(listing).write_text("".join(f"{_results.get(n, 'failed')} {n}\n" for n in _backed))
     tr = terminalreporter
     tr.section("tsstore-backed tests")
     for nodeid in failed:
