@@ -20,11 +20,11 @@ Timestamps are kept in milliseconds, naive ones as UTC; they come back naive (UT
 """
 from __future__ import annotations
 
-import atexit
 import contextlib
 import shutil
 import tempfile
 import uuid as _uuid
+import weakref
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Generator, Iterable, Literal, Optional
@@ -151,7 +151,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         """A new store in a temporary directory (under base_directory) removed at exit."""
         directory = Path(tempfile.mkdtemp(dir=base_directory))
         storage = cls(directory, **kwargs)
-        atexit.register(storage._discard)
+        storage._temporary()
         return storage
 
     @classmethod
@@ -160,9 +160,10 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         Path(directory).mkdir(parents=True, exist_ok=True)
         return cls(directory, **kwargs)
 
-    def _discard(self) -> None:
-        self.close()
-        shutil.rmtree(self._directory, ignore_errors=True)
+    def _temporary(self) -> None:
+        """Removes the store's directory when this storage is collected or at exit, whichever
+        comes first (closing the store first), as infrasys's temporary storages are."""
+        weakref.finalize(self, _discard, self._store, self._directory)
 
     @property
     def store(self) -> Store:
@@ -362,8 +363,13 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
         directory = Path(tempfile.mkdtemp(dir=dst_time_series_directory))
         _copy_pair(src, directory / STORE_FILE)
         storage = cls(directory, create=False)
-        atexit.register(storage._discard)
+        storage._temporary()
         return storage, None
+
+
+def _discard(store: Store, directory: Path) -> None:
+    store.close()
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def _copy_pair(src: Path, dst: Path) -> None:
