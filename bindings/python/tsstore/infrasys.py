@@ -98,6 +98,10 @@ def _iso(period: timedelta | None) -> str | None:
 
 
 def _naive_utc(t: Any) -> datetime:
+    """A timestamp the store returned as a naive UTC datetime (as infrasys's other backends
+    return them), whether it came as an aware datetime or a numpy datetime64."""
+    if isinstance(t, np.datetime64):
+        return t.astype("datetime64[us]").astype(datetime)
     if isinstance(t, datetime) and t.tzinfo is not None:
         return t.astimezone(timezone.utc).replace(tzinfo=None)
     return t
@@ -383,15 +387,18 @@ def _copy_pair(src: Path, dst: Path) -> None:
 def _to_store(metadata: TimeSeriesMetadata, ts: TimeSeriesData) -> Any:
     """The tsstore series of an infrasys one."""
     if isinstance(ts, SingleTimeSeries):
-        return _series.SingleTimeSeries(metadata.name, ts.initial_timestamp, ts.resolution, ts.data_array)
+        return _series.SingleTimeSeries(name=metadata.name, initial_timestamp=ts.initial_timestamp,
+                                        resolution=ts.resolution, data=ts.data_array)
     if isinstance(ts, NonSequentialTimeSeries):
-        return _series.NonSequentialTimeSeries(metadata.name, list(ts.timestamps_array), ts.data_array)
+        return _series.NonSequentialTimeSeries(name=metadata.name, timestamps=list(ts.timestamps_array),
+                                               data=ts.data_array)
     if isinstance(ts, AbstractDeterministic):
         data = np.asarray(ts.data_array)
         if data.ndim < 2:
             raise ValueError("Single-dimensional data is not supported for Deterministic time series")
-        return _series.Deterministic(metadata.name, ts.initial_timestamp, ts.resolution, ts.horizon, ts.interval,
-                                     ts.window_count, np.swapaxes(data, 0, 1))
+        return _series.Deterministic(name=metadata.name, initial_timestamp=ts.initial_timestamp,
+                                     resolution=ts.resolution, horizon=ts.horizon, interval=ts.interval,
+                                     count=ts.window_count, data=np.swapaxes(data, 0, 1))
     raise NotImplementedError(f"tsstore storage: {type(ts).__name__} is not supported")
 
 
