@@ -3,7 +3,7 @@ GO       ?= go
 GOFLAGS  ?=
 OUT      ?= out
 
-.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv peerenv pytest wheel clean
+.PHONY: all deps build cli demo demo-go bench test test-short vet clib ctest pyenv peerenv infrasysenv pytest wheel clean
 
 VENV ?= .venv
 PEER_VENV ?= .venv-peer
@@ -39,7 +39,7 @@ demo-go: deps
 
 # Benchmarks: Markdown table on stdout, JSON in $(OUT)/bench.json. BENCH_FLAGS narrows them,
 # e.g. BENCH_FLAGS="-workloads forecast-add".
-bench: deps clib pyenv peerenv
+bench: deps clib pyenv peerenv infrasysenv
 	mkdir -p $(OUT)
 	$(GO) run $(GOFLAGS) ./bench -json $(OUT)/bench.json $(BENCH_FLAGS)
 
@@ -77,6 +77,12 @@ peerenv: deps
 	$(PEER_VENV)/bin/pip install -q --disable-pip-version-check infrastore==0.15.1 || \
 		echo "peerenv: infrastore==0.15.1 could not be installed (no network?): python-peer will skip"
 
+# infrasys 1.1.2 with tsstore's backend (tsstore[infrasys]), for its test suite (make test,
+# group infrasys) and the infrasys benchmark: .venv-infrasys, apart from $(VENV) because the
+# chronify extra infrasys's suite needs pins pandas below what $(VENV) holds.
+infrasysenv: deps
+	./scripts/test-infrasys.sh --env
+
 # The binding's tests against the installed package, its type check, and the README quickstart
 # in a fresh virtual environment (ctest runs the same three under the label python).
 pytest: pyenv
@@ -95,7 +101,8 @@ wheel: deps
 # -race ./..., the crash harness, the fuzz targets, the mutated .nc files, the journal's
 # sweeps, the Python environment, the wheel (scripts/test-wheel.sh: sdist, manylinux repair,
 # ldd of the bundled libraries, the quickstart from the wheel with the system's netcdf and
-# HDF5 hidden; needs root) and ctest. A failing group does not stop the others; a
+# HDF5 hidden; needs root), ctest and infrasys's own test suite on tsstore's backend
+# (scripts/test-infrasys.sh). A failing group does not stop the others; a
 # table of every group's result ends the output. `make test GROUPS="vet gofmt"` runs some.
 test: deps
 	GO="$(GO)" OUT="$(OUT)" MAKE="$(MAKE)" ./scripts/run-tests.sh $(GROUPS)

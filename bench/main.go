@@ -53,6 +53,7 @@ var workloads = []workload{
 	{"python-bulk", "a durable batch add of 100,000 × 24 and a get_many of 10,000 × 168 from Python and from Go", pyBulkWorkload},
 	{"python-dask", "the xarray engine's dask arrays on 1 and 2 worker processes against a single-process StaticReader sweep of the same 10,000 × 8,760 store", daskWorkload},
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
+	{"infrasys", "infrasys 1.1.2 through its System API on tsstore's backend and on its own Arrow and HDF5 backends: bulk add, reads, forecasts, to_json / from_json", infrasysWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 

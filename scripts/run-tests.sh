@@ -132,5 +132,11 @@ group pyenv "$MAKE" --no-print-directory pyenv
 # (the unrepaired wheel must fail both).
 group wheel ./scripts/test-wheel.sh
 group ctest "$MAKE" --no-print-directory ctest
+# infrasys 1.1.2's own test suite with tsstore as its storage (scripts/test-infrasys.sh: its
+# environment, .venv-infrasys, then the suite); ends with the tsstore-backed tests' count,
+# "N passed, M failed, K skipped", the skipped ones listed in tests/peers/infrasys/skip.txt.
+group infrasys filtered "$OUT/infrasys-group.log" \
+  'tsstore-backed|^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$|^(FAILED|ERROR) |^[0-9]+ (passed|failed|skipped).* in [0-9.]+s|^infrasys:|^\(full log' \
+  ./scripts/test-infrasys.sh
 
 summary
