@@ -143,11 +143,18 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 	return ms, exts, err
 }
 
+// planMany resolves every lookup (the exact ones together, see findMany) and plans each
+// whole read.
 func (s *Store) planMany(op string, qs []Lookup) ([]*readPlan, error) {
+	found, err := s.findMany(op, qs)
+	if err != nil {
+		return nil, err
+	}
 	ps := make([]*readPlan, len(qs))
-	for i, q := range qs {
-		p, err := s.plan(q, Part{})
-		if err != nil {
+	slab := make([]readPlan, len(qs))
+	for i, f := range found {
+		p := &slab[i]
+		if err := s.planFound(p, f.r, f.m, Part{}); err != nil {
 			return nil, withOp(op, itemField(err, "which["+itoa(int64(i))+"]"))
 		}
 		ps[i] = p
@@ -161,16 +168,26 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &readPlan{r: r, m: m, part: part}
+	p := &readPlan{}
+	if err := s.planFound(p, r, m, part); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planFound fills p with what reading part of the series found (r, m) returns.
+func (s *Store) planFound(p *readPlan, r *catalog.Row, m *Metadata, part Part) error {
+	*p = readPlan{r: r, m: m, part: part}
 	if part.Kind != WholeSeries && part.End.Before(part.Start) {
-		return nil, invalid("", "end", "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
+		return invalid("", "end", "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
 	}
 	forecast := isForecast(m.Type)
+	var err error
 	switch {
 	case forecast && part.Kind == TimeRange:
-		return nil, invalid("", "lookup.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+		return invalid("", "lookup.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
 	case !forecast && part.Kind == WindowRange:
-		return nil, invalid("", "lookup.type", "%s is a static series; windows are read from forecasts only", m.Key)
+		return invalid("", "lookup.type", "%s is a static series; windows are read from forecasts only", m.Key)
 	case forecast:
 		err = p.planWindows()
 	case m.Type == SingleTimeSeriesType:
@@ -179,10 +196,10 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 		err = p.planNonSequential()
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.ext.Bytes = elementCount(p.ext.Shape) * m.DType.Width()
-	return p, nil
+	return nil
 }
 
 func (p *readPlan) bounds() (start, end *time.Time) {
