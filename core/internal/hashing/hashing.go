@@ -121,7 +121,17 @@ func writeCanonicalRuns(w interface{ Write([]byte) (int, error) }, data []byte, 
 
 // firstNaN64 is the byte offset of the first NaN among the f64 elements of b, else len(b).
 func firstNaN64(b []byte) int {
-	for i := 0; i+8 <= len(b); i += 8 {
+	const abs, inf = 0x7fffffffffffffff, 0x7ff0000000000000
+	i := 0
+	for ; i+32 <= len(b); i += 32 { // four at a time: one branch per 32 bytes
+		w := b[i : i+32]
+		m := max(binary.LittleEndian.Uint64(w)&abs, binary.LittleEndian.Uint64(w[8:])&abs,
+			binary.LittleEndian.Uint64(w[16:])&abs, binary.LittleEndian.Uint64(w[24:])&abs)
+		if m > inf {
+			break
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
 		if binary.LittleEndian.Uint64(b[i:])&0x7fffffffffffffff > 0x7ff0000000000000 {
 			return i
 		}

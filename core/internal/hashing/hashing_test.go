@@ -136,10 +136,16 @@ func TestArrayHasherAnySplit(t *testing.T) {
 // same digest as the array with every NaN replaced beforehand.
 func TestArrayNaNAnywhereHashesAsCanonical(t *testing.T) {
 	odd := math.Float64frombits(0xfff0000000000123)
-	for _, vals := range [][]float64{
+	cases := [][]float64{
 		{odd}, {odd, 1, 2}, {1, 2, odd}, {1, odd, odd, 2}, {odd, odd, odd}, {1, 2, 3}, {},
 		{1, math.Inf(1), math.Inf(-1), odd, 5},
-	} {
+	}
+	for p := 0; p < 37; p++ { // longer arrays: a NaN in and after the four-at-a-time scan
+		vals := make([]float64, 37)
+		vals[p], vals[36-p/2] = odd, math.NaN()
+		cases = append(cases, vals)
+	}
+	for _, vals := range cases {
 		canon := make([]float64, len(vals))
 		for i, v := range vals {
 			canon[i] = v
