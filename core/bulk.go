@@ -189,22 +189,14 @@ func bandScratch(n int) []byte {
 }
 
 // spreadBand8 copies rows [b0, b1) of a band of 8-byte elements (span columns from lo) into
-// each column's data, a tile of 32 columns at a time row by row: the band is read along its
-// rows and each column written in runs, where a column at a time would stride the whole band
-// (a cache miss per element over 10,000 columns), and no copy call per element.
+// each column's data without a copy call per element, a column at a time: columns asked in
+// order share the band's cache lines. (Tiles of 32 columns row by row measured 1.5–3×
+// slower at 10,000 × 168.)
 func spreadBand8(band []byte, b0, b1, span, lo int, cols []*bulkColumn) {
-	const tile = 32
-	for k := 0; k < len(cols); k += tile {
-		group := cols[k:min(k+tile, len(cols))]
-		for t := b0; t < b1; t++ {
-			row := band[(t-b0)*span*8 : (t-b0+1)*span*8]
-			for _, c := range group {
-				if t < c.first || t >= c.first+c.n {
-					continue
-				}
-				src := (c.col - lo) * 8
-				binary.LittleEndian.PutUint64(c.data[(t-c.first)*8:], binary.LittleEndian.Uint64(row[src:]))
-			}
+	for _, c := range cols {
+		for t := max(b0, c.first); t < min(b1, c.first+c.n); t++ {
+			src := ((t-b0)*span + c.col - lo) * 8
+			binary.LittleEndian.PutUint64(c.data[(t-c.first)*8:], binary.LittleEndian.Uint64(band[src:]))
 		}
 	}
 }
