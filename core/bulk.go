@@ -149,7 +149,7 @@ func (f *ncFile) readColumns(ds *packedDS, cols []*bulkColumn) error {
 	eb := elementCount(ds.eshape) * ds.fam.dtype.Width()
 	rows := max(1, bandBytes/max(span*eb, 1))
 	buf := bandScratch(min(rows, r1-r0) * span * eb)
-	defer bandPool.Put(&buf)
+	defer bandRelease(buf)
 	for b0 := r0; b0 < r1; b0 += rows {
 		b1 := min(b0+rows, r1)
 		band := buf[:(b1-b0)*span*eb]
@@ -175,17 +175,41 @@ func (f *ncFile) readColumns(ds *packedDS, cols []*bulkColumn) error {
 	return nil
 }
 
-// bandPool keeps readColumns' band buffer between bulk reads: a read of 10,000 × 168 f64
-// fills a 13 MB band, which allocated afresh cost page faults, zeroing and collections on
-// every call. netcdf-c overwrites the band whole, so a reused one needs no zeroing.
-var bandPool sync.Pool
+// bandKept keeps readColumns' band buffer between bulk reads, up to bandKeep bytes: a read of
+// 10,000 × 168 f64 fills a 13 MB band, which allocated afresh cost page faults, zeroing and
+// collections on every call (a sync.Pool loses it at the collections such a read itself
+// triggers). netcdf-c overwrites the band whole, so a reused one needs no zeroing. Bulk
+// reads run under ncshim's lock, one at a time.
+var bandKept struct {
+	sync.Mutex
+	buf []byte
+}
 
-// bandScratch is an aligned buffer of n bytes, from the pool when one there is large enough.
+const bandKeep = 32 << 20
+
+// bandScratch is an aligned buffer of n bytes, the kept one when it is large enough; give it
+// back with bandRelease.
 func bandScratch(n int) []byte {
-	if p, ok := bandPool.Get().(*[]byte); ok && cap(*p) >= n {
-		return (*p)[:n]
+	bandKept.Lock()
+	b := bandKept.buf
+	bandKept.buf = nil
+	bandKept.Unlock()
+	if cap(b) >= n {
+		return b[:n]
 	}
 	return alignedBytes(n)
+}
+
+// bandRelease keeps b for the next bulk read when it is not too large.
+func bandRelease(b []byte) {
+	if cap(b) > bandKeep {
+		return
+	}
+	bandKept.Lock()
+	if cap(b) > cap(bandKept.buf) {
+		bandKept.buf = b
+	}
+	bandKept.Unlock()
 }
 
 // spreadBand8 copies rows [b0, b1) of a band of 8-byte elements (span columns from lo) into

@@ -454,6 +454,10 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	slab := make([]Row, 0, len(ks))
 	args := make([]any, 0, lookupBatches[len(lookupBatches)-1]+6)
 	byOwner := map[int64][]int{}
+	// One set of scan targets for every row (a []any of 20 pointers a row otherwise): each
+	// Scan overwrites every field of scratch, which is then copied into the slab.
+	var scratch Row
+	targets := scratch.scanTargets()
 	for _, g := range order {
 		idx := groups[g]
 		for len(idx) > 0 {
@@ -485,12 +489,12 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 				return nil, err
 			}
 			for rows.Next() {
-				slab = append(slab, Row{})
-				r := &slab[len(slab)-1]
-				if err := rows.Scan(r.scanTargets()...); err != nil {
+				if err := rows.Scan(targets...); err != nil {
 					rows.Close()
 					return nil, err
 				}
+				slab = append(slab, scratch)
+				r := &slab[len(slab)-1]
 				for _, i := range byOwner[r.OwnerID] {
 					out[i] = r
 				}
