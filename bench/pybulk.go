@@ -68,6 +68,8 @@ func pyBulkWorkload(cfg *config) ([]result, error) {
 		{"python-bulk", readCase, "bulk read, Go core (GetMany)", readUS, "µs/series"},
 		{"python-bulk", readCase, "bulk read, Python (get_many)", pyFigs["get_many_us"], "µs/series"},
 		{"python-bulk", readCase, "Python / Go (bar: ≤ 1.2)", pyFigs["get_many_us"] / readUS, "×"},
+		{"python-bulk", readCase, "bulk read, Python, first get_many after a read-only open", pyFigs["first_get_many_us"], "µs/series"},
+		{"python-bulk", readCase, "first get_many: Python / Go (bar: ≤ 1.2)", pyFigs["first_get_many_us"] / readUS, "×"},
 	}, nil
 }
 

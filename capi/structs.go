@@ -181,12 +181,31 @@ func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
 	if err != nil {
 		return nil, err
 	}
+	var prev *C.tsstore_lookup
 	for i := range qs {
-		if qs[i], err = lookupIn(element(which, stride, i), "which["+itoa(i)+"]"); err != nil {
+		l := element(which, stride, i)
+		if prev != nil && sameButOwner(l, prev) {
+			// The fields and the very strings of the lookup before, decoded and checked
+			// then: only the owner differs (a binding's keys of one series name usually).
+			qs[i] = qs[i-1]
+			qs[i].OwnerID = int64(l.owner_id)
+			continue
+		}
+		if qs[i], err = lookupIn(l, "which["+itoa(i)+"]"); err != nil {
 			return nil, err
 		}
+		prev = l
 	}
 	return qs, nil
+}
+
+// sameButOwner reports whether two lookups hold the same fields, their strings at the same
+// addresses, but for the owner id. Lookups decoded from them may then share their pointers:
+// the core only reads them.
+func sameButOwner(a, b *C.tsstore_lookup) bool {
+	return a.struct_size == b.struct_size && a.series_type == b.series_type && a.owner_category == b.owner_category &&
+		a.flags == b.flags && a.name == b.name && a.resolution == b.resolution && a.interval == b.interval &&
+		a.features_json == b.features_json
 }
 
 var filterSize = unsafe.Sizeof(C.tsstore_filter{})

@@ -155,7 +155,7 @@ func shapeJSON(shape []int) string {
 }
 
 func parseShapeJSON(s string) ([]int, error) {
-	if s == "" {
+	if s == "" || s == "[]" { // scalar elements, nearly every row: no JSON decoder
 		return []int{}, nil
 	}
 	var shape []int

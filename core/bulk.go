@@ -37,14 +37,23 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	var out []TimeSeries
 	err := s.snapshot(func() error {
 		found := make([]foundRow, len(keys))
+		rows, err := s.lookupKeys(keys)
+		if err != nil {
+			return withOp(op, err)
+		}
 		for i, k := range keys {
-			r, m, err := s.lookupMetadata(k, k.Features)
+			var m *Metadata
+			r := rows[i]
+			if r != nil {
+				m, err = s.metadataOf(r, k.Features)
+			} else {
+				r, m, err = s.lookupMetadata(k, k.Features)
+			}
 			if err != nil {
 				return withOp(op, itemField(err, "keys["+itoa(int64(i))+"]"))
 			}
 			found[i] = foundRow{r, m}
 		}
-		var err error
 		out, err = s.getManyLocked(op, "keys", found, start, end, nil)
 		return err
 	})

@@ -37,6 +37,69 @@ func (k Key) Lookup() Lookup {
 		Features: fs, ExactFeatures: true}
 }
 
+// lookupKeys finds the rows of many keys, those of a concrete type together
+// (catalog.LookupMany: one statement per few hundred keys differing only in owner id). found[i]
+// is nil where keys[i] was not looked up so (an abstract type, a key that does not validate)
+// or is not stored: the caller resolves those one by one, as it would have, for the same
+// result or error.
+func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
+	ids := make([]catalog.Identity, 0, len(keys))
+	at := make([]int, 0, len(keys))
+	for i, k := range keys {
+		if k.Type == AbstractDeterministicType {
+			continue
+		}
+		id, err := keyIdentity(k)
+		if err != nil {
+			continue
+		}
+		ids, at = append(ids, id), append(at, i)
+	}
+	found := make([]*catalog.Row, len(keys))
+	if len(ids) == 0 {
+		return found, nil
+	}
+	rows, err := s.cat.LookupMany(ids)
+	if err != nil {
+		return nil, wrapIO("", err, "looking up the keys")
+	}
+	for j, r := range rows {
+		found[at[j]] = r
+	}
+	return found, nil
+}
+
+// findMany resolves many lookups as find resolves each; item failures name which[i].
+func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
+	keys := make([]Key, len(qs))
+	exact := make([]bool, len(qs))
+	for i, q := range qs {
+		keys[i], exact[i] = q.exactKey()
+		if !exact[i] {
+			keys[i].Type = AbstractDeterministicType // not batched
+		}
+	}
+	rows, err := s.lookupKeys(keys)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	out := make([]foundRow, len(qs))
+	for i, q := range qs {
+		var m *Metadata
+		r := rows[i]
+		if r != nil {
+			m, err = s.metadataOf(r, keys[i].Features)
+		} else {
+			r, m, err = s.find(q)
+		}
+		if err != nil {
+			return nil, withOp(op, itemField(err, "which["+itoa(int64(i))+"]"))
+		}
+		out[i] = foundRow{r, m}
+	}
+	return out, nil
+}
+
 // lookupCandidates bounds how many matches an ambiguity error lists.
 const lookupCandidates = 10
 

@@ -92,15 +92,104 @@ func (s *Store) DescribeMany(qs []Lookup) ([]*Metadata, []Extent, error) {
 		return nil, nil, err
 	}
 	defer s.mu.Unlock()
-	ps, err := s.planMany(op, qs)
-	if err != nil {
-		return nil, nil, err
+	ps := s.cachedPlans(qs)
+	if ps == nil {
+		var err error
+		if ps, err = s.planMany(op, qs); err != nil {
+			return nil, nil, err
+		}
 	}
+	s.keepPlans(qs, ps)
 	ms, exts := make([]*Metadata, len(ps)), make([]Extent, len(ps))
 	for i, p := range ps {
 		ms[i], exts[i] = p.m, p.ext
 	}
 	return ms, exts, nil
+}
+
+// manyPlans are the plans of a bulk read that read nothing (DescribeMany, or ReadManyInto
+// refusing a buffer too small), kept for the call that usually follows it: the same read
+// with buffers of the sizes just learnt. It then resolves nothing again; a caller that does
+// not know sizes beforehand (the C API's and so Python's get_many) pays the catalog once.
+type manyPlans struct {
+	call int64 // s.calls of the call that planned: valid for call+1 only
+	qs   []lookupCopy
+	ps   []*readPlan
+}
+
+// lookupCopy is a Lookup by value, compared field by field: a caller may reuse or change
+// what its Lookups point to between the two calls.
+type lookupCopy struct {
+	ownerID                                  int64
+	hasCat, hasType, hasRes, hasIv, hasFeats bool
+	cat                                      OwnerCategory
+	typ                                      SeriesType
+	name                                     string
+	res, iv                                  Period
+	feats                                    Features
+}
+
+func copyLookup(q Lookup) lookupCopy {
+	c := lookupCopy{ownerID: q.OwnerID, name: q.Name, hasFeats: q.Features != nil}
+	if c.hasCat = q.OwnerCategory != nil; c.hasCat {
+		c.cat = *q.OwnerCategory
+	}
+	if c.hasType = q.Type != nil; c.hasType {
+		c.typ = *q.Type
+	}
+	if c.hasRes = q.Resolution != nil; c.hasRes {
+		c.res = *q.Resolution
+	}
+	if c.hasIv = q.Interval != nil; c.hasIv {
+		c.iv = *q.Interval
+	}
+	if len(q.Features) > 0 {
+		c.feats = cloneFeatures(q.Features)
+	}
+	return c
+}
+
+func (c *lookupCopy) same(q Lookup) bool {
+	if c.ownerID != q.OwnerID || c.name != q.Name || c.hasFeats != (q.Features != nil) ||
+		c.hasCat != (q.OwnerCategory != nil) || c.hasType != (q.Type != nil) ||
+		c.hasRes != (q.Resolution != nil) || c.hasIv != (q.Interval != nil) ||
+		(c.hasCat && c.cat != *q.OwnerCategory) || (c.hasType && c.typ != *q.Type) ||
+		(c.hasRes && c.res != *q.Resolution) || (c.hasIv && c.iv != *q.Interval) ||
+		len(c.feats) != len(q.Features) {
+		return false
+	}
+	for k, v := range c.feats {
+		if w, ok := q.Features[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// keepPlans keeps the plans of qs for the next call on the store (see manyPlans).
+func (s *Store) keepPlans(qs []Lookup, ps []*readPlan) {
+	c := &manyPlans{call: s.calls, qs: make([]lookupCopy, len(qs)), ps: ps}
+	for i, q := range qs {
+		c.qs[i] = copyLookup(q)
+	}
+	s.lastMany = c
+}
+
+// cachedPlans returns the plans kept by the call just before this one when it resolved
+// the same lookups, else nil; either way they are dropped. Any call on the store in between
+// (a write above all) takes the lock and so invalidates them.
+func (s *Store) cachedPlans(qs []Lookup) []*readPlan {
+	c := s.lastMany
+	s.lastMany = nil
+	if c == nil || c.call != s.calls-1 || len(c.qs) != len(qs) {
+		return nil
+	}
+	for i := range qs {
+		if !c.qs[i].same(qs[i]) {
+			return nil
+		}
+	}
+	return c.ps
 }
 
 // ReadManyInto reads every series whole, series i into dsts[i], in one pass per packed
@@ -117,10 +206,13 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 	defer s.mu.Unlock()
 	var ms []*Metadata
 	var exts []Extent
+	ps := s.cachedPlans(qs)
 	err := s.snapshot(func() error {
-		ps, err := s.planMany(op, qs)
-		if err != nil {
-			return err
+		if ps == nil {
+			var err error
+			if ps, err = s.planMany(op, qs); err != nil {
+				return err
+			}
 		}
 		ms, exts = make([]*Metadata, len(ps)), make([]Extent, len(ps))
 		found := make([]foundRow, len(ps))
@@ -136,19 +228,27 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 			dsts[i] = dsts[i][:p.ext.Bytes:p.ext.Bytes]
 		}
 		if tooSmallErr != nil {
+			s.keepPlans(qs, ps)
 			return tooSmallErr
 		}
-		_, err = s.getManyLocked(op, "which", found, nil, nil, dsts)
+		_, err := s.getManyLocked(op, "which", found, nil, nil, dsts)
 		return err
 	})
 	return ms, exts, err
 }
 
+// planMany resolves every lookup (the exact ones together, see findMany) and plans each
+// whole read.
 func (s *Store) planMany(op string, qs []Lookup) ([]*readPlan, error) {
+	found, err := s.findMany(op, qs)
+	if err != nil {
+		return nil, err
+	}
 	ps := make([]*readPlan, len(qs))
-	for i, q := range qs {
-		p, err := s.plan(q, Part{})
-		if err != nil {
+	slab := make([]readPlan, len(qs))
+	for i, f := range found {
+		p := &slab[i]
+		if err := s.planFound(p, f.r, f.m, Part{}); err != nil {
 			return nil, withOp(op, itemField(err, "which["+itoa(int64(i))+"]"))
 		}
 		ps[i] = p
@@ -162,16 +262,26 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &readPlan{r: r, m: m, part: part}
+	p := &readPlan{}
+	if err := s.planFound(p, r, m, part); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planFound fills p with what reading part of the series found (r, m) returns.
+func (s *Store) planFound(p *readPlan, r *catalog.Row, m *Metadata, part Part) error {
+	*p = readPlan{r: r, m: m, part: part}
 	if part.Kind != WholeSeries && part.End.Before(part.Start) {
-		return nil, invalid("", "end", "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
+		return invalid("", "end", "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
 	}
 	forecast := isForecast(m.Type)
+	var err error
 	switch {
 	case forecast && part.Kind == TimeRange:
-		return nil, invalid("", "lookup.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+		return invalid("", "lookup.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
 	case !forecast && part.Kind == WindowRange:
-		return nil, invalid("", "lookup.type", "%s is a static series; windows are read from forecasts only", m.Key)
+		return invalid("", "lookup.type", "%s is a static series; windows are read from forecasts only", m.Key)
 	case forecast:
 		err = p.planWindows()
 	case m.Type == SingleTimeSeriesType:
@@ -180,10 +290,10 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 		err = p.planNonSequential()
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.ext.Bytes = ncstore.ElementCount(p.ext.Shape) * m.DType.Width()
-	return p, nil
+	return nil
 }
 
 func (p *readPlan) bounds() (start, end *time.Time) {

@@ -35,6 +35,11 @@ type Store struct {
 
 	unit        unitState // the open unit of work (see unit.go)
 	writeBuffer int
+
+	// calls counts lock()s; lastMany is what the last bulk read that read nothing resolved,
+	// for the call right after it (see keepPlans in read_into.go).
+	calls    int64
+	lastMany *manyPlans
 }
 
 func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
@@ -208,6 +213,7 @@ func (s *Store) snapshot(fn func() error) error {
 
 func (s *Store) lock(op string, write bool) error {
 	s.mu.Lock()
+	s.calls++
 	if s.closed {
 		s.mu.Unlock()
 		return invalid(op, "store", "the store is closed")
@@ -256,6 +262,7 @@ func (s *Store) flushLocked() error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lastMany = nil
 	if s.closed {
 		return nil
 	}

@@ -576,7 +576,10 @@ TSSTORE_API int32_t tsstore_get_percentiles(tsstore_store *store, const tsstore_
  * (capacity[i] bytes) and infos[i] describes it. dst NULL (capacity then NULL too) reads no
  * array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
  * message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
- * infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]"). */
+ * infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]").
+ * A call that reads no array (dst NULL, or BUFFER_TOO_SMALL) keeps what it resolved for the
+ * very next call on the store: when that is the same which[n] (the read with buffers sized
+ * from infos), the lookups are not resolved again. Any other call in between drops it. */
 TSSTORE_API int32_t tsstore_get_many(tsstore_store *store, const tsstore_lookup *which, size_t n,
                                      void *const *dst, const size_t *capacity, tsstore_series_info *infos);
 

@@ -111,6 +111,34 @@ int main(int argc, char **argv) {
         ASSERT(many[i][0] == value(o, 0) && many[i][LEN - 1] == value(o, LEN - 1));
         ASSERT(got[i].initial_ms == T0 && got[i].shape[0] == LEN);
     }
+    /* A call that reads nothing keeps what it resolved for the very next call only: changed
+     * lookups (which[0] now naming another series) are resolved afresh, and so is a read
+     * after another call in between; each reads what its lookups name. */
+    static size_t zero[N];
+    EXPECT(tsstore_get_many(s, ks, N, dst, zero, got), TSSTORE_E_BUFFER_TOO_SMALL);
+    ASSERT(got[0].nbytes == LEN * sizeof(double));
+    tsstore_lookup first = ks[0];
+    ks[0] = ks[1];
+    CHECK(tsstore_get_many(s, ks, N, dst, cap, got));
+    ASSERT(many[0][0] == value(N - 2, 0) && got[0].key.owner_id == N - 2);
+    ks[0] = first;
+    CHECK(tsstore_get_many(s, ks, N, NULL, NULL, got));
+    CHECK(tsstore_has(s, &ks[3], &found));
+    CHECK(tsstore_get_many(s, ks, N, dst, cap, got));
+    ASSERT(many[0][0] == value(N - 1, 0) && got[0].key.owner_id == N - 1);
+    ASSERT(many[N - 1][LEN - 1] == value(0, LEN - 1));
+    /* Lookups sharing their strings (as the Python binding builds them) that differ by owner
+     * only; one of them asking another resolution names itself when it matches nothing. */
+    static tsstore_lookup shared[N];
+    for (int i = 0; i < N; i++) {
+        shared[i] = ks[0];
+        shared[i].owner_id = ks[i].owner_id;
+    }
+    CHECK(tsstore_get_many(s, shared, N, dst, cap, got));
+    for (int i = 0; i < N; i++)
+        ASSERT(got[i].key.owner_id == N - 1 - i && many[i][0] == value(N - 1 - i, 0));
+    shared[7].resolution = millis(2 * HOUR);
+    REFUSE(tsstore_get_many(s, shared, N, dst, cap, got), TSSTORE_E_NOT_FOUND, "which[7]");
 
     /* One-at-a-time reads under each read-cache setting (off, a block of columns, the
      * default) equal what was written, twice over (the second read from the cache). */

@@ -832,6 +832,9 @@ Reads which[n] whole, in one pass per packed dataset: series i goes into dst[i]
 array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
 message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
 infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]").
+A call that reads no array (dst NULL, or BUFFER_TOO_SMALL) keeps what it resolved for the
+very next call on the store: when that is the same which[n] (the read with buffers sized
+from infos), the lookups are not resolved again. Any other call in between drops it.
 """
 tsstore_get_many(store, which, n, dst, capacity, infos) =
     ccall(SYMBOLS.tsstore_get_many[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Csize_t, Ptr{Ptr{Cvoid}}, Ptr{Csize_t}, Ptr{tsstore_series_info}), store, which, n, dst, capacity, infos)

@@ -324,3 +324,50 @@ def test_a_collected_store_is_closed_by_the_next_call_not_by_the_collector(path)
     with tsstore.Store.open(path, read_only=True) as again:  # releases them first, then opens
         assert not _ffi._unreleased
         np.testing.assert_array_equal(again.get_time_series(key).data, np.arange(24.0))
+
+
+def test_get_many_mixed_keys_equal_single_reads(path):
+    """get_many over keys of several names, features, resolutions, dtypes and types (its
+    column-wise fast path and the per-series one) reads what get_time_series reads; keys whose
+    fields compare equal but convert differently are not conflated; bad keys fail as a single
+    read's do."""
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(
+            [dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G") for i in range(20)])
+        keys.append(s.add_time_series(hourly("p", np.arange(24.0) + 100), owner_id=3, owner_type="G",
+                                      features={"a": 1}))
+        keys.append(s.add_time_series(hourly("p", np.arange(24.0) + 200), owner_id=3, owner_type="G",
+                                      features={"a": 1.0}))
+        keys.append(s.add_time_series(hourly("p", np.arange(24.0) + 250), owner_id=3, owner_type="G",
+                                      features={"a": True}))
+        keys.append(s.add_time_series(hourly("q", np.arange(12, dtype=np.int32)), owner_id=4, owner_type="G"))
+        keys.append(s.add_time_series(tsstore.SingleTimeSeries("p", T0, "P1D", np.arange(5.0) + 300), owner_id=4,
+                                      owner_type="G"))
+        keys.append(s.add_time_series(tsstore.NonSequentialTimeSeries(
+            "ns", [T0, T0 + dt.timedelta(hours=5)], np.array([1.0, 2.0])), owner_id=5, owner_type="G"))
+        keys.append(s.add_time_series(hourly("p", np.arange(48.0).reshape(16, 3)), owner_id=26, owner_type="G"))
+        singles = keys[:20]
+        for batch in (keys, singles, singles[::-1] + singles[:2], keys[20:23]):
+            got = s.get_many(batch)
+            assert len(got) == len(batch)
+            for k, g in zip(batch, got):
+                want = s.get_time_series(k)
+                assert type(g) is type(want) and g.name == want.name
+                np.testing.assert_array_equal(g.data, want.data)
+                assert g.data.dtype == want.data.dtype
+                if isinstance(g, tsstore.SingleTimeSeries):
+                    assert g.initial_timestamp == want.initial_timestamp and g.resolution == want.resolution
+        assert [g.data[0] for g in s.get_many(keys[20:23])] == [100.0, 200.0, 250.0]
+        fresh = [tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H") for i in range(20)]
+        assert [g.data[0] for g in s.get_many(fresh)] == list(range(20))
+        missing = fresh[:3] + [tsstore.Key(99, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")]
+        with pytest.raises(tsstore.NotFoundError, match=r"which\[3\]"):
+            s.get_many(missing)
+        for bad in (1.0, 1 << 64, np.int64(2)):
+            k = tsstore.Key(bad, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
+            with pytest.raises(Exception) as single:
+                s.get_time_series(k)
+            with pytest.raises(type(single.value)):
+                s.get_many(fresh[:2] + [k])
+        k = tsstore.Key(True, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
+        assert s.get_many([k])[0].data[0] == s.get_time_series(k).data[0] == 1.0

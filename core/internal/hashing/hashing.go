@@ -91,20 +91,62 @@ func (a *ArrayHasher) Write(data []byte) {
 func (a *ArrayHasher) writeWhole(data []byte) {
 	switch a.kind {
 	case Float64:
-		writeCanonical(a.h, data, 8, func(b []byte) {
-			if v := binary.LittleEndian.Uint64(b); math.IsNaN(math.Float64frombits(v)) {
-				binary.LittleEndian.PutUint64(b, canonicalNaN64)
-			}
-		})
+		writeCanonicalRuns(a.h, data, 8, firstNaN64, canonicalNaN64Bytes[:])
 	case Float32:
-		writeCanonical(a.h, data, 4, func(b []byte) {
-			if v := binary.LittleEndian.Uint32(b); math.IsNaN(float64(math.Float32frombits(v))) {
-				binary.LittleEndian.PutUint32(b, canonicalNaN32)
-			}
-		})
+		writeCanonicalRuns(a.h, data, 4, firstNaN32, canonicalNaN32Bytes[:])
 	default:
 		a.h.Write(data)
 	}
+}
+
+var canonicalNaN64Bytes = [8]byte{0, 0, 0, 0, 0, 0, 0xf8, 0x7f}
+var canonicalNaN32Bytes = [4]byte{0, 0, 0xc0, 0x7f}
+
+// writeCanonicalRuns feeds data to w as it is up to each NaN and the canonical NaN in its
+// place (data holds whole elements), so the caller's bytes are neither modified nor copied (an array without NaN is one
+// Write: no scratch buffer, no call per element).
+func writeCanonicalRuns(w interface{ Write([]byte) (int, error) }, data []byte, width int, firstNaN func([]byte) int, nan []byte) {
+	for len(data) > 0 {
+		i := firstNaN(data)
+		if i > 0 {
+			w.Write(data[:i])
+		}
+		if i == len(data) {
+			return
+		}
+		w.Write(nan)
+		data = data[i+width:]
+	}
+}
+
+// firstNaN64 is the byte offset of the first NaN among the f64 elements of b, else len(b).
+func firstNaN64(b []byte) int {
+	const abs, inf = 0x7fffffffffffffff, 0x7ff0000000000000
+	i := 0
+	for ; i+32 <= len(b); i += 32 { // four at a time: one branch per 32 bytes
+		w := b[i : i+32]
+		m := max(binary.LittleEndian.Uint64(w)&abs, binary.LittleEndian.Uint64(w[8:])&abs,
+			binary.LittleEndian.Uint64(w[16:])&abs, binary.LittleEndian.Uint64(w[24:])&abs)
+		if m > inf {
+			break
+		}
+	}
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x7fffffffffffffff > 0x7ff0000000000000 {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// firstNaN32 is the byte offset of the first NaN among the f32 elements of b, else len(b).
+func firstNaN32(b []byte) int {
+	for i := 0; i+4 <= len(b); i += 4 {
+		if binary.LittleEndian.Uint32(b[i:])&0x7fffffff > 0x7f800000 {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // Sum returns the digest of everything written.
@@ -112,22 +154,6 @@ func (a *ArrayHasher) Sum() Digest {
 	var d Digest
 	a.h.Sum(d[:0])
 	return d
-}
-
-// writeCanonical feeds data to w through a bounded scratch buffer, canonicalising each
-// element in the copy so the caller's bytes are never modified.
-func writeCanonical(w interface{ Write([]byte) (int, error) }, data []byte, width int, fix func([]byte)) {
-	const block = 64 << 10
-	buf := make([]byte, min(len(data), block))
-	for len(data) > 0 {
-		n := copy(buf, data)
-		chunk := buf[:n]
-		for i := 0; i+width <= n; i += width {
-			fix(chunk[i : i+width])
-		}
-		w.Write(chunk)
-		data = data[n:]
-	}
 }
 
 // FeatureKind is the one-byte tag of a feature value in the features hash.

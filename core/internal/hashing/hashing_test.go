@@ -131,3 +131,55 @@ func TestArrayHasherAnySplit(t *testing.T) {
 		}
 	}
 }
+
+// NaNs anywhere (first, last, in runs, split across writes) hash as the canonical NaN: the
+// same digest as the array with every NaN replaced beforehand.
+func TestArrayNaNAnywhereHashesAsCanonical(t *testing.T) {
+	odd := math.Float64frombits(0xfff0000000000123)
+	cases := [][]float64{
+		{odd}, {odd, 1, 2}, {1, 2, odd}, {1, odd, odd, 2}, {odd, odd, odd}, {1, 2, 3}, {},
+		{1, math.Inf(1), math.Inf(-1), odd, 5},
+	}
+	for p := 0; p < 37; p++ { // longer arrays: a NaN in and after the four-at-a-time scan
+		vals := make([]float64, 37)
+		vals[p], vals[36-p/2] = odd, math.NaN()
+		cases = append(cases, vals)
+	}
+	for _, vals := range cases {
+		canon := make([]float64, len(vals))
+		for i, v := range vals {
+			canon[i] = v
+			if math.IsNaN(v) {
+				canon[i] = math.Float64frombits(canonicalNaN64)
+			}
+		}
+		shape := []uint64{uint64(len(vals))}
+		want := Array("f64", shape, f64s(canon...), NotFloat)
+		if got := Array("f64", shape, f64s(vals...), Float64); got != want {
+			t.Errorf("%v: got %x want %x", vals, got, want)
+		}
+		h := NewArrayHasher("f64", shape, Float64)
+		b := f64s(vals...)
+		for len(b) > 0 { // 3 bytes at a time: every element split across writes
+			n := min(3, len(b))
+			h.Write(b[:n])
+			b = b[n:]
+		}
+		if got := h.Sum(); got != want {
+			t.Errorf("%v in pieces: got %x want %x", vals, got, want)
+		}
+		f32 := make([]byte, 4*len(vals))
+		c32 := make([]byte, 4*len(vals))
+		for i, v := range vals {
+			bits, cbits := math.Float32bits(float32(v)), math.Float32bits(float32(v))
+			if math.IsNaN(v) {
+				bits, cbits = 0xffc00123, canonicalNaN32
+			}
+			binary.LittleEndian.PutUint32(f32[4*i:], bits)
+			binary.LittleEndian.PutUint32(c32[4*i:], cbits)
+		}
+		if Array("f32", shape, f32, Float32) != Array("f32", shape, c32, NotFloat) {
+			t.Errorf("%v as f32: NaN not canonicalised", vals)
+		}
+	}
+}

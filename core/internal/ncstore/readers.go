@@ -1,6 +1,9 @@
 package ncstore
 
 import (
+	"encoding/binary"
+	"sync"
+
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
@@ -30,7 +33,8 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 	}
 	span := hi - lo
 	rows := max(1, bandBytes/max(span*eb, 1))
-	buf := AlignedBytes(min(rows, r1-r0) * span * eb)
+	buf := bandScratch(min(rows, r1-r0) * span * eb)
+	defer bandRelease(buf)
 	for b0 := r0; b0 < r1; b0 += rows {
 		b1 := min(b0+rows, r1)
 		band := buf[:(b1-b0)*span*eb]
@@ -39,6 +43,10 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		f.chunkReads += int64(b1 - b0)
 		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
 			return err
+		}
+		if eb == 8 {
+			spreadBand8(band, b0, b1, span, lo, cols)
+			continue
 		}
 		for _, c := range cols {
 			for t := max(b0, c.First); t < min(b1, c.First+c.N); t++ {
@@ -49,6 +57,56 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		}
 	}
 	return nil
+}
+
+// bandKept keeps ReadColumns' band buffer between bulk reads, up to bandKeep bytes: a read of
+// 10,000 × 168 f64 fills a 13 MB band, which allocated afresh cost page faults, zeroing and
+// collections on every call (a sync.Pool loses it at the collections such a read itself
+// triggers). netcdf-c overwrites the band whole, so a reused one needs no zeroing. Bulk
+// reads run under ncshim's lock, one at a time.
+var bandKept struct {
+	sync.Mutex
+	buf []byte
+}
+
+const bandKeep = 32 << 20
+
+// bandScratch is an aligned buffer of n bytes, the kept one when it is large enough; give it
+// back with bandRelease.
+func bandScratch(n int) []byte {
+	bandKept.Lock()
+	b := bandKept.buf
+	bandKept.buf = nil
+	bandKept.Unlock()
+	if cap(b) >= n {
+		return b[:n]
+	}
+	return AlignedBytes(n)
+}
+
+// bandRelease keeps b for the next bulk read when it is not too large.
+func bandRelease(b []byte) {
+	if cap(b) > bandKeep {
+		return
+	}
+	bandKept.Lock()
+	if cap(b) > cap(bandKept.buf) {
+		bandKept.buf = b
+	}
+	bandKept.Unlock()
+}
+
+// spreadBand8 copies rows [b0, b1) of a band of 8-byte elements (span columns from lo) into
+// each column's data without a copy call per element, a column at a time: columns asked in
+// order share the band's cache lines. (Tiles of 32 columns row by row measured 1.5–3×
+// slower at 10,000 × 168.)
+func spreadBand8(band []byte, b0, b1, span, lo int, cols []*ColumnRead) {
+	for _, c := range cols {
+		for t := max(b0, c.First); t < min(b1, c.First+c.N); t++ {
+			src := ((t-b0)*span + c.Col - lo) * 8
+			binary.LittleEndian.PutUint64(c.Data[(t-c.First)*8:], binary.LittleEndian.Uint64(band[src:]))
+		}
+	}
 }
 
 // RowSet is one packed dataset and the span of its columns a StaticReader needs: each step
