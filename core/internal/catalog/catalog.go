@@ -351,9 +351,18 @@ func (c *Catalog) Insert(r *Row) (int64, error) {
 // InsertRows adds rows in order, each as Insert does, and returns how many it added: on an
 // error (ErrUnique for a duplicate identity) that is the index of the row refused. The rows
 // go through the driver's own statement, inside one database/sql call: its per-call
-// argument conversion, locking and result wrapping cost about 1 µs of the 7 µs a row of a
-// bulk add takes.
+// argument conversion, locking and result wrapping cost about 1.7 µs of the 8 µs a row of a
+// bulk add took. That statement is prepared per call, so a few rows (an Add) go through
+// Insert's cached one instead.
 func (c *Catalog) InsertRows(rows []*Row) (int, error) {
+	if len(rows) < insertRowsMin {
+		for i, r := range rows {
+			if _, err := c.Insert(r); err != nil {
+				return i, err
+			}
+		}
+		return len(rows), nil
+	}
 	done := 0
 	err := c.conn.Raw(func(dc any) error {
 		conn, ok := dc.(driver.ConnPrepareContext)
@@ -388,6 +397,10 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 	})
 	return done, err
 }
+
+// insertRowsMin is the batch from which InsertRows prepares its own statement (preparing
+// the INSERT costs about what ten rows save).
+const insertRowsMin = 16
 
 // str and num pass a nullable column as the driver value itself (nil for NULL): the same
 // value binds, without database/sql calling the sql.Null* Valuer and boxing it twice (a
