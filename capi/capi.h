@@ -17,4 +17,10 @@ TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
 /* The calling thread's block for the strings of struct answers: each call frees the last. */
 TS_HIDDEN char *ts_arena_take(size_t n);
+/* A batch add reads each descriptor's strings with one call: see capi.c. */
+#define TS_DESC_STRINGS 5
+#define TS_STR_NULL (-1)
+#define TS_STR_SAME (-2)
+TS_HIDDEN void ts_desc_strings(const tsstore_series_desc *d, const tsstore_series_desc *prev, int64_t out[TS_DESC_STRINGS]);
+TS_HIDDEN void ts_copy_arrays(const char *descs, size_t stride, size_t n, char *dst, const uint64_t *offsets);
 #endif

@@ -87,7 +87,9 @@ const maxNdim = 1024
 
 // typedArray builds a TypedArray from a descriptor's dtype, shape and bytes, checking every
 // size before reading any memory: the core then checks the bytes against the shape.
-func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, field string) (core.TypedArray, error) {
+// With copyData false the bytes are not read and Data is left nil (for batchItems, which
+// copies every array of a batch at once).
+func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, field string, copyData bool) (core.TypedArray, error) {
 	if dtype < 0 || dtype > 5 {
 		return core.TypedArray{}, invalidArg("%s.dtype: unknown code %d (0 f64 … 5 bool)", field, dtype)
 	}
@@ -123,6 +125,9 @@ func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Po
 	if uint64(nbytes) != want {
 		return core.TypedArray{}, invalidArg("%s.nbytes: %d bytes do not match shape %v of %s (%d bytes)", field, nbytes,
 			dims, core.DType(dtype), want)
+	}
+	if !copyData {
+		return core.TypedArray{DType: core.DType(dtype), Shape: out}, nil
 	}
 	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: fromC(data, int(nbytes))}, nil
 }

@@ -119,6 +119,10 @@ func featuresIn(p *C.char, field string) (core.Features, error) {
 	if s == "" {
 		return core.Features{}, nil
 	}
+	return parseFeatures(s, field)
+}
+
+func parseFeatures(s, field string) (core.Features, error) {
 	f, err := core.ParseFeaturesJSON(s)
 	if err != nil {
 		return nil, invalidArg("%s: %v", field, err)

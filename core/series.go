@@ -48,22 +48,24 @@ var batchSeq atomic.Int64
 
 func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
 	ps := make([]*prepared, len(items))
+	slab := make([]prepared, len(items)) // one allocation for the batch, not one per item
 	for i, it := range items {
-		p, err := prepareItem(it)
-		if err != nil {
+		ps[i] = &slab[i]
+		if err := prepareItem(it, ps[i]); err != nil {
 			return nil, withOp(op, itemErr(err, i, len(items)))
 		}
-		ps[i] = p
 	}
 	return s.commitItems(op, ps, batch)
 }
 
-func prepareItem(it BatchItem) (*prepared, error) {
+var noOptions AddOptions
+
+func prepareItem(it BatchItem, p *prepared) error {
 	opts := it.Options
 	if opts == nil {
-		opts = &AddOptions{}
+		opts = &noOptions
 	}
-	return prepareAdd(it.Owner, it.Series, opts)
+	return prepareAddInto(it.Owner, it.Series, opts, p)
 }
 
 // commitItems adds validated series in one call; a batch's get datasets sized to it.
@@ -108,26 +110,36 @@ type prepared struct {
 	seq      int64    // staging order within the unit of work
 }
 
+// prepareAdd validates one series and returns the add it becomes.
 func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error) {
+	p := new(prepared)
+	if err := prepareAddInto(owner, ts, opts, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// prepareAddInto is prepareAdd filling p (a batch prepares into one slab).
+func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) error {
 	if ts == nil {
-		return nil, invalid("", "time_series", "is nil")
+		return invalid("", "time_series", "is nil")
 	}
 	if err := validateOwner(owner); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateText("name", ts.SeriesName(), true); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateText("units", opts.Units, false); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateText("ext", opts.Ext, false); err != nil {
-		return nil, err
+		return err
 	}
 	if err := opts.Features.validate(); err != nil {
-		return nil, err
+		return err
 	}
-	p := &prepared{features: opts.Features.entries()}
+	*p = prepared{features: opts.Features.entries()}
 	p.row = catalog.Row{
 		OwnerID: owner.ID, OwnerType: owner.Type, OwnerCategory: owner.Category.String(),
 		SeriesType: ts.SeriesType().String(), Name: ts.SeriesName(),
@@ -136,23 +148,26 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 	switch t := ts.(type) {
 	case *SingleTimeSeries:
 		if err := prepareSingle(p, t); err != nil {
-			return nil, err
+			return err
 		}
 	case *NonSequentialTimeSeries:
 		if err := prepareNonSequential(p, t); err != nil {
-			return nil, err
+			return err
 		}
 	case *Deterministic, *Probabilistic, *Scenarios:
 		if err := prepareForecast(p, t.(Forecast)); err != nil {
-			return nil, err
+			return err
 		}
 	default:
-		return nil, invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
+		return invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
 	}
 	if err := checkStorageLimits(p); err != nil {
-		return nil, err
+		return err
 	}
-	fh := hashing.Features(p.features)
+	fh := noFeaturesHash
+	if len(p.features) > 0 {
+		fh = hashing.Features(p.features)
+	}
 	p.row.FeaturesHash = fh[:]
 	p.row.DataHash = p.digest[:]
 	p.row.DType = p.arr.DType.String()
@@ -160,7 +175,7 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 	p.row.Length = sql.NullInt64{Int64: int64(p.arr.Len()), Valid: true}
 	p.key = Key{OwnerID: owner.ID, OwnerCategory: owner.Category, Type: ts.SeriesType(),
 		Name: ts.SeriesName(), Resolution: p.res, Interval: p.interval, Features: cloneFeatures(opts.Features)}
-	return p, nil
+	return nil
 }
 
 func prepareSingle(p *prepared, t *SingleTimeSeries) error {
@@ -299,6 +314,7 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 	// a violation is DuplicateTimeSeries) rather than by a lookup per item first;
 	// the savepoint of the call undoes the rows inserted before it.
 	written := map[string]bool{}
+	rows := make([]*catalog.Row, len(ps))
 	for i, p := range ps {
 		if !written[string(p.row.FeaturesHash)] {
 			written[string(p.row.FeaturesHash)] = true
@@ -306,12 +322,15 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 				return wrapIO("", err, "writing a feature set")
 			}
 		}
-		if _, err := s.cat.Insert(&p.row); err != nil {
-			if errors.Is(err, catalog.ErrUnique) {
-				return itemErr(newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", p.key), i, len(ps))
-			}
-			return wrapIO("", err, "writing the catalog row")
+		rows[i] = &p.row
+	}
+	if i, err := s.cat.InsertRows(rows); err != nil {
+		if errors.Is(err, catalog.ErrUnique) {
+			return itemErr(newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", ps[i].key), i, len(ps))
 		}
+		return wrapIO("", err, "writing the catalog row")
+	}
+	for _, p := range ps {
 		s.stage(p)
 	}
 	s.unit.changes += len(ps)
@@ -732,8 +751,8 @@ func (b *Batch) Add(owner Owner, ts TimeSeries, opts *AddOptions) error {
 	if b.done {
 		return invalid(op, "batch", "the batch was already committed or discarded")
 	}
-	p, err := prepareItem(BatchItem{Owner: owner, Series: ts, Options: opts})
-	if err != nil {
+	p := new(prepared)
+	if err := prepareItem(BatchItem{Owner: owner, Series: ts, Options: opts}, p); err != nil {
 		return withOp(op, err)
 	}
 	b.items = append(b.items, p)

@@ -114,6 +114,44 @@ def test_bulk_transactions_transform_and_maintenance(path):
                       "'DeterministicSingleTimeSeries'").fetchone() == (21,)
 
 
+def test_bulk_add_of_mixed_items_round_trips(path):
+    """The bulk path's shortcuts (texts shared by consecutive items, features parsed once, one
+    block of arrays) against every kind of item: mixed dtypes and shapes, repeated and distinct
+    texts, features, units, ext, a NonSequential and a forecast among SingleTimeSeries."""
+    t0 = dt.datetime(2030, 1, 1)
+    items = []
+    for i in range(12):
+        data = (np.arange(24 * (1 + i % 3)).reshape(24, -1) + i).astype(["<f8", "<f4", "bool", ">i4"][i % 4])
+        if i % 4 == 2:
+            data = data % 2 == 0
+        items.append(dict(ts=tsstore.SingleTimeSeries("p" if i < 8 else f"p{i}", t0 if i % 2 else T0, "PT1H",
+                                                      data[:, 0] if i % 3 == 0 else data),
+                          owner_id=i, owner_type="Gen" if i < 6 else "Load",
+                          features={"s": "hi"} if i in (3, 4, 9) else ({"n": i} if i == 10 else None),
+                          units="MW" if i % 5 == 0 else None, ext='{"a": 1}' if i == 7 else None))
+    stamps = [dt.datetime(2030, 1, 1, h) for h in (0, 3, 4)]
+    items.append(dict(ts=tsstore.NonSequentialTimeSeries("ns", stamps, np.array([1.0, 2.0, 3.0])), owner_id=50,
+                      owner_type="Gen"))
+    items.append(dict(ts=tsstore.Deterministic("f", T0, "PT1H", dt.timedelta(hours=4), "PT2H", 3,
+                                               np.arange(12.0).reshape(4, 3)), owner_id=51, owner_type="Gen"))
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(items)
+    with tsstore.Store.open(path, read_only=True) as s:
+        for item, key in zip(items, keys):
+            ts = item["ts"]
+            assert key == tsstore.Key(item["owner_id"], OwnerCategory.COMPONENT, ts.series_type, ts.name,
+                                      None if isinstance(ts, tsstore.NonSequentialTimeSeries) else "PT1H",
+                                      "PT2H" if isinstance(ts, tsstore.Deterministic) else None,
+                                      dict(item.get("features") or {}))
+            assert key.features == (item.get("features") or {})
+            got = s.get_time_series(key)
+            np.testing.assert_array_equal(got.data, np.asarray(ts.data))
+            meta = s.get_metadata(key)
+            assert meta["owner_type"] == item["owner_type"]
+            assert meta["units"] == item.get("units") and meta["ext"] == item.get("ext")
+        assert s.get_time_series(keys[1]).initial_timestamp == t0.replace(tzinfo=dt.timezone.utc)
+
+
 def test_remove_where_removes_only_what_the_filter_selects(path):
     with tsstore.Store.create(path) as s:
         for i in range(6):

@@ -26,6 +26,10 @@ DTYPES: list[np.dtype] = [np.dtype("<f8"), np.dtype("<f4"), np.dtype("<i8"), np.
 NO_PERIOD = raw.tsstore_period()
 
 
+#: The code of each stored dtype exactly (as_array's fast path; byte order included).
+_CODE_OF = {dt: code for code, dt in enumerate(DTYPES)}
+
+
 def dtype_code(dtype: np.dtype) -> int:
     """The dtype code of a numpy dtype; other dtypes are refused, not converted silently."""
     dt = np.dtype(dtype)
@@ -38,6 +42,8 @@ def dtype_code(dtype: np.dtype) -> int:
 
 def as_array(data: Any) -> np.ndarray:
     """A C-contiguous little-endian copy-if-needed of data, in a dtype the store holds."""
+    if type(data) is np.ndarray and data.ndim and data.flags.c_contiguous and data.dtype in _CODE_OF:
+        return data  # already what the store takes (the checks below would return it as is)
     if np.ma.isMaskedArray(data):
         raise TypeError("a masked array has no stored form: fill its masked values first (data.filled(...))")
     arr = np.asarray(data)
@@ -116,6 +122,10 @@ def period(value: Any, field: str = "period") -> Any:
         return value
     if isinstance(value, Period):
         return raw.tsstore_period(value.months, raw.TSSTORE_PERIOD_MONTHS)
+    if type(value) is str:
+        known = _PERIODS.get(value)
+        if known is not None:
+            return known
     if isinstance(value, str):
         try:
             return _parsed(value)
@@ -146,7 +156,14 @@ def period(value: Any, field: str = "period") -> Any:
 def _parsed(iso: str) -> Any:
     out = raw.tsstore_period()
     check(lib.tsstore_period_parse(iso.encode("utf-8"), byref(out)))
+    if type(iso) is str and len(_PERIODS) < 256:
+        _PERIODS[iso] = out
     return out
+
+
+#: Texts parsed before, looked up without lru_cache's call (period() on every item of a bulk
+#: add). The structs are shared: callers only read them.
+_PERIODS: dict = {}
 
 
 def optional_period(value: Any, field: str = "period") -> Any:
@@ -156,6 +173,8 @@ def optional_period(value: Any, field: str = "period") -> Any:
 
 def period_text(p: Any) -> str | None:
     """The canonical ISO-8601 text of a tsstore_period (None when absent), from the library."""
+    if p is NO_PERIOD:
+        return None
     if p.unit == raw.TSSTORE_PERIOD_NONE:
         return None
     return _formatted(p.value, p.unit)
@@ -233,8 +252,22 @@ def _formatted(value: int, unit: int) -> str:
     return text(lib.tsstore_period_format, byref(raw.tsstore_period(value, unit)))
 
 
+_last_millis: tuple = (None, 0)
+
+
 def millis(value: Any) -> int:
     """Unix milliseconds of a datetime (naive: UTC) or numpy.datetime64."""
+    global _last_millis
+    if type(value) is _dt.datetime:
+        # The series of a bulk add usually share one start: the last datetime converted is
+        # remembered (a datetime is immutable, and the reference keeps its id from reuse).
+        last, ms = _last_millis
+        if value is last:
+            return ms
+        ms = (value.replace(tzinfo=UTC) if value.tzinfo is None else value) - _EPOCH
+        ms = ms // _MS
+        _last_millis = (value, ms)
+        return ms
     if isinstance(value, np.datetime64):
         if np.isnat(value):
             raise ValueError("a timestamp cannot be NaT")
@@ -261,14 +294,28 @@ def timeline(initial_ms: int, step: Any, n: int) -> np.ndarray:
     return out
 
 
+_encoded: dict = {}
+
+
 def text_arg(value: Any, field: str) -> bytes:
     """A str argument as the NUL-terminated UTF-8 the library reads; a NUL inside would cut
     it short, so it is refused, as is anything but str."""
+    if type(value) is str:
+        # Owner types and names repeat across the series of a bulk add: each distinct text
+        # is checked and encoded once (a bounded cache; str and bytes are immutable).
+        b = _encoded.get(value)
+        if b is not None:
+            return b
     if not isinstance(value, str):
         raise TypeError(f"{field}: a str is needed, not {type(value).__name__} ({value!r})")
     if "\0" in value:
         raise InvalidParameterError(f"{field}: text {value!r} contains a NUL character", 1)
-    return value.encode("utf-8")
+    b = value.encode("utf-8")
+    if type(value) is str:
+        if len(_encoded) >= 4096:
+            _encoded.clear()
+        _encoded[value] = b
+    return b
 
 
 def opt_text(value: Any, field: str) -> bytes | None:

@@ -104,6 +104,16 @@ class Key:
         return q
 
     @classmethod
+    def _of(cls, owner_id: int, owner_category: OwnerCategory, series_type: SeriesType, name: str,
+            resolution: Any, interval: Any, features: dict) -> "Key":
+        """A key from parts already checked and converted (a bulk add makes 100,000): the
+        fields set directly, as the frozen dataclass's __init__ would set them."""
+        k = object.__new__(cls)
+        k.__dict__.update(owner_id=owner_id, owner_category=owner_category, series_type=series_type, name=name,
+                          resolution=resolution, interval=interval, features=features)
+        return k
+
+    @classmethod
     def from_lookup(cls, q: Any) -> "Key":
         """The key a tsstore_lookup filled by the library holds (its strings are read now)."""
         return cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),

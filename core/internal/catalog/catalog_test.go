@@ -72,3 +72,35 @@ func TestOpenWithoutCreateRefusesMissingFile(t *testing.T) {
 		t.Fatalf("want ErrNoCatalog, got %v", err)
 	}
 }
+
+// InsertRows adds rows in order on both of its paths and reports the index of a duplicate.
+func TestInsertRowsReportsTheDuplicate(t *testing.T) {
+	for _, n := range []int{3, 40} {
+		c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Begin(); err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]*Row, n)
+		for i := range rows {
+			rows[i] = row(int64(i), "a")
+		}
+		if done, err := c.InsertRows(rows); err != nil || done != n {
+			t.Fatalf("%d rows: InsertRows = %d, %v", n, done, err)
+		}
+		if got := count(t, c); got != n {
+			t.Fatalf("%d rows: %d stored", n, got)
+		}
+		again := []*Row{row(int64(n), "a"), rows[n-1]} // the second row is stored already
+		for len(again) < n {
+			again = append(again, row(int64(n+len(again)), "a"))
+		}
+		if done, err := c.InsertRows(again); !errors.Is(err, ErrUnique) || done != 1 {
+			t.Fatalf("%d rows: a duplicate second row: InsertRows = %d, %v; want 1, ErrUnique", n, done, err)
+		}
+		c.Rollback()
+		c.Close()
+	}
+}

@@ -32,9 +32,47 @@ const (
 // shape as u64 LE, then the little-endian element bytes with every NaN replaced by the
 // canonical quiet NaN so that NaN payloads do not split otherwise equal arrays.
 func Array(dtypeName string, shape []uint64, data []byte, kind FloatKind) Digest {
+	if n := len(dtypeName) + 1 + 8*(1+len(shape)) + len(data); n <= smallArray {
+		// A small array (a day of hourly values is 192 bytes) is hashed in one call over a
+		// stack buffer holding exactly the bytes the incremental hasher feeds: no allocation.
+		var buf [smallArray]byte
+		return sha256.Sum256(appendArrayMessage(buf[:0], dtypeName, shape, data, kind))
+	}
 	h := NewArrayHasher(dtypeName, shape, kind)
 	h.Write(data)
 	return h.Sum()
+}
+
+// smallArray bounds the message Array hashes from a stack buffer.
+const smallArray = 2048
+
+// appendArrayMessage appends the whole hashed message of an array: the header
+// NewArrayHasher writes, then the elements, NaNs canonicalised as writeWhole does.
+func appendArrayMessage(b []byte, dtypeName string, shape []uint64, data []byte, kind FloatKind) []byte {
+	b = append(b, dtypeName...)
+	b = append(b, 0)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(shape)))
+	for _, d := range shape {
+		b = binary.LittleEndian.AppendUint64(b, d)
+	}
+	start := len(b)
+	b = append(b, data...)
+	els := b[start:]
+	switch kind {
+	case Float64:
+		for i := 0; i+8 <= len(els); i += 8 {
+			if v := binary.LittleEndian.Uint64(els[i:]); math.IsNaN(math.Float64frombits(v)) {
+				binary.LittleEndian.PutUint64(els[i:], canonicalNaN64)
+			}
+		}
+	case Float32:
+		for i := 0; i+4 <= len(els); i += 4 {
+			if v := binary.LittleEndian.Uint32(els[i:]); math.IsNaN(float64(math.Float32frombits(v))) {
+				binary.LittleEndian.PutUint32(els[i:], canonicalNaN32)
+			}
+		}
+	}
+	return b
 }
 
 // ArrayHasher computes Array incrementally: the elements may arrive in pieces (whole
