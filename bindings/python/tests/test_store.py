@@ -409,3 +409,16 @@ def test_get_many_mixed_keys_equal_single_reads(path):
                 s.get_many(fresh[:2] + [k])
         k = tsstore.Key(True, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
         assert s.get_many([k])[0].data[0] == s.get_time_series(k).data[0] == 1.0
+
+
+def test_a_batch_of_small_and_large_arrays_reads_back_each(path):
+    """A batch joins small arrays into one block and hands large ones over where they are;
+    mixed in any order, every series reads back its own values."""
+    rng = np.random.default_rng(3)
+    datas = [rng.random(8760), rng.random(24), rng.random((3000, 3)), np.arange(5, dtype=np.int32),
+             rng.random(2049), rng.random(2048)]  # 2,049 f64 is just over the join bound, 2,048 at it
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(dict(ts=hourly("p", d), owner_id=i, owner_type="G") for i, d in enumerate(datas))
+    with tsstore.Store.open(path, read_only=True) as s:
+        for k, d in zip(keys, datas):
+            np.testing.assert_array_equal(s.get_time_series(k).data, d)

@@ -165,18 +165,21 @@ class ForecastReader(_Reader):
 
 
 def _lookups(keys: Sequence[Key]) -> Any:
-    n = len(keys)
-    which = (raw.tsstore_lookup * max(n, 1))()
-    size = sizeof(raw.tsstore_lookup)
-    for i, k in enumerate(keys):
-        memmove(addressof(which) + i * size, addressof(k.lookup()), size)
-    return which
+    """The keys' lookups in one buffer, as get_many builds them (a key's lookup bytes are made
+    once per Key; keys differing only in owner share one checked lookup)."""
+    from ._store import _lookup_array
+    return _lookup_array(keys) if keys else (raw.tsstore_lookup * 1)()
+
+
+def _address(which: Any) -> Any:
+    return which.ctypes.data if isinstance(which, np.ndarray) else which
 
 
 def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReader:
     """A StaticReader over keys (Store.static_reader)."""
     out = c_void_p()
-    check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), _lookups(keys), len(keys),
+    which = _lookups(keys)  # held until the call returns: the library reads it in the call
+    check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), _address(which), len(keys),
                                         byref(out)))
     return StaticReader(store, out.value or 0, keys)
 
@@ -184,7 +187,8 @@ def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReade
 def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> ForecastReader:
     """A ForecastReader over keys (Store.forecast_reader)."""
     out = c_void_p()
+    which = _lookups(keys)  # held until the call returns
     check(lib.tsstore_forecast_reader_new(store._handle(), int(series_type), byref(cv.period(resolution, "resolution")),
-                                          _lookups(keys), len(keys), byref(out)))
+                                          _address(which), len(keys), byref(out)))
     layered = int(series_type) in (SeriesType.PROBABILISTIC, SeriesType.SCENARIOS)
     return ForecastReader(store, out.value or 0, keys, layered)

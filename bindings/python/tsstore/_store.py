@@ -1200,13 +1200,10 @@ def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
             d[field]["value"] = [p.value for p in periods]
             d[field]["unit"] = [p.unit for p in periods]
     keep: list = []
-    # The arrays' bytes, joined by one C loop over their buffers (they are C-contiguous).
     arrs = [it.arr for it in items]
-    data = np.frombuffer(b"".join(arrs) or b"\0", dtype=np.uint8)  # type: ignore[arg-type]  # ndarray is a buffer
-    keep.append(data)
     nbytes = np.array([a.nbytes for a in arrs], dtype=np.uint64)
     d["nbytes"] = nbytes
-    d["data"] = _starts(nbytes, data.ctypes.data)
+    d["data"] = _data_addresses(arrs, nbytes, keep)
     ndims = np.array([a.ndim for a in arrs], dtype=np.uint64)
     shapes = np.fromiter(itertools.chain.from_iterable(a.shape for a in arrs), dtype=np.int64, count=int(ndims.sum()))
     keep.append(shapes)
@@ -1218,6 +1215,31 @@ def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
     for i, field in enumerate(("owner_type", "name", "features_json", "units", "ext")):
         d[field] = _strings_block([it.strs[i] for it in items], keep)
     return d, keep
+
+
+# Arrays up to this size are joined into one block for a batch (one C loop, where asking each
+# its address costs about a microsecond); larger ones are handed over where they are, so that
+# the library's copy is the only one (a year of hourly f64 is 70 KB).
+_JOIN_BYTES = 16 << 10
+
+
+def _data_addresses(arrs: list, nbytes: np.ndarray, keep: list) -> np.ndarray:
+    """The address of each array's bytes (they are C-contiguous): small ones in one joined
+    block kept in keep, large ones their own buffers (the items hold them through the add)."""
+    big = nbytes > _JOIN_BYTES
+    if not big.any():
+        data = np.frombuffer(b"".join(arrs) or b"\0", dtype=np.uint8)  # type: ignore[arg-type]  # ndarray is a buffer
+        keep.append(data)
+        return _starts(nbytes, data.ctypes.data)
+    addrs = np.zeros(len(arrs), dtype=np.uint64)
+    small = np.flatnonzero(~big)
+    if len(small):
+        data = np.frombuffer(b"".join([arrs[i] for i in small]), dtype=np.uint8)
+        keep.append(data)
+        addrs[small] = _starts(nbytes[small], data.ctypes.data)
+    for i in np.flatnonzero(big):
+        addrs[i] = arrs[i].__array_interface__["data"][0]
+    return addrs
 
 
 def _starts(sizes: np.ndarray, base: int) -> np.ndarray:
