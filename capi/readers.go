@@ -105,7 +105,7 @@ func noFail(err error) C.int32_t {
 
 // newReader resolves the lookups and builds a reader over their series.
 func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t,
-	build func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error)) C.int32_t {
+	build func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error)) C.int32_t {
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
@@ -123,15 +123,7 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 		if err != nil {
 			return err
 		}
-		ms, _, err := s.DescribeMany(qs)
-		if err != nil {
-			return err
-		}
-		keys := make([]core.Key, len(ms))
-		for i, m := range ms {
-			keys[i] = m.Key
-		}
-		r, closeFn, err := build(s, res, keys)
+		r, closeFn, err := build(s, res, qs)
 		if err != nil {
 			return whichError(err)
 		}
@@ -257,8 +249,8 @@ func readerFree(p C.uintptr_t, k kind) {
 //export tsstore_static_reader_new
 func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
-	return newReader(p, kindStaticReader, resolution, which, n, out, func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error) {
-		rd, err := s.NewStaticReader(res, keys)
+	return newReader(p, kindStaticReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
+		rd, err := s.NewStaticReaderOf(res, qs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -318,12 +310,12 @@ func tsstore_static_reader_free(p C.uintptr_t) {
 func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t,
 	out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
-	return newReader(p, kindForecastReader, resolution, which, n, out, func(s *core.Store, res core.Period, keys []core.Key) (reader, func(), error) {
+	return newReader(p, kindForecastReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
 		typ, err := typeIn(seriesType, "series_type", false)
 		if err != nil {
 			return nil, nil, err
 		}
-		rd, err := s.NewForecastReader(*typ, res, keys)
+		rd, err := s.NewForecastReaderOf(*typ, res, qs)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -69,6 +69,41 @@ func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
 	return found, nil
 }
 
+// keysMetadata resolves keys as lookupMetadata resolves each, those of a concrete type in
+// one batched pass (lookupKeys); a failure names keys[i].
+func (s *Store) keysMetadata(keys []Key) ([]*Metadata, error) {
+	rows, err := s.lookupKeys(keys)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]*Metadata, len(keys))
+	for i, k := range keys {
+		if rows[i] != nil {
+			ms[i], err = s.metadataOf(rows[i], k.Features)
+		} else {
+			_, ms[i], err = s.lookupMetadata(k, k.Features)
+		}
+		if err != nil {
+			return nil, itemField(err, "keys["+itoa(int64(i))+"]")
+		}
+	}
+	return ms, nil
+}
+
+// resolveLookups resolves the lookups of a reader's build in one pass (findMany), giving
+// their keys and records; a failure names which[i].
+func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, error) {
+	found, err := s.findMany(op, qs)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, ms := make([]Key, len(found)), make([]*Metadata, len(found))
+	for i, f := range found {
+		keys[i], ms[i] = f.m.Key, f.m
+	}
+	return keys, ms, nil
+}
+
 // findMany resolves many lookups as find resolves each; item failures name which[i].
 func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	keys := make([]Key, len(qs))

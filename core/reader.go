@@ -99,13 +99,34 @@ func (s *Store) NewForecastReader(typ SeriesType, resolution Period, keys []Key)
 	defer s.mu.Unlock()
 	var r *ForecastReader
 	err := s.snapshot(func() (err error) {
-		r, err = s.newForecastReader(typ, resolution, keys)
+		r, err = s.newForecastReader(typ, resolution, keys, nil)
 		return err
 	})
 	return r, withOp(op, err)
 }
 
-func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key) (*ForecastReader, error) {
+// NewForecastReaderOf is NewForecastReader over lookups, each naming one series (a binding's
+// keys): they are resolved once, in one pass, and a failure names which[i].
+func (s *Store) NewForecastReaderOf(typ SeriesType, resolution Period, qs []Lookup) (*ForecastReader, error) {
+	const op = "forecast_reader"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var r *ForecastReader
+	err := s.snapshot(func() error {
+		keys, ms, err := s.resolveLookups(op, qs)
+		if err == nil {
+			r, err = s.newForecastReader(typ, resolution, keys, ms)
+		}
+		return err
+	})
+	return r, withOp(op, err)
+}
+
+// newForecastReader builds the reader; ms are the keys' records when the caller resolved
+// them already (nil: resolved here, in one batched pass).
+func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key, ms []*Metadata) (*ForecastReader, error) {
 	if typ == SingleTimeSeriesType || typ == NonSequentialTimeSeriesType || !typ.Valid() {
 		return nil, invalid("", "type", "%s is not a forecast type", typ)
 	}
@@ -131,13 +152,22 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key)
 		if k.Resolution != resolution {
 			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
 		}
+	}
+	if ms == nil {
+		find := keys
 		if typ == AbstractDeterministicType {
-			k.Type = AbstractDeterministicType
+			find = make([]Key, len(keys))
+			for i, k := range keys {
+				find[i], find[i].Type = k, AbstractDeterministicType
+			}
 		}
-		_, m, err := s.lookupMetadata(k, k.Features)
-		if err != nil {
-			return nil, itemField(err, field)
+		var err error
+		if ms, err = s.keysMetadata(find); err != nil {
+			return nil, err
 		}
+	}
+	for i, m := range ms {
+		field := "keys[" + itoa(int64(i)) + "]"
 		g, err := forecastRowOf(m)
 		if err != nil {
 			return nil, err

@@ -66,13 +66,34 @@ func (s *Store) NewStaticReader(resolution Period, keys []Key) (*StaticReader, e
 	defer s.mu.Unlock()
 	var r *StaticReader
 	err := s.snapshot(func() (err error) {
-		r, err = s.newStaticReader(resolution, keys)
+		r, err = s.newStaticReader(resolution, keys, nil)
 		return err
 	})
 	return r, withOp(op, err)
 }
 
-func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, error) {
+// NewStaticReaderOf is NewStaticReader over lookups, each naming one series (a binding's
+// keys): they are resolved once, in one pass, and a failure names which[i].
+func (s *Store) NewStaticReaderOf(resolution Period, qs []Lookup) (*StaticReader, error) {
+	const op = "static_reader"
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
+	defer s.mu.Unlock()
+	var r *StaticReader
+	err := s.snapshot(func() error {
+		keys, ms, err := s.resolveLookups(op, qs)
+		if err == nil {
+			r, err = s.newStaticReader(resolution, keys, ms)
+		}
+		return err
+	})
+	return r, withOp(op, err)
+}
+
+// newStaticReader builds the reader; ms are the keys' records when the caller resolved them
+// already (nil: resolved here, in one batched pass).
+func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (*StaticReader, error) {
 	if !resolution.IsPositive() {
 		return nil, invalid("", "resolution", "%s is not a positive period", resolution)
 	}
@@ -100,10 +121,15 @@ func (s *Store) newStaticReader(resolution Period, keys []Key) (*StaticReader, e
 		if k.Resolution != resolution {
 			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
 		}
-		_, m, err := s.lookupMetadata(k, k.Features)
-		if err != nil {
-			return nil, itemField(err, field)
+	}
+	if ms == nil {
+		var err error
+		if ms, err = s.keysMetadata(keys); err != nil {
+			return nil, err
 		}
+	}
+	for i, m := range ms {
+		field := "keys[" + itoa(int64(i)) + "]"
 		if i == 0 {
 			rd.t0, rd.length = m.InitialTimestamp, m.Length
 		} else if !m.InitialTimestamp.Equal(rd.t0) || m.Length != rd.length {
