@@ -74,6 +74,21 @@ func (v FeatureValue) equal(w FeatureValue) bool {
 	return v == w
 }
 
+// identical is f equal to g value by value, floats compared by their bits (so -0.0 is not
+// 0.0, and a NaN is itself): two lookups with identical features resolve alike.
+func (f Features) identical(g Features) bool {
+	if len(f) != len(g) {
+		return false
+	}
+	for k, v := range f {
+		w, ok := g[k]
+		if !ok || v.kind != w.kind || math.Float64bits(v.f) != math.Float64bits(w.f) || v.i != w.i || v.b != w.b || v.s != w.s {
+			return false
+		}
+	}
+	return true
+}
+
 func (v FeatureValue) String() string {
 	switch v.kind {
 	case hashing.KindInt:

@@ -122,6 +122,7 @@ type manyPlans struct {
 type lookupCopy struct {
 	ownerID                                  int64
 	hasCat, hasType, hasRes, hasIv, hasFeats bool
+	exact                                    bool
 	cat                                      OwnerCategory
 	typ                                      SeriesType
 	name                                     string
@@ -130,7 +131,7 @@ type lookupCopy struct {
 }
 
 func copyLookup(q Lookup) lookupCopy {
-	c := lookupCopy{ownerID: q.OwnerID, name: q.Name, hasFeats: q.Features != nil}
+	c := lookupCopy{ownerID: q.OwnerID, name: q.Name, hasFeats: q.Features != nil, exact: q.ExactFeatures}
 	if c.hasCat = q.OwnerCategory != nil; c.hasCat {
 		c.cat = *q.OwnerCategory
 	}
@@ -150,20 +151,15 @@ func copyLookup(q Lookup) lookupCopy {
 }
 
 func (c *lookupCopy) same(q Lookup) bool {
-	if c.ownerID != q.OwnerID || c.name != q.Name || c.hasFeats != (q.Features != nil) ||
+	if c.ownerID != q.OwnerID || c.name != q.Name || c.hasFeats != (q.Features != nil) || c.exact != q.ExactFeatures ||
 		c.hasCat != (q.OwnerCategory != nil) || c.hasType != (q.Type != nil) ||
 		c.hasRes != (q.Resolution != nil) || c.hasIv != (q.Interval != nil) ||
 		(c.hasCat && c.cat != *q.OwnerCategory) || (c.hasType && c.typ != *q.Type) ||
-		(c.hasRes && c.res != *q.Resolution) || (c.hasIv && c.iv != *q.Interval) ||
-		len(c.feats) != len(q.Features) {
+		(c.hasRes && c.res != *q.Resolution) || (c.hasIv && c.iv != *q.Interval) {
 		return false
 	}
-	for k, v := range c.feats {
-		if w, ok := q.Features[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+	// By bits: a lookup of -0.0 resolves apart from one of 0.0 (docs/format.md §13.3).
+	return c.feats.identical(q.Features)
 }
 
 // keepPlans keeps the plans of qs for the next call on the store (see manyPlans).

@@ -298,6 +298,21 @@ func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
 	}
 }
 
+// A sizing call's plans serve only the same lookups, exactness included: sized by features
+// (a superset matches), the exact read of those features finds nothing.
+func TestSizingPlansKeepTheLookupsExactness(t *testing.T) {
+	s, _ := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 5)), &AddOptions{Features: Features{"a": Int(1), "b": Int(2)}})
+	loose := []Lookup{{OwnerID: 1, Name: "p", Features: Features{"a": Int(1)}}}
+	if _, _, err := s.DescribeMany(loose); err != nil {
+		t.Fatal(err)
+	}
+	exact := []Lookup{{OwnerID: 1, Name: "p", Features: Features{"a": Int(1)}, ExactFeatures: true}}
+	if _, _, err := s.ReadManyInto(exact, [][]byte{make([]byte, 24*8)}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an exact read reused the superset's plan: %v", err)
+	}
+}
+
 // The plans a sizing call (DescribeMany, or ReadManyInto refusing small buffers) resolves
 // serve the read right after it, and only it: other lookups, or any call in between (a
 // remove above all), resolve again, so a stale plan is never read.
