@@ -154,6 +154,27 @@ func TestSignedZeroFeaturesAreTwoSeries(t *testing.T) {
 		if found, err := s.HasMatch(q); !found || err != nil {
 			t.Errorf("%s: HasMatch %v %v", tc.features, found, err)
 		}
+		// The batched paths resolve alike: a bulk read and a reader's build.
+		dst := [][]byte{make([]byte, 3*8)}
+		if _, _, err := s.ReadManyInto([]Lookup{q}, dst); err != nil {
+			t.Fatal(err)
+		}
+		if v := floats(t, TypedArray{DType: F64, Shape: []int{3}, Data: dst[0]}); fmt.Sprint(v) != fmt.Sprint(tc.want) {
+			t.Errorf("%s (exact %v) ReadManyInto read %v, want %v", tc.features, tc.exact, v, tc.want)
+		}
+		if tc.exact {
+			rd, err := s.NewStaticReader(Hours(1), []Key{m.Key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rd.ReadStep(0); err != nil {
+				t.Fatal(err)
+			}
+			if v := floats(t, rd.Groups()[0].Values); v[0] != tc.want[0] {
+				t.Errorf("%s StaticReader read %v, want %v", tc.features, v[0], tc.want[0])
+			}
+			rd.Close()
+		}
 	}
 }
 

@@ -39,14 +39,14 @@ func (k Key) Lookup() Lookup {
 
 // lookupKeys finds the rows of many keys, those of a concrete type together
 // (catalog.LookupMany: one statement per few hundred keys differing only in owner id). found[i]
-// is nil where keys[i] was not looked up so (an abstract type, a key that does not validate)
-// or is not stored: the caller resolves those one by one, as it would have, for the same
-// result or error.
+// is nil where keys[i] was not looked up so (an abstract type, a -0.0 feature, which has two
+// identities to probe in order (keyIdentities), a key that does not validate) or is not
+// stored: the caller resolves those one by one, as it would have, for the same result or error.
 func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
 	ids := make([]catalog.Identity, 0, len(keys))
 	at := make([]int, 0, len(keys))
 	for i, k := range keys {
-		if k.Type == AbstractDeterministicType {
+		if k.Type == AbstractDeterministicType || k.Features.hasNegativeZero() {
 			continue
 		}
 		id, err := keyIdentity(k)
@@ -81,7 +81,7 @@ func (s *Store) keysMetadata(keys []Key) ([]*Metadata, error) {
 		if rows[i] != nil {
 			ms[i], err = s.metadataOf(rows[i], k.Features)
 		} else {
-			_, ms[i], err = s.lookupMetadata(k, k.Features)
+			_, ms[i], err = s.find(k.Lookup())
 		}
 		if err != nil {
 			return nil, itemField(err, "keys["+itoa(int64(i))+"]")
