@@ -148,10 +148,9 @@ type descStrings struct {
 
 // batchReader carries what one descriptor of a batch shares with the ones before it.
 type batchReader struct {
-	prev     *C.tsstore_series_desc
-	last     descStrings
-	features core.Features // parsed from last's features_json
-	parsed   map[string]core.Features
+	prev   *C.tsstore_series_desc
+	last   descStrings
+	parsed map[string]core.Features // by features_json text
 }
 
 // readStrings reads d's strings; br (nil for a single add) reuses the previous descriptor's.
@@ -251,9 +250,6 @@ func featuresOf(strs *descStrings, field string, br *batchReader) (core.Features
 	if br == nil {
 		return parseFeatures(text, field)
 	}
-	if br.features != nil && br.prev != nil && !br.last.null[2] && br.last.v[2] == text {
-		return br.features, nil
-	}
 	f, ok := br.parsed[text]
 	if !ok {
 		var err error
@@ -262,7 +258,6 @@ func featuresOf(strs *descStrings, field string, br *batchReader) (core.Features
 		}
 		br.parsed[text] = f
 	}
-	br.features = f
 	return f, nil
 }
 
