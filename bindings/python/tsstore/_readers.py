@@ -164,22 +164,18 @@ class ForecastReader(_Reader):
         return self._step(i)
 
 
-def _lookups(keys: Sequence[Key]) -> Any:
+def _lookups(keys: Sequence[Key]) -> np.ndarray:
     """The keys' lookups in one buffer, as get_many builds them (a key's lookup bytes are made
     once per Key; keys differing only in owner share one checked lookup)."""
     from ._store import _lookup_array
-    return _lookup_array(keys) if keys else (raw.tsstore_lookup * 1)()
-
-
-def _address(which: Any) -> Any:
-    return which.ctypes.data if isinstance(which, np.ndarray) else which
+    return _lookup_array(keys)
 
 
 def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReader:
     """A StaticReader over keys (Store.static_reader)."""
     out = c_void_p()
     which = _lookups(keys)  # held until the call returns: the library reads it in the call
-    check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), _address(which), len(keys),
+    check(lib.tsstore_static_reader_new(store._handle(), byref(cv.period(resolution, "resolution")), which.ctypes.data, len(keys),
                                         byref(out)))
     return StaticReader(store, out.value or 0, keys)
 
@@ -189,6 +185,6 @@ def open_forecast(store: Any, series_type: SeriesType, resolution: Any, keys: Se
     out = c_void_p()
     which = _lookups(keys)  # held until the call returns
     check(lib.tsstore_forecast_reader_new(store._handle(), int(series_type), byref(cv.period(resolution, "resolution")),
-                                          _address(which), len(keys), byref(out)))
+                                          which.ctypes.data, len(keys), byref(out)))
     layered = int(series_type) in (SeriesType.PROBABILISTIC, SeriesType.SCENARIOS)
     return ForecastReader(store, out.value or 0, keys, layered)
