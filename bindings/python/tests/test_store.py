@@ -422,3 +422,23 @@ def test_a_batch_of_small_and_large_arrays_reads_back_each(path):
     with tsstore.Store.open(path, read_only=True) as s:
         for k, d in zip(keys, datas):
             np.testing.assert_array_equal(s.get_time_series(k).data, d)
+
+
+def test_get_many_after_a_long_series_does_not_size_every_item_by_it(path):
+    """get_many sizes its items by the largest series of the last one; after one long series,
+    many short ones must not each get that much memory (2,000 × 800 KB asked for 384 KB)."""
+    import tracemalloc
+    with tsstore.Store.create(path) as s:
+        long = s.add_time_series(hourly("long", np.arange(100_000.0)), owner_id=0, owner_type="G")
+        short = s.add_time_series_bulk(dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
+                                       for i in range(1, 2001))
+    with tsstore.Store.open(path, read_only=True) as s:
+        s.get_many([long])
+        tracemalloc.start()
+        try:
+            got = s.get_many(short)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert [g.data[0] for g in got[:3]] == [1.0, 2.0, 3.0]
+    assert peak < 64 << 20, f"get_many of 2,000 × 24 f64 allocated {peak >> 20} MiB"

@@ -17,7 +17,7 @@ import numpy as np
 from . import _convert as cv
 from ._errors import (IncompatibleFormatError, IntegrityError, InvalidHandleError, InvalidParameterError, TsStoreError,
                       TsStoreIOError, in_operation, operation)
-from ._ffi import _unreleased, release_later, release_pending, numpy_dtype, c_uint8, addressof, string_at, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, memmove, raw, sizeof, text
+from ._ffi import _unreleased, release_later, release_pending, numpy_dtype, c_uint8, addressof, string_at, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, raw, sizeof, text
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
@@ -65,7 +65,7 @@ _KEY_OFF = raw.tsstore_series_info.key.offset
 _NBYTES = (raw.tsstore_series_info.nbytes.offset, np.uint64)
 _DTYPE = (raw.tsstore_series_info.dtype.offset, np.int32)
 _NDIM = (raw.tsstore_series_info.ndim.offset, np.int32)
-_SHAPE0 = (raw.tsstore_series_info.shape.offset, np.int64)
+_GUESS_FLOOR = 64 << 20
 _INITIAL = (raw.tsstore_series_info.initial_ms.offset, np.int64)
 _TYPE = (_KEY_OFF + raw.tsstore_lookup.series_type.offset, np.int32)
 _RES_VALUE = (_KEY_OFF + raw.tsstore_lookup.resolution.offset + raw.tsstore_period.value.offset, np.int64)
@@ -473,13 +473,16 @@ class Store:
         which = lookups.ctypes.data
         infos = _infos(n)
         h = self._handle()
-        sizes = np.full(n, self._many_guess, dtype=np.uint64)
-        block, offsets, st = self._get_many_into(h, which, n, infos, sizes)
+        # Every item sized as the largest of the last get_many, while that asks for no more than
+        # twice what the last one read (at least 64 MiB); else a sizing call first (the library
+        # keeps what it resolved for the read right after it).
+        guess = self._many_guess if n * self._many_guess <= max(2 * self._many_total, _GUESS_FLOOR) else 0
+        block, offsets, st = self._get_many_into(h, which, n, infos, np.full(n, guess, dtype=np.uint64))
         if st == _TOO_SMALL:
             block, offsets, st = self._get_many_into(h, which, n, infos, _info_column(infos, n, _NBYTES))
         check(st)
         nbytes = _info_column(infos, n, _NBYTES)
-        self._many_guess = int(nbytes.max())
+        self._many_guess, self._many_total = int(nbytes.max()), int(nbytes.sum())
         fast = _single_series(keys, infos, n, block, offsets, nbytes)
         if fast is not None:
             return fast
@@ -490,7 +493,7 @@ class Store:
             out.append(self._series(k.lookup(), info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
         return out
 
-    _many_guess = 0
+    _many_guess = _many_total = 0
 
     @staticmethod
     def _get_many_into(h: int, which: Any, n: int, infos: Any, nbytes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
