@@ -9,7 +9,6 @@ import pickle
 import shutil
 import subprocess
 import sys
-import time
 
 import numpy as np
 import pytest
@@ -289,21 +288,13 @@ def test_a_pandas_object_as_data_is_refused_not_stripped():
         tsstore.Deterministic("f", T0, HOUR, "PT1H", "PT1H", 3, series.to_frame().T)
 
 
-def test_to_pandas_of_a_year_hourly_is_fast(path):
+def test_to_pandas_of_a_year_hourly(path):
+    """Its time (the issue's 5 ms) is make bench's (bench/calls/calls.py), not a test's."""
     with tsstore.Store.create(path) as s:
         ts = s.get_time_series(s.add_time_series(hourly("load", np.arange(8760.0)), owner_id=1, owner_type="L"))
-    ts.to_pandas()  # imports and caches warm
-    best = min(_timed(ts.to_pandas) for _ in range(20))
-    print(f"to_pandas of 8,760 steps: {best * 1e3:.3f} ms")
-    assert best < 5e-3, f"to_pandas of 8,760 steps took {best * 1e3:.2f} ms"
     s2 = ts.to_pandas()
     assert len(s2) == 8760 and s2.index[-1] == pd.Timestamp("2030-12-31T23:00", tz="UTC")
-
-
-def _timed(fn):
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+    np.testing.assert_array_equal(s2.to_numpy(), np.arange(8760.0))
 
 
 # -- 4. errors name the Python argument and the operation -----------------------------------
