@@ -110,8 +110,6 @@ def _period_of_months(months: int) -> Period:
     return Period(months=months)
 
 
-#: What a period argument may be: a fixed timedelta, a calendar Period, or ISO-8601 text.
-PeriodLike = Any
 
 
 def period(value: Any, field: str = "period") -> Any:
@@ -152,7 +150,6 @@ def period(value: Any, field: str = "period") -> Any:
                     f"{type(value).__name__} ({value!r})")
 
 
-@functools.lru_cache(maxsize=256)
 def _parsed(iso: str) -> Any:
     out = raw.tsstore_period()
     check(lib.tsstore_period_parse(iso.encode("utf-8"), byref(out)))
@@ -161,8 +158,8 @@ def _parsed(iso: str) -> Any:
     return out
 
 
-#: Texts parsed before, looked up without lru_cache's call (period() on every item of a bulk
-#: add). The structs are shared: callers only read them.
+#: Texts parsed before (period() runs on every item of a bulk add), at most 256. The structs
+#: are shared: callers only read them.
 _PERIODS: dict = {}
 
 

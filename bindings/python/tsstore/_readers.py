@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError
-from ._ffi import addressof, byref, c_size_t, c_void_p, check, lib, memmove, raw, release_later, sizeof
+from ._ffi import byref, c_size_t, c_void_p, check, lib, raw, release_later, sizeof
 from ._series import Key, SeriesType
 
 
