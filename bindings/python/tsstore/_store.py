@@ -337,16 +337,11 @@ class Store:
         end)) or start and length (steps); for forecasts, the windows starting in [start,
         end], or count windows from start. A DeterministicSingleTimeSeries reads as a
         Deterministic."""
-        if name is None and isinstance(owner, Key) and time_series_type is SingleTimeSeries and not feature_values \
-                and features is None and resolution is None and interval is None:
-            key: Key | None = owner
-            q = owner.lookup()
-        else:
-            try:
-                q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
-                                         resolution, interval, features, feature_values)
-            except (TsStoreError, TypeError, ValueError) as e:
-                raise in_operation(e, "get_time_series") from None
+        try:
+            q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
+                                     resolution, interval, features, feature_values)
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "get_time_series") from None
         try:
             if start is None and end is None and length is None and count is None:
                 return self._read(q, key, lib.tsstore_get)
@@ -525,12 +520,8 @@ class Store:
         of get_time_series (any number of matches is True); has_time_series(key) asks for
         exactly that key."""
         try:
-            if name is None and isinstance(owner, Key) and time_series_type is SingleTimeSeries \
-                    and not feature_values and features is None and resolution is None and interval is None:
-                q = owner.lookup()
-            else:
-                q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category, resolution,
-                                       interval, features, feature_values)
+            q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category, resolution,
+                                   interval, features, feature_values)
             found = c_int32()
             check(lib.tsstore_has(self._handle(), byref(q), byref(found)))
         except (TsStoreError, TypeError, ValueError) as e:
