@@ -23,9 +23,15 @@ PEER=${INFRASYS_TESTS:-$ROOT/../shared/peers/infrasys-1.1.2}
 VENV=${INFRASYS_VENV:-.venv-infrasys}
 OUT=${OUT:-out}
 
+# As the Go conformance tests do: a checkout without ../shared beside it skips, CI (which lays
+# shared/ beside its clone) fails.
 if [ ! -d "$PEER/tests" ]; then
-  echo "infrasys: no test suite at $PEER/tests (set INFRASYS_TESTS)"
-  exit 1
+  if [ -n "${CI:-}" ]; then
+    echo "infrasys: no test suite at $PEER/tests (set INFRASYS_TESTS)"
+    exit 1
+  fi
+  echo "infrasys: skipped: no test suite at $PEER/tests (shared/ is not beside this checkout; set INFRASYS_TESTS)"
+  exit 0
 fi
 test -x "$VENV/bin/python" || python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q --disable-pip-version-check pytest pytest-missing-modules "infrasys[chronify]==1.1.2" pint==0.24.4
