@@ -12,6 +12,7 @@ import (
 	"github.com/fhs/go-netcdf/netcdf"
 	"github.com/fhs/go-netcdf/netcdf/ncmem"
 
+	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
@@ -75,10 +76,13 @@ type File struct {
 	// opened for writing: a crash may have cut their writing short, so they are not used to
 	// deduplicate, and an add of the same content rewrites them.
 	untrusted map[hashing.Digest]*Variable
+	// h5 is set when the file was opened read-only through HDF5 (h5file.go); root and grp
+	// are then unused and every varid indexes h5.sets.
+	h5 *h5view
 }
 
 func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
-	return &File{root: root, inMemory: inMemory, readOnly: readOnly, open: true,
+	return &File{root: root, inMemory: inMemory, readOnly: readOnly, open: true, comp: DefaultCompression,
 		families:   map[familyKey][]*Packed{},
 		packed:     map[hashing.Digest]Slot{},
 		standalone: map[hashing.Digest]*Variable{},
@@ -222,62 +226,38 @@ func Open(path string, readOnly bool) (*File, error) {
 	case err != nil && !errors.Is(err, journal.ErrBusy) && !errors.Is(err, journal.ErrBusyHot):
 		return nil, wrapIO("open", err, "recovering %s", path)
 	}
-	mode := netcdf.WRITE
-	if readOnly {
-		mode = netcdf.NOWRITE
-	}
 	// ForkLock keeps a child started by another goroutine from inheriting the descriptor
 	// before closeOnExec marks it (HDF5 opens without O_CLOEXEC).
 	syscall.ForkLock.RLock()
 	var jr *journal.Journal
-	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
-		if readOnly {
-			return netcdf.OpenFile(path, mode)
+	var f *File
+	if readOnly {
+		// Read-only files are read through HDF5 directly (h5file.go).
+		f, err = openH5(path)
+	} else {
+		var root netcdf.Dataset
+		root, err = openWithStandaloneCache(func() (netcdf.Dataset, error) {
+			ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, netcdf.WRITE) })
+			jr = j
+			return ds, err
+		})
+		if err == nil {
+			f = newNCFile(root, false, false)
 		}
-		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, mode) })
-		jr = j
-		return ds, err
-	})
+	}
 	if err == nil {
 		closeOnExec(path)
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		if jerr := journal.TakeOpenFailure(path); jerr != nil {
-			return nil, wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
-		}
-		if lockedElsewhere(path, readOnly) && len(DescriptorsOf(path)) > 0 {
-			// No live Store of this process holds the file (claim refuses those), so the
-			// lock is left from an earlier open that failed inside netcdf-c: it could not
-			// close the damaged file, and keeps its descriptor and HDF5's lock.
-			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
-				"%s is still held by this process: an earlier open of it failed inside netcdf-c/HDF5 (the file is damaged) and netcdf-c could not release it; this process cannot open it again until it exits", path)}
-		}
-		if lockedElsewhere(path, readOnly) {
-			what := "for writing"
-			if !readOnly {
-				what = "(for reading or writing)"
-			}
-			return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
-				"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
-		}
-		var ne netcdf.Error
-		if errors.As(err, &ne) && int(ne) == ncEHDFERR && !readOnly {
-			// HDF5 reports a file it may not write as an HDF error too (openStore checks
-			// first; this catches a permission taken away in between).
-			if no, errno := NotWritable(path); no {
-				return nil, &Error{Kind: IO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
-					"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission", path)}
-			}
-		}
-		if errors.As(err, &ne) && int(ne) == ncEHDFERR {
-			return nil, wrapIO("open", err, "%s is damaged or truncated: HDF5 cannot read its metadata (verify_integrity cannot run either; a copy of the pair from before the damage is the way back)", path)
-		}
-		return nil, wrapIO("open", err, "opening %s as NetCDF4", path)
+		return nil, explainOpenFailure(path, readOnly, err)
 	}
-	f := newNCFile(root, false, readOnly)
 	f.journal, f.recovered, f.path = jr, recovered, path
-	if err := f.load(path); err != nil {
+	load := f.load
+	if f.h5 != nil {
+		load = f.loadH5
+	}
+	if err := load(path); err != nil {
 		f.closeLocked()
 		return nil, err
 	}
@@ -290,6 +270,44 @@ func Open(path string, readOnly bool) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// explainOpenFailure says why netcdf-c or HDF5 could not open a store's file, in terms a
+// user can act on: another process holds it, it is not writable, HDF5 cannot read it.
+func explainOpenFailure(path string, readOnly bool, err error) error {
+	if jerr := journal.TakeOpenFailure(path); jerr != nil {
+		return wrapIO("open", explainJournalFailure(path, jerr), "opening %s", path)
+	}
+	if lockedElsewhere(path, readOnly) && len(DescriptorsOf(path)) > 0 {
+		// No live Store of this process holds the file (claim refuses those), so the
+		// lock is left from an earlier open that failed inside netcdf-c: it could not
+		// close the damaged file, and keeps its descriptor and HDF5's lock.
+		return &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			"%s is still held by this process: an earlier open of it failed inside netcdf-c/HDF5 (the file is damaged) and netcdf-c could not release it; this process cannot open it again until it exits", path)}
+	}
+	if lockedElsewhere(path, readOnly) {
+		what := "for writing"
+		if !readOnly {
+			what = "(for reading or writing)"
+		}
+		return &Error{Kind: IO, Op: "open", Field: "path", Err: err, Msg: fmt.Sprintf(
+			"%s is open %s in another process, and HDF5 locks the file: a store open for writing excludes every other open, and readers exclude a writer; close it there first", path, what)}
+	}
+	var ne netcdf.Error
+	var he *h5.Error
+	hdf := errors.As(err, &he) || (errors.As(err, &ne) && int(ne) == ncEHDFERR)
+	if hdf && !readOnly {
+		// HDF5 reports a file it may not write as an HDF error too (openStore checks
+		// first; this catches a permission taken away in between).
+		if no, errno := NotWritable(path); no {
+			return &Error{Kind: IO, Op: "open", Field: "path", Err: errno, Msg: fmt.Sprintf(
+				"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission", path)}
+		}
+	}
+	if hdf {
+		return wrapIO("open", err, "%s is damaged or truncated: HDF5 cannot read its metadata (verify_integrity cannot run either; a copy of the pair from before the damage is the way back)", path)
+	}
+	return wrapIO("open", err, "opening %s as NetCDF4", path)
 }
 
 // openWithStandaloneCache creates or opens a file while netcdf-c's default chunk cache is
@@ -320,21 +338,11 @@ func (f *File) load(path string) error {
 	if err != nil {
 		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
 	}
-	if !ok {
-		version = "unspecified"
+	if err := f.checkVersion(path, version, ok); err != nil {
+		return err
 	}
-	if version != DataFormatVersion {
-		return newErr(IncompatibleFormat, "open", attrVersion,
-			"%s records data_format_version %s; this build reads %s (regenerate the store with a matching build)",
-			path, version, DataFormatVersion)
-	}
-	// An absent or unparseable policy means the default the file was written with
-	// (docs/format.md §7.7).
-	f.comp = DefaultCompression
 	if s, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrCompression); err == nil && ok {
-		if c, err := ParseCompression(s); err == nil {
-			f.comp = c
-		}
+		f.setCompressionAttr(s)
 	}
 	top, err := ncshim.Group(f.root, GroupTop)
 	if err != nil {
@@ -346,6 +354,28 @@ func (f *File) load(path string) error {
 	return f.rebuildIndex()
 }
 
+// checkVersion refuses a file whose data_format_version is not DataFormatVersion (ok is
+// false when the attribute is absent).
+func (f *File) checkVersion(path, version string, ok bool) error {
+	if !ok {
+		version = "unspecified"
+	}
+	if version != DataFormatVersion {
+		return newErr(IncompatibleFormat, "open", attrVersion,
+			"%s records data_format_version %s; this build reads %s (regenerate the store with a matching build)",
+			path, version, DataFormatVersion)
+	}
+	return nil
+}
+
+// setCompressionAttr reads the file's compression attribute. An absent or unparseable
+// policy means the default the file was written with (docs/format.md §7.7).
+func (f *File) setCompressionAttr(s string) {
+	if c, err := ParseCompression(s); err == nil {
+		f.comp = c
+	}
+}
+
 func (f *File) closeLocked() error {
 	if !f.open {
 		return nil
@@ -354,6 +384,9 @@ func (f *File) closeLocked() error {
 	if f.journal != nil {
 		f.journalFinal = f.journal.Stats()
 		f.journal = nil // the driver frees it as the file closes
+	}
+	if f.h5 != nil {
+		return f.h5.file.Close()
 	}
 	if f.inMemory {
 		return ncmem.Dataset{Dataset: f.root}.Close()
@@ -455,7 +488,7 @@ func (f *File) copyArraysLocked(dst *File) error {
 	}
 	var singles []single
 	for d, sv := range f.standalone {
-		_, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
+		chunks, err := f.chunkShape(sv)
 		if err != nil {
 			return err
 		}
@@ -474,8 +507,8 @@ func (f *File) copyArraysLocked(dst *File) error {
 		}
 	}
 	for _, sp := range singles {
-		buf := AlignedBytes(ElementCount(FromU64(sp.src.shape)) * sp.src.dtype.Width())
-		if err := ioSlice(f.grp, sp.src.varid, sp.src.dtype, buf, make([]uint64, len(sp.src.shape)), sp.src.shape, false); err != nil {
+		buf, err := f.readWholeLocked(sp.src)
+		if err != nil {
 			return err
 		}
 		if err := dst.fillStandalone(sp.dst, buf, sp.d); err != nil {
@@ -495,7 +528,7 @@ func (f *File) copyPacked(dst *File, ds, out *Packed) error {
 		start[0] = uint64(first)
 		count := append([]uint64{uint64(n), uint64(ds.cols)}, ToU64(ds.eshape)...)
 		buf := AlignedBytes(n * row)
-		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
+		if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 			return err
 		}
 		if err := ioSlice(dst.grp, out.varid, ds.fam.dtype, buf, start, count, true); err != nil {
@@ -556,7 +589,11 @@ func (f *File) rebuildIndex() error {
 			if !ok {
 				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
 			}
-			if err := f.indexPacked(name, id, hid); err != nil {
+			meta, err := f.ncPackedMeta(name, id, hid)
+			if err != nil {
+				return err
+			}
+			if err := f.indexPacked(name, id, hid, meta); err != nil {
 				return err
 			}
 		}

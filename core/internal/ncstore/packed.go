@@ -138,10 +138,40 @@ func parsePackedName(name string) (familyKey, []int, int, error) {
 	return familyKey{dt, shapeToken(eshape), length, res.String()}, eshape, suffix, nil
 }
 
+// packedMeta is what an open reads of a packed dataset and its hash companion before
+// indexing them, by either route (netcdf-c, or HDF5 for read-only opens: h5file.go).
+type packedMeta struct {
+	lens      []uint64
+	dtype     DType
+	dtypeOK   bool
+	typeName  string // the variable's type as the route names it, for messages
+	hlens     []uint64
+	hIsString bool
+	// slots reads the companion's cols hash slots.
+	slots func(cols int) ([]string, error)
+}
+
+// ncPackedMeta reads a packed dataset's metadata through netcdf-c.
+func (f *File) ncPackedMeta(name string, varid, hvarid int) (packedMeta, error) {
+	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
+	if err != nil {
+		return packedMeta{}, wrapIO("open", err, "reading dimensions of %s", name)
+	}
+	hl, htyp, err := ncshim.VarDimLens(f.grp, hvarid)
+	if err != nil {
+		return packedMeta{}, wrapIO("open", err, "reading %s_h", name)
+	}
+	dt, ok := dtypeForNC(typ)
+	return packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: fmt.Sprint(typ), hlens: hl,
+		hIsString: htyp == netcdf.STRING,
+		slots: func(cols int) ([]string, error) { return ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols)) },
+	}, nil
+}
+
 // indexPacked adds one packed dataset found on open. The name, the variable's type and its
 // dimensions must agree (IntegrityError otherwise): a disagreement means the file was not
 // written by a conforming writer and reads through it would return wrong data.
-func (f *File) indexPacked(name string, varid, hvarid int) error {
+func (f *File) indexPacked(name string, varid, hvarid int, meta packedMeta) error {
 	bad := func(format string, args ...any) error {
 		return newErr(Integrity, "open", name, format, args...)
 	}
@@ -149,12 +179,9 @@ func (f *File) indexPacked(name string, varid, hvarid int) error {
 	if err != nil {
 		return bad("%v", err)
 	}
-	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
-	if err != nil {
-		return wrapIO("open", err, "reading dimensions of %s", name)
-	}
-	if dt, ok := dtypeForNC(typ); !ok || dt != fam.dtype {
-		return bad("variable type %v disagrees with dtype %s in its name", typ, fam.dtype)
+	lens := meta.lens
+	if !meta.dtypeOK || meta.dtype != fam.dtype {
+		return bad("variable type %v disagrees with dtype %s in its name", meta.typeName, fam.dtype)
 	}
 	if len(lens) != 2+len(eshape) {
 		return bad("has %d dimensions; its name implies %d", len(lens), 2+len(eshape))
@@ -171,14 +198,10 @@ func (f *File) indexPacked(name string, varid, hvarid int) error {
 	// The column count comes from the _c dimension: that is how per-dataset widths
 	// round-trip (docs/format.md §7.3).
 	cols := int(lens[1])
-	hl, htyp, err := ncshim.VarDimLens(f.grp, hvarid)
-	if err != nil {
-		return wrapIO("open", err, "reading %s_h", name)
-	}
-	if htyp != netcdf.STRING || len(hl) != 1 || int(hl[0]) != cols {
+	if !meta.hIsString || len(meta.hlens) != 1 || int(meta.hlens[0]) != cols {
 		return bad("hash companion %s_h is not a string variable of %d slots", name, cols)
 	}
-	slots, err := ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols))
+	slots, err := meta.slots(cols)
 	if err != nil {
 		// Left by a write that failed (a full disk) or was killed while it wrote hash slots:
 		// vlen strings live in HDF5's global heap, which such a write can leave half
@@ -257,6 +280,16 @@ func (ds *Packed) Holds(dt DType, length int, eshape []int) bool {
 }
 
 func (f *File) setPackedCache(ds *Packed) error {
+	if f.h5 != nil {
+		return nil // set as HDF5 opened the dataset (h5file.go)
+	}
+	bytes, slots := packedCacheSize(ds)
+	return ncshim.SetVarChunkCache(f.grp, ds.varid, bytes, slots, 1.0)
+}
+
+// packedCacheSize is the chunk cache a packed dataset gets: room for every chunk when that
+// fits in packedCacheCap, else none.
+func packedCacheSize(ds *Packed) (bytes, slots uint64) {
 	chunk := uint64(ds.chunkBytes())
 	total := chunk * uint64(max(ds.fam.length, 1))
 	if total > packedCacheCap {
@@ -265,10 +298,10 @@ func (f *File) setPackedCache(ds *Packed) error {
 		// dataset, warm: 0.90–1.00 s per column with the cache, 0.85–0.94 s without), and
 		// writes arrive in row bands. The store's read cache (colcache.go) keeps decoded
 		// columns of such datasets instead.
-		return ncshim.SetVarChunkCache(f.grp, ds.varid, 0, 1, 1.0)
+		return 0, 1
 	}
 	fit := total / max(chunk, 1)
-	return ncshim.SetVarChunkCache(f.grp, ds.varid, total, nextPrime(2*fit+1), 1.0)
+	return total, nextPrime(2*fit + 1)
 }
 
 // nextPrime returns the smallest prime >= n; HDF5 wants a prime slot count to spread its
@@ -409,7 +442,7 @@ func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
 	buf := Into(dst, n*eb)
-	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
+	if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 		return nil, err
 	}
 	return buf, nil
@@ -421,7 +454,7 @@ func (f *File) readBlock(ds *Packed, lo, hi int) (*columnBlock, error) {
 	count[1] = uint64(hi - lo)
 	f.chunkReads += int64(ds.fam.length)
 	buf := AlignedBytes(ds.fam.length * (hi - lo) * ElementCount(ds.eshape) * ds.fam.dtype.Width())
-	if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, buf, start, count, false); err != nil {
+	if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 		return nil, err
 	}
 	return &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}, nil

@@ -41,7 +41,7 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		start, count := ds.columnHyperslab(lo)
 		start[0], count[0], count[1] = uint64(b0), uint64(b1-b0), uint64(span)
 		f.chunkReads += int64(b1 - b0)
-		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
+		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return err
 		}
 		if eb == 8 {
@@ -134,7 +134,7 @@ func (f *File) ReadRows(sets []*RowSet, i int) error {
 	for _, set := range sets {
 		set.start[0] = uint64(i)
 		f.chunkReads++
-		if err := ioSlice(f.grp, set.DS.varid, set.DS.fam.dtype, set.Buf, set.start, set.count, false); err != nil {
+		if err := f.readSlice(set.DS.varid, set.DS.fam.dtype, set.Buf, set.start, set.count); err != nil {
 			return err
 		}
 	}
@@ -150,5 +150,5 @@ func (f *File) ReadBand(ds *Packed, first, n, col0, cols int, dst []byte) error 
 	start, count := ds.columnHyperslab(col0)
 	start[0], count[0], count[1] = uint64(first), uint64(n), uint64(cols)
 	f.chunkReads += int64(n)
-	return ioSlice(f.grp, ds.varid, ds.fam.dtype, dst, start, count, false)
+	return f.readSlice(ds.varid, ds.fam.dtype, dst, start, count)
 }

@@ -181,8 +181,19 @@ func (f *File) Column(d hashing.Digest) (Slot, bool) {
 }
 
 // Variable finds the standalone variable that holds the array with digest d.
+// On a file read through HDF5 it reads the variable's type and shape the first time; a
+// variable HDF5 cannot describe is reported as not held, as netcdf-c would have refused the
+// whole file.
 func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 	sv, ok := f.standalone[d]
+	if ok && !sv.described {
+		ncshim.Lock()
+		err := f.describeLocked(sv)
+		ncshim.Unlock()
+		if err != nil {
+			return nil, false
+		}
+	}
 	return sv, ok
 }
 

@@ -18,6 +18,10 @@ type Variable struct {
 	dtype  DType
 	shape  []uint64
 	chunks []uint64 // nil until known: read lazily, as asking opens the HDF5 dataset
+	// described says dtype and shape are known: always for netcdf-c's index, from the
+	// first read for a file read through HDF5 (h5file.go), whose varid is -1 while its
+	// dataset is closed.
+	described bool
 }
 
 // Name is the variable's name, arr_{hex of its hash}.
@@ -45,7 +49,7 @@ func (f *File) ChunkShape(sv *Variable) ([]uint64, error) {
 // chunkShape is the variable's chunk shape (its full shape when it is not chunked).
 func (f *File) chunkShape(sv *Variable) ([]uint64, error) {
 	if sv.chunks == nil {
-		chunked, chunks, err := ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
+		chunked, chunks, err := f.chunking(sv)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +111,7 @@ func (f *File) indexStandalone(name string, varid int) error {
 	if len(lens) == 0 {
 		return newErr(Integrity, "open", name, "standalone array has no dimensions")
 	}
-	f.standalone[d] = &Variable{name: name, varid: varid, dtype: dt, shape: lens}
+	f.standalone[d] = &Variable{name: name, varid: varid, dtype: dt, shape: lens, described: true}
 	return nil
 }
 
@@ -151,7 +155,7 @@ func (f *File) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chun
 	if err := ncshim.SetVarChunkCache(f.grp, varid, 0, 1, 1.0); err != nil {
 		return nil, err
 	}
-	return &Variable{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks}, nil
+	return &Variable{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks, described: true}, nil
 }
 
 // fillStandalone writes the whole array into a defined variable and indexes it.
@@ -162,6 +166,12 @@ func (f *File) fillStandalone(sv *Variable, data []byte, d hashing.Digest) error
 	}
 	f.standalone[d] = sv
 	return nil
+}
+
+// readWholeLocked reads a whole standalone array into new memory.
+func (f *File) readWholeLocked(sv *Variable) ([]byte, error) {
+	buf := AlignedBytes(ElementCount(FromU64(sv.shape)) * sv.dtype.Width())
+	return buf, f.readVariableSlice(sv, buf, make([]uint64, len(sv.shape)), sv.shape)
 }
 
 // ReadVariable reads a whole standalone array into dst (new memory when nil).
@@ -188,7 +198,7 @@ func (f *File) readHyperslab(sv *Variable, start, count []uint64, dst []byte) ([
 	}
 	f.chunkReads += chunksTouched(chunks, start, count)
 	buf := Into(dst, ElementCount(FromU64(count))*sv.dtype.Width())
-	if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, start, count, false); err != nil {
+	if err := f.readVariableSlice(sv, buf, start, count); err != nil {
 		return nil, err
 	}
 	return buf, nil

@@ -46,3 +46,22 @@ func (f *File) AssumeChunkCacheForTesting(on bool) {
 		f.colCache.chunkCached = packedCacheCap
 	}
 }
+
+// OpenDatasetsForTesting counts the HDF5 datasets a file read through HDF5 holds open (-1
+// for a file netcdf-c opened).
+func (f *File) OpenDatasetsForTesting() int {
+	if f.h5 == nil {
+		return -1
+	}
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.h5.file.OpenDatasets()
+}
+
+// SetMaxOpenStandaloneForTesting bounds the standalone datasets a file read through HDF5
+// keeps open, and returns the bound it replaces.
+func SetMaxOpenStandaloneForTesting(n int) int {
+	old := maxOpenStandalone
+	maxOpenStandalone = n
+	return old
+}

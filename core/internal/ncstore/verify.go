@@ -40,8 +40,12 @@ func (f *File) Rehash() (bad, unreadable []string, checked int) {
 	}
 	for d, sv := range f.standalone {
 		checked++
-		buf := AlignedBytes(ElementCount(FromU64(sv.shape)) * sv.dtype.Width())
-		if err := ioSlice(f.grp, sv.varid, sv.dtype, buf, make([]uint64, len(sv.shape)), sv.shape, false); err != nil {
+		if err := f.describeLocked(sv); err != nil {
+			unreadable = append(unreadable, fmt.Sprintf("%s: %v", sv.name, err))
+			continue
+		}
+		buf, err := f.readWholeLocked(sv)
+		if err != nil {
 			unreadable = append(unreadable, fmt.Sprintf("%s: %v", sv.name, err))
 			continue
 		}
@@ -100,7 +104,7 @@ func (f *File) columnDigests(ds *Packed, cols []int) (map[int]hashing.Digest, er
 		band := buf[:(r1-r0)*span*eb]
 		start, count := ds.columnHyperslab(lo)
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(span)
-		if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
+		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return nil, err
 		}
 		for _, c := range cols {
