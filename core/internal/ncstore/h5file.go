@@ -163,7 +163,7 @@ func (f *File) indexPackedH5(name string) error {
 	dt, ok := dtypeForH5(typ)
 	meta := packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: h5TypeName(typ), hlens: hlens,
 		hIsString: htyp.Class == h5.String && htyp.VarString,
-		slots: func(cols int) ([]string, error) { return hash.ReadStrings(0, uint64(cols)) },
+		slots:     func(cols int) ([]string, error) { return hash.ReadStrings(0, uint64(cols)) },
 	}
 	// Reopen the data with the chunk cache its shape calls for (packedCacheSize).
 	if ok && len(lens) >= 2 {

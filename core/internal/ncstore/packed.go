@@ -164,7 +164,7 @@ func (f *File) ncPackedMeta(name string, varid, hvarid int) (packedMeta, error) 
 	dt, ok := dtypeForNC(typ)
 	return packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: fmt.Sprint(typ), hlens: hl,
 		hIsString: htyp == netcdf.STRING,
-		slots: func(cols int) ([]string, error) { return ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols)) },
+		slots:     func(cols int) ([]string, error) { return ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols)) },
 	}, nil
 }
 
