@@ -54,10 +54,17 @@ var workloads = []workload{
 	{"python-dask", "the xarray engine's dask arrays on 1 and 2 worker processes against a single-process StaticReader sweep of the same 10,000 × 8,760 store", daskWorkload},
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
 	{"infrasys", "infrasys 1.1.2 through its System API on tsstore's backend and on its own Arrow and HDF5 backends: bulk add, reads, forecasts, to_json / from_json", infrasysWorkload},
+	{"open", "opening stores of 1,000 and 100,000 forecasts read-only and writable in a fresh process, a Get from each, beside netcdf-c's own open", openWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 
 func main() {
+	if spec := os.Getenv(openChildEnv); spec != "" {
+		if err := runOpenChild(spec); err != nil {
+			fail(err)
+		}
+		return
+	}
 	names := flag.String("workloads", "all", "comma-separated workloads to run ("+workloadNames()+")")
 	jsonOut := flag.String("json", "", "also write the results as JSON to this file")
 	dir := flag.String("dir", "", "directory for the stores (default: a temporary directory, removed after)")

@@ -314,13 +314,23 @@ func tsstore_replace_owner_id(p C.uintptr_t, oldID C.int64_t, category C.int32_t
 //export tsstore_compact
 func tsstore_compact(p C.uintptr_t, report *C.tsstore_compact_report) (status C.int32_t) {
 	defer guard(&status)
+	return compactWith(p, nil, report)
+}
+
+//export tsstore_compact_rewrite
+func tsstore_compact_rewrite(p C.uintptr_t, report *C.tsstore_compact_report) (status C.int32_t) {
+	defer guard(&status)
+	return compactWith(p, &core.CompactOptions{Rewrite: true}, report)
+}
+
+func compactWith(p C.uintptr_t, opts *core.CompactOptions, report *C.tsstore_compact_report) C.int32_t {
 	return withStore(p, func(s *core.Store) error {
 		if report != nil {
 			if _, err := structSize(report.struct_size, unsafe.Sizeof(C.tsstore_compact_report{}), "report", "TSSTORE_COMPACT_REPORT_INIT"); err != nil {
 				return err
 			}
 		}
-		rep, err := s.Compact()
+		rep, err := s.Compact(opts)
 		if err != nil || report == nil {
 			return err
 		}

@@ -330,7 +330,7 @@ func TestJournalRecoveryChild(t *testing.T) {
 			os.Exit(0)
 		}
 		say("C1")
-		rep, err := s.Compact()
+		rep, err := s.Compact(nil)
 		if err != nil {
 			say("ERR %v", err)
 			os.Exit(0)

@@ -16,11 +16,16 @@ type CompactReport struct {
 	DatasetsDropped      int // always 0 in this format version
 	FeatureSetsReclaimed int // feature_sets rows deleted: sets no series references any more
 	DeadStandalone       int // standalone variables no series references (dead space)
+	// BytesBefore and BytesAfter are the sizes of the pair before and after a rewrite
+	// (CompactOptions.Rewrite); both 0 without one.
+	BytesBefore, BytesAfter int64
 }
 
 // Compact commits pending writes, deletes the feature sets no series references and reports
-// reclaimable space. It is refused inside a transaction.
-func (s *Store) Compact() (CompactReport, error) {
+// reclaimable space. With opts.Rewrite it then writes the live series into a new pair and
+// replaces the old pair with it (rewrite.go), after which the report's free columns and dead
+// variables are what the old pair held. It is refused inside a transaction.
+func (s *Store) Compact(opts *CompactOptions) (CompactReport, error) {
 	const op = "compact"
 	if err := s.lock(op, true); err != nil {
 		return CompactReport{}, err
@@ -28,6 +33,10 @@ func (s *Store) Compact() (CompactReport, error) {
 	defer s.mu.Unlock()
 	if s.unit.user > 0 {
 		return CompactReport{}, invalid(op, "transaction", "compaction runs outside transactions")
+	}
+	rewrite := opts != nil && opts.Rewrite
+	if rewrite && s.inMemory {
+		return CompactReport{}, invalid(op, "rewrite", "an in-memory store has no files to rewrite; Persist writes it compactly")
 	}
 	var rep CompactReport
 	err := s.mutateLocked(func() error {
@@ -52,6 +61,11 @@ func (s *Store) Compact() (CompactReport, error) {
 	}
 	rep.SlotsReclaimed += s.nc.FreeColumns()
 	rep.DeadStandalone += s.nc.DeadVariables(named)
+	if rewrite {
+		if err := s.rewriteLocked(op, &rep); err != nil {
+			return CompactReport{}, err
+		}
+	}
 	return rep, nil
 }
 

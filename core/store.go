@@ -9,6 +9,7 @@ package core
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
@@ -112,6 +113,9 @@ func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
 
 func openStore(path string, readOnly bool) (*Store, error) {
 	const op = "open"
+	if err := finishCommittedRewrite(op, path, readOnly); err != nil {
+		return nil, err
+	}
 	if !readOnly {
 		if err := checkWritable(op, path); err != nil {
 			return nil, err
@@ -143,8 +147,28 @@ func openStore(path string, readOnly bool) (*Store, error) {
 			s.Close()
 			return nil, withOp(op, err)
 		}
+		// A rewrite killed before its commit point left its files; the old pair is the
+		// store, and this open holds it, so they can go. (A directory with other files in it
+		// is left for its owner.)
+		removeStaleRewrite(path)
 	}
 	return s, nil
+}
+
+// finishCommittedRewrite puts in place the new pair of a compaction rewrite that was killed
+// after its commit point (rewrite.go). A read-only open changes nothing, so it refuses.
+func finishCommittedRewrite(op, path string, readOnly bool) error {
+	if _, err := os.Stat(filepath.Join(rewriteDir(path), rewriteMarker)); err != nil {
+		return nil
+	}
+	if readOnly {
+		return newErr(ErrIO, op, "path",
+			"a compaction rewrite of %s was cut short after its commit point; open the store for writing once to finish it (a read-only open changes nothing)", path)
+	}
+	if err := finishRewrite(path); err != nil {
+		return wrapIO(op, err, "finishing the compaction rewrite of %s", path)
+	}
+	return nil
 }
 
 // InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an

@@ -327,7 +327,7 @@ func TestCompactDeletesUnreachableFeatureSets(t *testing.T) {
 	if err := s.Remove(a); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.Compact()
+	rep, err := s.Compact(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -766,6 +766,16 @@ TSSTORE_API void tsstore_associations_free(tsstore_associations *rows);
 /* Commits pending writes and deletes feature sets no series references; reports what it
  * did and what space could be reclaimed. */
 TSSTORE_API int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report *report);
+/* Compacts as tsstore_compact does, then writes the live series into a new pair of files
+ * laid out as a store written afresh and replaces the old pair with it atomically: a kill at
+ * any point leaves the old pair or the new one, whole (the next open finishes a replacement
+ * that was cut short). Free columns and unreferenced variables take no space afterwards; the
+ * report says what the old pair held. It needs room for the new pair beside the old one.
+ * Statuses: TSSTORE_OK; TSSTORE_E_READ_ONLY; TSSTORE_E_INVALID_PARAMETER inside a
+ * transaction or for an in-memory store; TSSTORE_E_INTEGRITY when an array's bytes no
+ * longer match its hash (nothing is changed); TSSTORE_E_IO. The store stays open on the
+ * new pair; if reopening it fails, the store is closed and the error says why. */
+TSSTORE_API int32_t tsstore_compact_rewrite(tsstore_store *store, tsstore_compact_report *report);
 /* Rehashes every array and checks every row. TSSTORE_OK even when problems are found (read
  * the report); *problems (may be NULL) gets one description per problem (free:
  * tsstore_strings_free). An error status means the check itself could not run. */

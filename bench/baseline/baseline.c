@@ -24,6 +24,11 @@
  *     also fsyncs at every commit). Prints add_median_s (to nc_sync), add_fsync_median_s,
  *     open_s.
  *
+ *   baseline open FILE.nc
+ *     netcdf-c's read-only open of a store's file (nc_open with NC_NOWRITE and netcdf-c's
+ *     default chunk cache), which reads every variable's metadata. Prints open_s and
+ *     rss_mib, the process's peak resident size after it.
+ *
  * Values are those tsbench writes: static column i at step h, element e:
  * 50 + 30 sin((h + i) / 24) + e; forecast s at [h, w]: sin((h·COUNT + w + s) / 7) + s mod 100.
  */
@@ -289,6 +294,28 @@ static int forecast_add_case(const char *path, size_t n, size_t h, size_t count,
 
 static size_t arg(const char *s) { return strtoul(s, NULL, 10); }
 
+/* The peak resident size of this process in MiB (VmHWM), -1 where /proc does not say. */
+static double peak_rss_mib(void) {
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return -1;
+    char line[256];
+    double kib = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %lf", &kib) == 1) break;
+    fclose(f);
+    return kib < 0 ? -1 : kib / 1024;
+}
+
+static int open_case(const char *path) {
+    double t = now();
+    int nc;
+    CHECK(nc_open(path, NC_NOWRITE, &nc));
+    double open_s = now() - t;
+    printf("open_s=%.6f\nrss_mib=%.1f\n", open_s, peak_rss_mib());
+    CHECK(nc_close(nc));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if ((argc == 10 || argc == 11) && strcmp(argv[1], "static") == 0)
         return static_case(argv[2], arg(argv[3]), arg(argv[4]), arg(argv[5]), atoi(argv[6]), atoi(argv[7]),
@@ -298,8 +325,11 @@ int main(int argc, char **argv) {
     if (argc == 9 && strcmp(argv[1], "forecast-add") == 0 && arg(argv[8]) > 0)
         return forecast_add_case(argv[2], arg(argv[3]), arg(argv[4]), arg(argv[5]), atoi(argv[6]), atoi(argv[7]),
                                  arg(argv[8]));
+    if (argc == 3 && strcmp(argv[1], "open") == 0)
+        return open_case(argv[2]);
     fprintf(stderr, "usage: baseline static OUT.nc N T E LEVEL SHUFFLE SWEEP BAND [WIDTH]\n"
                     "       baseline forecast OUT.nc N H COUNT LEVEL SHUFFLE\n"
-                    "       baseline forecast-add OUT.nc N H COUNT LEVEL SHUFFLE REPEATS\n");
+                    "       baseline forecast-add OUT.nc N H COUNT LEVEL SHUFFLE REPEATS\n"
+                    "       baseline open FILE.nc\n");
     return 2;
 }

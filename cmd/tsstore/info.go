@@ -271,7 +271,7 @@ func reclaimableOfCopy(path string) (*reclaimable, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.Compact()
+	rep, err := s.Compact(nil)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}

@@ -189,11 +189,15 @@ type compactOut struct {
 	FreePackedColumns    int `json:"free_packed_columns"`
 	DeadStandalone       int `json:"dead_standalone_variables"`
 	DatasetsDropped      int `json:"datasets_dropped"`
+	// Set by --rewrite: the pair's size before and after.
+	BytesBefore int64 `json:"bytes_before,omitempty"`
+	BytesAfter  int64 `json:"bytes_after,omitempty"`
 }
 
 func runCompact(e *env, args []string) error {
 	fs := e.newFlags()
 	yes := fs.Bool("yes", false, "do not ask for confirmation (needed when stdin is not a terminal)")
+	rewrite := fs.Bool("rewrite", false, "also write the live series into a new pair and replace the old pair with it, giving back the space of removed series")
 	format := addFormatFlag(fs, "text", "json")
 	pos, err := e.parse(fs, args, 1, 1)
 	if err != nil {
@@ -210,7 +214,11 @@ func runCompact(e *env, args []string) error {
 		}
 	}
 	if !*yes {
-		if err := e.confirm(fmt.Sprintf("Compact %s? It deletes the feature sets no series references. [y/N] ", path)); err != nil {
+		question := fmt.Sprintf("Compact %s? It deletes the feature sets no series references. [y/N] ", path)
+		if *rewrite {
+			question = fmt.Sprintf("Compact and rewrite %s? It deletes the feature sets no series references and replaces both files with a rewritten pair. [y/N] ", path)
+		}
+		if err := e.confirm(question); err != nil {
 			return err
 		}
 	}
@@ -218,7 +226,7 @@ func runCompact(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep, err := s.Compact()
+	rep, err := s.Compact(&core.CompactOptions{Rewrite: *rewrite})
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -226,9 +234,15 @@ func runCompact(e *env, args []string) error {
 		return err
 	}
 	out := compactOut{FeatureSetsReclaimed: rep.FeatureSetsReclaimed, FreePackedColumns: rep.SlotsReclaimed,
-		DeadStandalone: rep.DeadStandalone, DatasetsDropped: rep.DatasetsDropped}
+		DeadStandalone: rep.DeadStandalone, DatasetsDropped: rep.DatasetsDropped,
+		BytesBefore: rep.BytesBefore, BytesAfter: rep.BytesAfter}
 	if format.value == "json" {
 		return writeJSON(e.stdout, out)
+	}
+	if *rewrite {
+		_, err = fmt.Fprintf(e.stdout, "deleted %d unreachable feature sets; rewrote the store without its %d free packed columns and %d dead standalone variables: %s → %s\n",
+			out.FeatureSetsReclaimed, out.FreePackedColumns, out.DeadStandalone, humanBytes(rep.BytesBefore), humanBytes(rep.BytesAfter))
+		return err
 	}
 	_, err = fmt.Fprintf(e.stdout, "deleted %d unreachable feature sets; %d free packed columns and %d dead standalone variables remain reusable (format %s cannot shrink the file)\n",
 		out.FeatureSetsReclaimed, out.FreePackedColumns, out.DeadStandalone, core.DataFormatVersion)

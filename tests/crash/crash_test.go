@@ -32,7 +32,7 @@ import (
 var (
 	trials  = flag.Int("trials", 20, "kills to run (the README's test command runs 200)")
 	maxWait = flag.Duration("max-wait", 400*time.Millisecond, "longest a writer runs before its kill")
-	ops     = flag.String("ops", "bulk,single,remove,transform,compact",
+	ops     = flag.String("ops", "bulk,single,remove,transform,compact,rewrite",
 		"operations the writer mixes (to find which one a kind of damage comes from)")
 	requireIntact = flag.Bool("require-intact", false,
 		"fail when a kill cost committed arrays (HDF5 damage); off until the write protocol survives it (issue 10)")
@@ -168,8 +168,8 @@ func writer(path string, seed int64) error {
 	}
 	pick := func() string {
 		for {
-			// Weights: bulk 3, single 3, remove 2, transform 1, compact 1.
-			op := []string{"bulk", "bulk", "bulk", "single", "single", "single", "remove", "remove", "transform", "compact"}[rng.Intn(10)]
+			// Weights: bulk 3, single 3, remove 2, transform 1, compact 1, rewrite 1.
+			op := []string{"bulk", "bulk", "bulk", "single", "single", "single", "remove", "remove", "transform", "compact", "rewrite"}[rng.Intn(11)]
 			if allowed[op] {
 				return op
 			}
@@ -221,7 +221,11 @@ func writer(path string, seed int64) error {
 				return err
 			}
 		case "compact":
-			if _, err := s.Compact(); err != nil {
+			if _, err := s.Compact(nil); err != nil {
+				return err
+			}
+		case "rewrite": // a new pair replaces the old one; the series stay what they were
+			if _, err := s.Compact(&core.CompactOptions{Rewrite: true}); err != nil {
 				return err
 			}
 		}
@@ -333,6 +337,7 @@ type report struct {
 	writerFailed                      int // writers that stopped on an error before their kill
 	uncreated                         int // writers killed inside Create (no store yet)
 	rolledBack                        int // reopens that rolled the NetCDF file back from its journal
+	inRewrite, rewriteCommitted       int // kills inside a compaction rewrite; of them, after its commit point
 	smallSpill                        int // writers run with a 64 KiB journal overlay
 }
 
@@ -391,6 +396,12 @@ func TestCrashHarness(t *testing.T) {
 			if res.RolledBack {
 				rep.rolledBack++
 			}
+			if res.InRewrite {
+				rep.inRewrite++
+			}
+			if res.RewriteCommitted {
+				rep.rewriteCommitted++
+			}
 			rep.dangling += res.Dangling
 			rep.lost += res.Lost
 			rep.checked += res.Checked
@@ -416,10 +427,10 @@ func TestCrashHarness(t *testing.T) {
 			path = filepath.Join(dir, fmt.Sprintf("chain%d.nc", rep.chains-1))
 		}
 	}
-	t.Logf("crash harness: %d trials (%d with a 64 KiB journal overlay); %d stores reopened (%d rolled back from the journal, %d killed inside Create), %d did not, %d crashed the opening process, %d writers stopped on a damaged store; %d trials left committed arrays damaged (%d series lost of %d checked, %d rows failing verify_integrity); %d units torn; %d trials with unjournalled rows",
-		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.trials-rep.reopened-rep.crashed-rep.writerFailed, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
-	fmt.Printf("crash harness: trials=%d small_spill=%d reopened=%d rolled_back=%d uncreated=%d crashed=%d writer_failed=%d damaged=%d lost=%d checked=%d dangling=%d torn=%d ghosts=%d\n",
-		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
+	t.Logf("crash harness: %d trials (%d with a 64 KiB journal overlay); %d stores reopened (%d rolled back from the journal, %d killed inside Create, %d inside a compaction rewrite, %d of them after its commit point), %d did not, %d crashed the opening process, %d writers stopped on a damaged store; %d trials left committed arrays damaged (%d series lost of %d checked, %d rows failing verify_integrity); %d units torn; %d trials with unjournalled rows",
+		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.inRewrite, rep.rewriteCommitted, rep.trials-rep.reopened-rep.crashed-rep.writerFailed, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
+	fmt.Printf("crash harness: trials=%d small_spill=%d reopened=%d rolled_back=%d uncreated=%d in_rewrite=%d rewrite_committed=%d crashed=%d writer_failed=%d damaged=%d lost=%d checked=%d dangling=%d torn=%d ghosts=%d\n",
+		rep.trials, rep.smallSpill, rep.reopened, rep.rolledBack, rep.uncreated, rep.inRewrite, rep.rewriteCommitted, rep.crashed, rep.writerFailed, rep.damaged, rep.lost, rep.checked, rep.dangling, rep.torn, rep.ghosts)
 }
 
 // runChecker runs check on path in a child process; an error is a checker that died.
@@ -478,6 +489,9 @@ type result struct {
 	Torn, Ghosts     bool
 	Uncreated        bool // killed inside Create: one file of the pair, nothing committed
 	RolledBack       bool // the open restored the NetCDF file from a hot journal
+	// InRewrite: the kill landed inside a compaction rewrite (its directory was there);
+	// RewriteCommitted: after its commit point, so the open put the new pair in place.
+	InRewrite, RewriteCommitted bool
 }
 
 // check opens the store after a kill, compares it with the journal, and resolves the unit the
@@ -492,6 +506,13 @@ func check(path string) (res result) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		res.Opened = true // killed before the store was created
 		return res
+	}
+	rewriteDir := path + ".compacting"
+	if _, err := os.Stat(rewriteDir); err == nil {
+		res.InRewrite = true
+		if _, err := os.Stat(filepath.Join(rewriteDir, "commit")); err == nil {
+			res.RewriteCommitted = true
+		}
 	}
 	s, err := core.Open(path) // a writable open: the recovery of the next writer
 	if err != nil && len(want.live) == 0 && len(pending) == 0 && errors.Is(err, core.ErrIntegrity) &&
@@ -517,6 +538,10 @@ func check(path string) (res result) {
 	defer s.Close()
 	res.Opened = true
 	res.RolledBack = s.Recovered() != ""
+	if _, err := os.Stat(rewriteDir); err == nil && !s.ReadOnly() {
+		// The writable open finishes a committed rewrite and removes a cut one's files.
+		res.Damage = append(res.Damage, fmt.Sprintf("%s is still there after a writable open", rewriteDir))
+	}
 	ir, err := s.VerifyIntegrity()
 	if err != nil {
 		res.Damage = append(res.Damage, fmt.Sprintf("verify_integrity: %v", err))

@@ -235,8 +235,11 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_verify_integrity(s, &ir, NULL), TSSTORE_E_INVALID_PARAMETER, "report.struct_size");
     rep.struct_size = 12;
     REFUSE(tsstore_compact(s, &rep), TSSTORE_E_INVALID_PARAMETER, "report.struct_size");
+    REFUSE(tsstore_compact_rewrite(foreign, &rep), TSSTORE_E_INVALID_HANDLE, "store");
+    REFUSE(tsstore_compact_rewrite(s, &rep), TSSTORE_E_INVALID_PARAMETER, "report.struct_size");
     CHECK(tsstore_begin(s));
     REFUSE(tsstore_compact(s, NULL), TSSTORE_E_INVALID_PARAMETER, "transaction");
+    REFUSE(tsstore_compact_rewrite(s, NULL), TSSTORE_E_INVALID_PARAMETER, "transaction");
     CHECK(tsstore_rollback(s));
 
     /* Nothing refused reached the catalog. */

@@ -260,6 +260,12 @@ int main(int argc, char **argv) {
     ASSERT(ir.dangling_rows == 0 && ir.shape_mismatches == 0);
     tsstore_strings_free(problems);
     CHECK(tsstore_verify_integrity(s, &ir, NULL));
+    /* A rewrite leaves the store open on the new pair, every series still there. */
+    CHECK(tsstore_compact_rewrite(s, &rep));
+    ASSERT(rep.datasets_dropped == 0);
+    ASSERT(count_listed(s, NULL) == 3);
+    CHECK(tsstore_verify_integrity(s, &ir, NULL));
+    ASSERT(ir.arrays_checked == 2 && ir.hash_mismatches == 0 && ir.dangling_rows == 0);
 
     CHECK(tsstore_close(s));
     return finish("test_catalog");

@@ -154,6 +154,7 @@ int main(int argc, char **argv) {
         BAD(tsstore_replace_association_id(x, 0, 1, 2, &i64), "store");
         BAD(tsstore_association_counts(x, 0, &tally), "store");
         BAD(tsstore_compact(x, &compact), "store");
+        BAD(tsstore_compact_rewrite(x, &compact), "store");
         sout = (tsstore_strings *)(void *)foreign;
         BAD(tsstore_verify_integrity(x, &integrity, &sout), "store");
         ASSERT(sout == NULL);

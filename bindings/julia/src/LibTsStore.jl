@@ -469,6 +469,7 @@ const SYMBOLS = (
     tsstore_associations_get = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_associations_free = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_compact = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_compact_rewrite = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_verify_integrity = Ref{Ptr{Cvoid}}(C_NULL),
 )
 
@@ -1364,6 +1365,24 @@ did and what space could be reclaimed.
 """
 tsstore_compact(store, report) =
     ccall(SYMBOLS.tsstore_compact[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_compact_report}), store, report)
+
+"""
+    tsstore_compact_rewrite(store, report) -> Int32
+
+`int32_t tsstore_compact_rewrite(tsstore_store *store, tsstore_compact_report *report)`
+
+Compacts as tsstore_compact does, then writes the live series into a new pair of files
+laid out as a store written afresh and replaces the old pair with it atomically: a kill at
+any point leaves the old pair or the new one, whole (the next open finishes a replacement
+that was cut short). Free columns and unreferenced variables take no space afterwards; the
+report says what the old pair held. It needs room for the new pair beside the old one.
+Statuses: TSSTORE_OK; TSSTORE_E_READ_ONLY; TSSTORE_E_INVALID_PARAMETER inside a
+transaction or for an in-memory store; TSSTORE_E_INTEGRITY when an array's bytes no
+longer match its hash (nothing is changed); TSSTORE_E_IO. The store stays open on the
+new pair; if reopening it fails, the store is closed and the error says why.
+"""
+tsstore_compact_rewrite(store, report) =
+    ccall(SYMBOLS.tsstore_compact_rewrite[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_compact_report}), store, report)
 
 """
     tsstore_verify_integrity(store, report, problems) -> Int32

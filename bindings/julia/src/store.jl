@@ -516,10 +516,17 @@ function transform_single_time_series!(s::Store, horizon::PeriodLike, interval::
     return Int(added[])
 end
 
-"""Commits pending writes and deletes unreferenced feature sets; reports what is reclaimable."""
-function compact!(s::Store)
+"""
+    compact!(store; rewrite = false)
+
+Commits pending writes and deletes unreferenced feature sets; reports what is reclaimable.
+With `rewrite = true` it then writes the live series into a new pair of files and replaces
+the old pair with it atomically, giving back the space of removed series; the store stays
+open on the new pair.
+"""
+function compact!(s::Store; rewrite::Bool = false)
     rep = Ref(L.tsstore_compact_report())
-    check(L.tsstore_compact(handle(s), rep))
+    check(rewrite ? L.tsstore_compact_rewrite(handle(s), rep) : L.tsstore_compact(handle(s), rep))
     r = rep[]
     return (slots_reclaimed = Int(r.slots_reclaimed), datasets_dropped = Int(r.datasets_dropped),
             feature_sets_reclaimed = Int(r.feature_sets_reclaimed), dead_standalone = Int(r.dead_standalone))

@@ -187,6 +187,8 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test isempty(report.problems) && report.arrays_checked == 21
             @test compact!(s).datasets_dropped == 0
             @test !check_static_consistency(s)  # "t" has 24 steps, the "p" series 48: two grids
+            @test compact!(s; rewrite = true).datasets_dropped == 0
+            @test get_time_series(s, ABSTRACT_DETERMINISTIC, 3, "p").data == view.data  # open on the new pair
         end
     end
 

@@ -225,6 +225,37 @@ def test_in_memory_persist(tmp_path):
         np.testing.assert_array_equal(s.get_time_series(k).data, np.arange(24.0))
 
 
+def test_compact_rewrite_gives_space_back(path):
+    """compact(rewrite=True) replaces the pair with one holding only the live series: smaller,
+    every survivor the same, the store still open on the new files; bad values of rewrite
+    are refused by name."""
+    import os
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(
+            [dict(ts=hourly("p", np.arange(168.0) + i), owner_id=i, owner_type="PowerLoad") for i in range(500)])
+        s.flush()
+        for k in keys[50:]:
+            s.remove_time_series(k)
+        s.flush()
+        before = os.path.getsize(path) + os.path.getsize(path + ".sqlite")
+        report = s.compact(rewrite=True)
+        assert report["slots_reclaimed"] == 450
+        after = os.path.getsize(path) + os.path.getsize(path + ".sqlite")
+        assert after < before / 3
+        for i, k in enumerate(keys[:50]):
+            np.testing.assert_array_equal(s.get_time_series(k).data, np.arange(168.0) + i)
+        s.add_time_series(hourly("q", np.zeros(24)), owner_id=1, owner_type="PowerLoad")
+        with pytest.raises(TypeError, match="rewrite"):
+            s.compact(rewrite="yes")
+    assert not os.path.exists(path + ".compacting")
+    with tsstore.Store.open(path, read_only=True) as s:
+        assert len(s.list_keys()) == 51
+        assert s.verify_integrity()["problems"] == []
+    with tsstore.Store.in_memory() as s:
+        with pytest.raises(tsstore.InvalidParameterError, match="rewrite"):
+            s.compact(rewrite=True)
+
+
 def test_readers_fill_reused_arrays(path):
     with tsstore.Store.create(path) as s:
         keys = s.add_time_series_bulk(

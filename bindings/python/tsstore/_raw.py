@@ -597,6 +597,8 @@ SIGNATURES = {
     "tsstore_associations_free": (None, (c_void_p,)),
     # int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report *report)
     "tsstore_compact": (c_int32, (c_void_p, c_void_p)),
+    # int32_t tsstore_compact_rewrite(tsstore_store *store, tsstore_compact_report *report)
+    "tsstore_compact_rewrite": (c_int32, (c_void_p, c_void_p)),
     # int32_t tsstore_verify_integrity(tsstore_store *store, tsstore_integrity_report *report, tsstore_strings **problems)
     "tsstore_verify_integrity": (c_int32, (c_void_p, c_void_p, c_void_p)),
 }

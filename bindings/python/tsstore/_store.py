@@ -899,12 +899,19 @@ class Store:
             raise cv.respelled(error(st), horizon, interval, resolution)
         return added.value
 
-    def compact(self) -> dict[str, int]:
+    def compact(self, rewrite: bool = False) -> dict[str, int]:
         """Commits pending writes and deletes unreferenced feature sets; reports
-        slots_reclaimed, datasets_dropped, feature_sets_reclaimed and dead_standalone."""
+        slots_reclaimed, datasets_dropped, feature_sets_reclaimed and dead_standalone.
+
+        With ``rewrite=True`` it then writes the live series into a new pair of files and
+        replaces the old pair with it atomically, giving back the space of removed series
+        (the report counts what the old pair held). The store stays open on the new pair."""
+        if not isinstance(rewrite, bool):
+            raise TypeError(f"compact: rewrite must be True or False, not {rewrite!r}")
         rep = raw.tsstore_compact_report()
         rep.struct_size = sizeof(rep)
-        check(lib.tsstore_compact(self._handle(), byref(rep)))
+        call = lib.tsstore_compact_rewrite if rewrite else lib.tsstore_compact
+        check(call(self._handle(), byref(rep)))
         return {name: getattr(rep, name) for name in
                 ("slots_reclaimed", "datasets_dropped", "feature_sets_reclaimed", "dead_standalone")}
 

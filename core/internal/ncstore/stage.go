@@ -29,6 +29,10 @@ type Array struct {
 	// Batch is the batch add the array came from (0: a one-at-a-time add); new packed
 	// datasets are as wide as what remains of a batch (docs/format.md §7.3).
 	Batch int64
+	// BatchLeft, when a batch reaches WriteArrays in several calls (a compaction rewrite),
+	// is how many arrays of this array's family the batch still holds from this one on, so
+	// that datasets are as wide as for the whole batch in one call. 0: this call's arrays.
+	BatchLeft int
 }
 
 // Key is the array's content address and storage mode.
@@ -227,7 +231,7 @@ func (f *File) placeColumns(fam familyKey, ps []*Array) ([]packedWrite, error) {
 			eshape := group[0].Shape[1:]
 			requested := DefaultColsPerDataset
 			if id != 0 {
-				requested = len(group)
+				requested = max(len(group), group[0].BatchLeft)
 			}
 			ds, err := f.definePacked(fam, eshape, packedWidth(requested, eshape, fam.dtype))
 			if err != nil {

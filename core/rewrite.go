@@ -1,0 +1,442 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
+)
+
+// A compaction rewrite (CompactOptions.Rewrite) gives back the space format 0.11.0 cannot
+// shrink in place: free packed columns and standalone variables no row names. It writes the
+// live arrays into a new NetCDF file, laid out as a store written afresh with the survivors
+// in one batch, copies the catalog (VACUUM INTO), and replaces the old pair with the new one.
+//
+// The two files cannot be renamed in one step, so the replacement has a commit point of its
+// own (docs/reliability.md, "Compaction rewrite"):
+//
+//  1. the new pair is written into the directory <path>.compacting/ and fsynced;
+//  2. a marker, <path>.compacting/commit, records both files' sizes; written under another
+//     name, fsynced and renamed into place, then the directory is fsynced: the commit point;
+//  3. the new catalog and then the new .nc are renamed over the old ones, the parent
+//     directory is fsynced, and the marker and the directory go.
+//
+// A kill before the commit point leaves the old pair untouched (the directory is removed by
+// the next writable open or rewrite); a kill after it is finished by the next open of the
+// store, writable or not, which completes step 3 (finishRewrite). Either way the store is
+// one pair, whole: the old or the new.
+
+// CompactOptions configure Compact. A nil *CompactOptions means the defaults.
+type CompactOptions struct {
+	// Rewrite writes the live series into a new pair of files and replaces the old pair
+	// with it, atomically: free packed columns and unreferenced variables take no space
+	// afterwards. It needs room for the new pair beside the old one.
+	Rewrite bool
+}
+
+const (
+	rewriteDirSuffix = ".compacting"
+	rewriteNCName    = "store.nc"
+	rewriteMarker    = "commit"
+	rewriteMagic     = "tsstore compaction rewrite 1"
+)
+
+// rewriteBatchBytes bounds the array bytes a rewrite holds in memory at once (a variable so
+// that a test can make a small store arrive in many batches).
+var rewriteBatchBytes = 64 << 20
+
+func rewriteDir(path string) string { return path + rewriteDirSuffix }
+
+// rewriteHook, when a test sets it, is called at each step of a rewrite with the step's name
+// (written, committed, catalog-renamed, renamed): the tests kill the process there.
+var rewriteHook func(step string)
+
+func rewriteStep(step string) {
+	if rewriteHook != nil {
+		rewriteHook(step)
+	}
+}
+
+// rewriteFiles are the new pair's paths inside the rewrite directory and their final names.
+func rewriteFiles(path string) (tmpNC, tmpCat string) {
+	tmpNC = filepath.Join(rewriteDir(path), rewriteNCName)
+	return tmpNC, CatalogPath(tmpNC)
+}
+
+// rewriteLocked writes the live arrays and the catalog into a new pair and replaces the old
+// pair with it; the store then continues on the new pair. The unit must be committed.
+func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
+	before := pairSize(s.path)
+	if err := removeStaleRewrite(s.path); err != nil {
+		return wrapIO(op, err, "removing what an earlier rewrite left in %s", rewriteDir(s.path))
+	}
+	if err := os.Mkdir(rewriteDir(s.path), 0o755); err != nil {
+		return wrapIO(op, err, "creating %s", rewriteDir(s.path))
+	}
+	tmpNC, tmpCat := rewriteFiles(s.path)
+	if err := s.writeRewrite(op, tmpNC, tmpCat); err != nil {
+		os.RemoveAll(rewriteDir(s.path))
+		return err
+	}
+	rewriteStep("written")
+	if err := commitRewrite(s.path, tmpNC, tmpCat); err != nil {
+		os.RemoveAll(rewriteDir(s.path))
+		return wrapIO(op, err, "committing the rewrite of %s", s.path)
+	}
+	rewriteStep("committed")
+	// From here the new pair is the store. Close the old files, put the new ones in place
+	// and continue on them.
+	s.nc.Close()
+	s.cat.Close()
+	release(s.file, false)
+	s.closed = true
+	if err := finishRewrite(s.path); err != nil {
+		return wrapIO(op, err, "the rewrite of %s is committed but could not be put in place; the next open of the store finishes it", s.path)
+	}
+	if err := s.reopenLocked(op); err != nil {
+		return err
+	}
+	rep.BytesBefore, rep.BytesAfter = before, pairSize(s.path)
+	return nil
+}
+
+// writeRewrite writes the new pair: the live arrays into tmpNC, the catalog into tmpCat,
+// both fsynced.
+func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
+	var rows []catalog.Row
+	err := s.snapshot(func() error {
+		var err error
+		rows, err = s.cat.List(catalog.Filter{})
+		return err
+	})
+	if err != nil {
+		return wrapIO(op, err, "listing the series")
+	}
+	live, err := s.liveArrays(rows)
+	if err != nil {
+		return withOp(op, err)
+	}
+	dst, err := ncstore.Create(tmpNC, s.nc.Compression(), false)
+	if err != nil {
+		return withOp(op, ncErr(err))
+	}
+	err = s.copyArrays(dst, live)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil && cerr != nil {
+		err = wrapIO(op, cerr, "closing %s", tmpNC)
+	}
+	if err != nil {
+		return withOp(op, err)
+	}
+	if err := s.cat.VacuumInto(tmpCat); err != nil {
+		return wrapIO(op, err, "copying the catalog into %s", tmpCat)
+	}
+	for _, p := range []string{tmpNC, tmpCat} {
+		if err := fsyncPath(p); err != nil {
+			return wrapIO(op, err, "syncing %s", p)
+		}
+	}
+	return nil
+}
+
+// liveArray is one array a catalog row names, as the rewrite writes it.
+type liveArray struct {
+	d       hashing.Digest
+	m       *Metadata
+	packed  bool
+	family  string // a packed array's dataset family
+	batchOf int    // set for packed arrays: how many of its family remain from it on
+}
+
+// liveArrays lists each array the rows name once, in the order of the first row naming it:
+// the order a fresh store given the survivors in one batch would write them.
+func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
+	seen := map[hashing.Digest]bool{}
+	var out []*liveArray
+	for i := range rows {
+		m, err := s.metadataOf(&rows[i], Features{})
+		if err != nil {
+			return nil, err
+		}
+		d := hashing.Digest(m.DataHash)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		a := &liveArray{d: d, m: m, packed: packed}
+		if packed {
+			a.family = ncstore.PackedName(m.DType, m.ElementShape, m.Length, m.Resolution.String())
+		}
+		out = append(out, a)
+	}
+	left := map[string]int{}
+	for _, a := range out {
+		if a.packed {
+			left[a.family]++
+		}
+	}
+	for _, a := range out {
+		if a.packed {
+			a.batchOf = left[a.family]
+			left[a.family]--
+		}
+	}
+	return out, nil
+}
+
+// copyArrays reads each live array from the store's file, checks it against its hash, and
+// writes it into dst, in batches of about rewriteBatchBytes.
+func (s *Store) copyArrays(dst *ncstore.File, live []*liveArray) error {
+	var batch []*ncstore.Array
+	bytes := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		_, err := dst.WriteArrays(batch)
+		batch, bytes = nil, 0
+		return ncErr(err)
+	}
+	for _, a := range live {
+		arr, err := s.readLiveArray(a)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, arr)
+		if bytes += len(arr.Data); bytes >= rewriteBatchBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// readLiveArray reads one live array whole and checks that its bytes hash to its name: a
+// rewrite must not carry damaged bytes into a file where nothing would tell them apart.
+func (s *Store) readLiveArray(a *liveArray) (*ncstore.Array, error) {
+	out := &ncstore.Array{Digest: a.d, Packed: a.packed, DType: a.m.DType, Batch: 1, BatchLeft: a.batchOf}
+	var data []byte
+	var err error
+	if a.packed {
+		slot, ok := s.nc.Column(a.d)
+		if !ok {
+			return nil, errNoArray(a.d)
+		}
+		ds := slot.Dataset()
+		out.Shape = append([]int{ds.Length()}, ds.ElementShape()...)
+		out.Resolution = a.m.Resolution.String()
+		data, err = s.nc.ReadColumn(slot, 0, ds.Length(), nil)
+	} else {
+		sv, ok := s.nc.Variable(a.d)
+		if !ok {
+			return nil, errNoArray(a.d)
+		}
+		out.Shape = ncstore.FromU64(sv.Shape())
+		if isForecast(a.m.Type) && a.m.Type != DeterministicSingleTimeSeriesType {
+			out.Chunks = forecastChunks(a.m.Type, TypedArray{DType: a.m.DType, Shape: out.Shape})
+		}
+		data, err = s.nc.ReadVariable(sv, nil)
+	}
+	if err != nil {
+		return nil, wrapIO("", err, "reading array %x", a.d[:8])
+	}
+	out.Data = data
+	if got := (TypedArray{DType: out.DType, Shape: out.Shape, Data: data}).hash(); got != a.d {
+		return nil, newErr(ErrIntegrity, "", "data_hash",
+			"array %x… reads back as bytes hashing to %x…: the file is damaged, and a rewrite would carry the damage over (verify_integrity lists it); nothing was changed",
+			a.d[:8], got[:8])
+	}
+	return out, nil
+}
+
+// commitRewrite writes the marker that makes the new pair the store (step 2).
+func commitRewrite(path, tmpNC, tmpCat string) error {
+	var b strings.Builder
+	fmt.Fprintln(&b, rewriteMagic)
+	for _, p := range []string{tmpNC, tmpCat} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %d\n", filepath.Base(p), fi.Size())
+	}
+	marker := filepath.Join(rewriteDir(path), rewriteMarker)
+	if err := writeFileSynced(marker+".tmp", []byte(b.String())); err != nil {
+		return err
+	}
+	if err := os.Rename(marker+".tmp", marker); err != nil {
+		return err
+	}
+	return fsyncPath(rewriteDir(path))
+}
+
+// readMarker parses a commit marker into file name → size.
+func readMarker(marker string) (map[string]int64, error) {
+	b, err := os.ReadFile(marker)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != rewriteMagic {
+		return nil, fmt.Errorf("%s is not a tsstore rewrite marker", marker)
+	}
+	sizes := map[string]int64{}
+	for _, l := range lines[1:] {
+		name, n, ok := strings.Cut(l, " ")
+		size, err := strconv.ParseInt(n, 10, 64)
+		if !ok || err != nil || size < 0 {
+			return nil, fmt.Errorf("%s: line %q is not a file and its size", marker, l)
+		}
+		sizes[name] = size
+	}
+	return sizes, nil
+}
+
+// finishRewrite completes step 3 of a committed rewrite: it renames whichever of the new
+// files are still in the rewrite directory over the old ones, then removes the marker and
+// the directory. It is idempotent, so a kill inside it is finished by the next call, and
+// it does nothing when no marker is there.
+func finishRewrite(path string) error {
+	marker := filepath.Join(rewriteDir(path), rewriteMarker)
+	sizes, err := readMarker(marker)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tmpNC, tmpCat := rewriteFiles(path)
+	for _, pair := range [][2]string{{tmpCat, CatalogPath(path)}, {tmpNC, path}} {
+		tmp, final := pair[0], pair[1]
+		want, ok := sizes[filepath.Base(tmp)]
+		if !ok {
+			return fmt.Errorf("%s does not record %s", marker, filepath.Base(tmp))
+		}
+		fi, err := os.Stat(tmp)
+		switch {
+		case err == nil && fi.Size() != want:
+			return fmt.Errorf("%s is %d bytes; the rewrite's marker records %d", tmp, fi.Size(), want)
+		case err == nil:
+			if err := os.Rename(tmp, final); err != nil {
+				return err
+			}
+			rewriteStep(filepath.Base(tmp) + " renamed")
+		case errors.Is(err, os.ErrNotExist):
+			// Renamed by an earlier call: the final file must be the one the marker records.
+			if ffi, ferr := os.Stat(final); ferr != nil || ffi.Size() != want {
+				return fmt.Errorf("%s is gone but %s is not the %d bytes the rewrite's marker records", tmp, final, want)
+			}
+		default:
+			return err
+		}
+	}
+	if err := fsyncPath(filepath.Dir(path)); err != nil {
+		return err
+	}
+	if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Remove(rewriteDir(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return fsyncPath(filepath.Dir(path))
+}
+
+// removeStaleRewrite removes what a rewrite cut short before its commit point left: the
+// rewrite directory with the new pair's files, and nothing else (a directory holding other
+// files is left alone and reported).
+func removeStaleRewrite(path string) error {
+	dir := rewriteDir(path)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tmpNC, tmpCat := rewriteFiles(path)
+	ours := map[string]bool{filepath.Base(tmpNC): true, filepath.Base(tmpCat): true,
+		filepath.Base(tmpNC) + "-journal": true, rewriteMarker + ".tmp": true}
+	for _, e := range entries {
+		if !ours[e.Name()] {
+			return fmt.Errorf("%s holds %s, which a rewrite did not write; remove the directory by hand", dir, e.Name())
+		}
+	}
+	for _, e := range entries {
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(dir)
+}
+
+// reopenLocked opens the store's pair again after a rewrite put a new one in place.
+func (s *Store) reopenLocked(op string) error {
+	id, err := claim(op, s.path, false)
+	if err != nil {
+		return err
+	}
+	nc, err := ncstore.Open(s.path, false)
+	if err != nil {
+		release(id, false)
+		return withOp(op, ncErr(err))
+	}
+	cat, err := catalog.Open(CatalogPath(s.path), false, false)
+	if err != nil {
+		nc.Close()
+		release(id, false)
+		return wrapIO(op, err, "opening the rewritten catalog %s", CatalogPath(s.path))
+	}
+	s.nc, s.cat, s.file, s.closed = nc, cat, id, false
+	s.unit = newUnit()
+	s.lastMany = nil
+	return nil
+}
+
+// pairSize is the size of a store's two files.
+func pairSize(path string) int64 {
+	var n int64
+	for _, p := range []string{path, CatalogPath(path)} {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+func fsyncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeFileSynced(p string, b []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
