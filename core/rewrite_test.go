@@ -342,5 +342,3 @@ func TestCompactRewriteKilledAtEachStep(t *testing.T) {
 		})
 	}
 }
-
-
