@@ -55,6 +55,7 @@ var workloads = []workload{
 	{"python-peer", "durable bulk adds, bulk read, has, StaticReader and ForecastReader from Python: tsstore's package against infrastore's", peerWorkload},
 	{"infrasys", "infrasys 1.1.2 through its System API on tsstore's backend and on its own Arrow and HDF5 backends: bulk add, reads, forecasts, to_json / from_json", infrasysWorkload},
 	{"open", "opening stores of 1,000 and 100,000 forecasts read-only and writable in a fresh process, a Get from each, beside netcdf-c's own open", openWorkload},
+	{"rewrite", "compaction with a rewrite after 90% of 10,000 series were removed: sizes beside a fresh store of the survivors, throughput beside a plain copy", rewriteWorkload},
 	{"metadata", "has_time_series hit and miss, transform, removals and open time at 100,000 series", metadataWorkload},
 }
 
