@@ -2,7 +2,6 @@ package core
 
 import (
 	"errors"
-	"os"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
@@ -317,15 +316,7 @@ func (s *Store) fsyncNC() error {
 	if s.inMemory || s.readOnly || s.nc.Journalled() {
 		return nil // a journalled file was made durable by its sync (ncstore.File.Sync)
 	}
-	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fsyncPath(s.path)
 }
 
 // freeUnreferenced frees the arrays among hashes that no row references any more.

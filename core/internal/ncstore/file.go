@@ -610,20 +610,26 @@ func (f *File) rebuildIndex() error {
 // little-endian (enforced at build time), so the bytes are the elements' native layout.
 // netcdf-c checks the hyperslab against the dimensions.
 func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []uint64, write bool) error {
-	want := uint64(dt.Width())
-	for _, c := range count {
-		want *= c
-	}
-	if uint64(len(buf)) != want {
-		return fmt.Errorf("buffer of %d bytes for a hyperslab of %d", len(buf), want)
-	}
-	if len(buf) == 0 {
-		return nil
+	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
+		return err
 	}
 	if write {
 		return ncshim.PutVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 	}
 	return ncshim.GetVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
+}
+
+// checkSlab checks that buf holds exactly the hyperslab of the given count; empty says there
+// is nothing to move.
+func checkSlab(dt DType, buf []byte, count []uint64) (empty bool, err error) {
+	want := uint64(dt.Width())
+	for _, c := range count {
+		want *= c
+	}
+	if uint64(len(buf)) != want {
+		return false, fmt.Errorf("buffer of %d bytes for a hyperslab of %d", len(buf), want)
+	}
+	return len(buf) == 0, nil
 }
 
 // Journalled says whether the file goes through the rollback journal (journal.Open).

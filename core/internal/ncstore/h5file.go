@@ -284,15 +284,8 @@ func (f *File) readSlice(varid int, dt DType, buf []byte, start, count []uint64)
 	if f.h5 == nil {
 		return ioSlice(f.grp, varid, dt, buf, start, count, false)
 	}
-	want := uint64(dt.Width())
-	for _, c := range count {
-		want *= c
-	}
-	if uint64(len(buf)) != want {
-		return fmt.Errorf("buffer of %d bytes for a hyperslab of %d", len(buf), want)
-	}
-	if len(buf) == 0 {
-		return nil
+	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
+		return err
 	}
 	return f.h5.sets[varid].Read(int(dt), start, count, unsafe.Pointer(&buf[0]))
 }
