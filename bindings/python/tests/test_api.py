@@ -156,6 +156,20 @@ def test_every_exception_class_from_real_input(path):
         ds.setncattr("data_format_version", "9.0.0")
     with pytest.raises(tsstore.IncompatibleFormatError, match="9.0.0"):
         tsstore.Store.open(path)
+    with pytest.raises(tsstore.IncompatibleFormatError, match="9.0.0"):
+        tsstore.Store.open(path, read_only=True)  # read through HDF5, not netcdf-c
+    # The version as NC_STRING (a variable-length string) reads as well as NC_CHAR through
+    # HDF5; as an array of two strings it is refused, not read past its end.
+    with netCDF4.Dataset(path, "a") as ds:
+        ds.setncattr_string("data_format_version", "0.11.0")
+    with tsstore.Store.open(path, read_only=True) as s:
+        assert s.list_keys(name="q")
+    with netCDF4.Dataset(path, "a") as ds:
+        ds.setncattr_string("data_format_version", ["0.11.0", "0.11.0"])
+    with pytest.raises(tsstore.TsStoreError):
+        tsstore.Store.open(path, read_only=True)
+    with netCDF4.Dataset(path, "a") as ds:
+        ds.setncattr("data_format_version", "0.11.0")
     with pytest.raises(tsstore.NotFoundError, match="no such file"):
         tsstore.Store.open(str(path) + ".none")
     os.mkdir(str(path) + ".dir")  # a directory where the NetCDF file should be: netcdf-c fails

@@ -126,9 +126,12 @@ package h5
 //     *found = 1;
 //     hid_t a = H5Aopen(o, name, H5P_DEFAULT);
 //     if (a < 0) return NULL;
-//     hid_t t = H5Aget_type(a);
+//     hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
 //     char *out = NULL;
-//     if (t >= 0 && H5Tget_class(t) == H5T_STRING) {
+//     /* One string only: a read of more elements would overrun the buffer. */
+//     int one = sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1;
+//     if (sp >= 0) H5Sclose(sp);
+//     if (one && t >= 0 && H5Tget_class(t) == H5T_STRING) {
 //         if (H5Tis_variable_str(t) > 0) {
 //             char *p = NULL;
 //             hid_t mt = H5Tcopy(H5T_C_S1);
