@@ -627,7 +627,11 @@ tsstore_create(path, compression, out) =
 `int32_t tsstore_open(const char *path, int32_t read_only, tsstore_store **out)`
 
 Opens an existing store. read_only != 0 opens it without write access (no DDL, no write
-permission needed; every write fails with READ_ONLY).
+permission needed; every write fails with READ_ONLY); such an open reads the file through
+HDF5 one dataset at a time, so it costs what is read, not what is stored. A writable open
+reads every variable's metadata (netcdf-c), about half a millisecond per forecast stored.
+A writable open also finishes a compaction rewrite cut short after its commit point; a
+read-only open of such a store fails with IO and changes nothing.
 Status: OK, INVALID_PARAMETER, NOT_FOUND (no such file), INTEGRITY (a half of the pair is
 missing or damaged, or the file is not a store), INCOMPATIBLE_FORMAT (the message names
 both versions), IO.
