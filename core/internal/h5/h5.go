@@ -244,7 +244,8 @@ func (f *File) OpenGroup(path string) (Group, error) {
 // Names lists the names of every link in the group, in no particular order.
 func (g Group) Names() ([]string, error) {
 	var n C.tsstore_names
-	defer C.free(unsafe.Pointer(n.buf))
+	// In a closure: a deferred call's arguments are evaluated here, while n.buf is NULL.
+	defer func() { C.free(unsafe.Pointer(n.buf)) }()
 	byName := C.int(0)
 	if walkByName {
 		byName = 1
