@@ -1,6 +1,7 @@
 package ncstore
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -95,6 +96,12 @@ func (f *File) rebuildIndexH5() error {
 			}
 			f.standalone[d] = &Variable{name: name, varid: -1}
 		case strings.HasPrefix(name, "sts_") && len(name) > 4 && !isHashCompanion(name) && !isPackedDim(name, present):
+			// netcdf-c lists variables only; a group or named type is no packed dataset.
+			if ok, err := f.h5.grp.IsDataset(name); err != nil {
+				return wrapIO("open", err, "opening %s", name)
+			} else if !ok {
+				continue
+			}
 			if !present[name+"_h"] {
 				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
 			}
@@ -226,6 +233,10 @@ func h5TypeName(t h5.Type) string {
 	return fmt.Sprintf("HDF5 type class %d", t.Class)
 }
 
+// errNotVariable is an arr_ name that leads to a group or a named type: netcdf-c never
+// listed it, so it is no array (the index keeps its name, entered before it was opened).
+var errNotVariable = errors.New("not a variable")
+
 // describeLocked reads a standalone variable's type and shape the first time it is asked
 // for, through HDF5; a variable netcdf-c indexed at open is described already.
 func (f *File) describeLocked(sv *Variable) error {
@@ -247,6 +258,9 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 	v := f.h5
 	d, err := v.grp.OpenDataset(sv.name, 0, 1) // no cache: see openWithStandaloneCache
 	if err != nil {
+		if ok, ierr := v.grp.IsDataset(sv.name); ierr == nil && !ok {
+			return -1, errNotVariable
+		}
 		return -1, wrapIO("read", err, "opening %s", sv.name)
 	}
 	if !sv.described {
