@@ -1,10 +1,12 @@
 package core
 
 import (
+	"encoding/hex"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/fhs/go-netcdf/netcdf"
 
@@ -134,5 +136,103 @@ func TestReadOnlyOpenIgnoresGroupsNamedLikeArrays(t *testing.T) {
 	}
 	if !rep.OK() || rep.ArraysChecked != 2 {
 		t.Fatalf("verify: %+v; want 2 arrays checked and nothing wrong", rep)
+	}
+}
+
+// A packed dataset whose column dimension is unlimited (netCDF4-python writers may define
+// it so) can leave its hash companion shorter than the data: {ds}_c is as long as the
+// longest dataset on it, and netcdf-c reads the slots past the companion's end as ""
+// (free). A read-only open reads the file as netcdf-c does.
+func TestReadOnlyOpenUnlimitedColumnsShortHashCompanion(t *testing.T) {
+	s, path := newStore(t)
+	col := make([]float64, 24)
+	for i := range col {
+		col[i] = float64(i) + 0.5
+	}
+	single := &SingleTimeSeries{Name: "load", InitialTimestamp: t0, Resolution: Hours(1), Data: ArrayOf(col, 24)}
+	k, err := s.Add(Owner{ID: 1, Type: "Bus", Category: Component}, single, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.ListMetadata(KeyFilter{})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("metadata: %v %v", ms, err)
+	}
+	hash := hex.EncodeToString(ms[0].DataHash[:])
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the file with the one packed dataset two columns wide on an unlimited _c:
+	// column 0 holds the series, column 1 was written (zeros) but its slot never was.
+	name := ncstore.PackedName(F64, nil, 24, Hours(1).String())
+	func() {
+		ncshim.Lock()
+		defer ncshim.Unlock()
+		root, err := netcdf.CreateFile(path, netcdf.CLOBBER|netcdf.NETCDF4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for attr, v := range map[string]string{"data_format_version": ncstore.DataFormatVersion, "compression": "none"} {
+			if err := ncshim.PutAttText(root, ncshim.GlobalVarID, attr, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		top, err := ncshim.DefGroup(root, "time_series")
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := ncshim.DefGroup(top, "single")
+		if err != nil {
+			t.Fatal(err)
+		}
+		td, err := g.AddDim(name+"_t", 24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cd, err := g.AddDim(name+"_c", 0) // unlimited
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddVar(name, netcdf.DOUBLE, []netcdf.Dim{td, cd}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.AddVar(name+"_h", netcdf.STRING, []netcdf.Dim{cd}); err != nil {
+			t.Fatal(err)
+		}
+		if err := root.EndDef(); err != nil {
+			t.Fatal(err)
+		}
+		both := make([]float64, 2*24)
+		for i, x := range col {
+			both[2*i] = x
+		}
+		vid, err := ncshim.VarID(g, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// go-netcdf checks a slice against the current length of _c (0); netcdf-c extends it.
+		if err := ncshim.PutVara(g, vid, []uint64{0, 0}, []uint64{24, 2}, unsafe.Pointer(&both[0])); err != nil {
+			t.Fatal(err)
+		}
+		hid, err := ncshim.VarID(g, name+"_h")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ncshim.PutStrings(g, hid, 0, []string{hash}); err != nil {
+			t.Fatal(err)
+		}
+		if err := root.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatalf("read-only open: %v", err)
+	}
+	defer ro.Close()
+	checkSeries(t, ro, k, single.Data)
+	rep, err := ro.VerifyIntegrity()
+	if err != nil || !rep.OK() || rep.ArraysChecked != 1 {
+		t.Fatalf("verify: %+v %v", rep, err)
 	}
 }

@@ -167,10 +167,26 @@ func (f *File) indexPackedH5(name string) error {
 		hash.Close()
 		return wrapIO("open", err, "reading %s_h", name)
 	}
+	// An unlimited {ds}_c is as long as the longer of the two datasets on it, and netcdf-c
+	// reads a companion shorter than the data as "" (free slots) past its end. (Data
+	// shorter than its companion is still refused: HDF5 reads no fill past an extent.)
+	stored := uint64(0)
+	if len(hlens) == 1 {
+		stored = hlens[0]
+		if len(lens) >= 2 && stored < lens[1] {
+			hlens = []uint64{lens[1]}
+		}
+	}
 	dt, ok := dtypeForH5(typ)
 	meta := packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: h5TypeName(typ), hlens: hlens,
 		hIsString: htyp.Class == h5.String && htyp.VarString,
-		slots:     func(cols int) ([]string, error) { return hash.ReadStrings(0, uint64(cols)) },
+		slots: func(cols int) ([]string, error) {
+			s, err := hash.ReadStrings(0, min(uint64(cols), stored))
+			if err != nil {
+				return nil, err
+			}
+			return append(s, make([]string, cols-len(s))...), nil
+		},
 	}
 	// Reopen the data with the chunk cache its shape calls for (packedCacheSize).
 	if ok && len(lens) >= 2 {
