@@ -55,6 +55,15 @@ package h5
 //     return d;
 // }
 //
+// /* 1 when name in g is a dataset, 0 when it is another object (a group, a named type), -1 on error. */
+// static int tsstore_is_dataset(hid_t g, const char *name) {
+//     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+//     if (o < 0) return -1;
+//     int is = H5Iget_type(o) == H5I_DATASET;
+//     H5Oclose(o);
+//     return is;
+// }
+//
 // /* The element type and extent of a dataset: class, size, sign, rank and dims (up to 32). */
 // static int tsstore_describe(hid_t d, int *cls, size_t *size, int *sign, int *varstr, int *rank, hsize_t *dims) {
 //     hid_t t = H5Dget_type(d);
@@ -244,7 +253,8 @@ func (f *File) OpenGroup(path string) (Group, error) {
 // Names lists the names of every link in the group, in no particular order.
 func (g Group) Names() ([]string, error) {
 	var n C.tsstore_names
-	defer C.free(unsafe.Pointer(n.buf))
+	// In a closure: a deferred call's arguments are evaluated here, while n.buf is NULL.
+	defer func() { C.free(unsafe.Pointer(n.buf)) }()
 	byName := C.int(0)
 	if walkByName {
 		byName = 1
@@ -288,6 +298,20 @@ func (g Group) OpenDataset(name string, cacheBytes, slots uint64) (Dataset, erro
 		return Dataset{}, &Error{Op: "open of dataset " + name}
 	}
 	return Dataset{id}, nil
+}
+
+// IsDataset says whether the link name of the group leads to a dataset, not a group or a
+// named datatype (which netcdf-c does not list as variables).
+func (g Group) IsDataset(name string) (bool, error) {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	switch C.tsstore_is_dataset(g.id, cname) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, &Error{Op: "opening object " + name}
 }
 
 // Class is an HDF5 datatype class, as far as a store's datasets use them.

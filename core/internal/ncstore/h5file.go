@@ -1,6 +1,7 @@
 package ncstore
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unsafe"
@@ -95,6 +96,12 @@ func (f *File) rebuildIndexH5() error {
 			}
 			f.standalone[d] = &Variable{name: name, varid: -1}
 		case strings.HasPrefix(name, "sts_") && len(name) > 4 && !isHashCompanion(name) && !isPackedDim(name, present):
+			// netcdf-c lists variables only; a group or named type is no packed dataset.
+			if ok, err := f.h5.grp.IsDataset(name); err != nil {
+				return wrapIO("open", err, "opening %s", name)
+			} else if !ok {
+				continue
+			}
 			if !present[name+"_h"] {
 				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
 			}
@@ -160,10 +167,26 @@ func (f *File) indexPackedH5(name string) error {
 		hash.Close()
 		return wrapIO("open", err, "reading %s_h", name)
 	}
+	// An unlimited {ds}_c is as long as the longer of the two datasets on it, and netcdf-c
+	// reads a companion shorter than the data as "" (free slots) past its end. (Data
+	// shorter than its companion is still refused: HDF5 reads no fill past an extent.)
+	stored := uint64(0)
+	if len(hlens) == 1 {
+		stored = hlens[0]
+		if len(lens) >= 2 && stored < lens[1] {
+			hlens = []uint64{lens[1]}
+		}
+	}
 	dt, ok := dtypeForH5(typ)
 	meta := packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: h5TypeName(typ), hlens: hlens,
 		hIsString: htyp.Class == h5.String && htyp.VarString,
-		slots:     func(cols int) ([]string, error) { return hash.ReadStrings(0, uint64(cols)) },
+		slots: func(cols int) ([]string, error) {
+			s, err := hash.ReadStrings(0, min(uint64(cols), stored))
+			if err != nil {
+				return nil, err
+			}
+			return append(s, make([]string, cols-len(s))...), nil
+		},
 	}
 	// Reopen the data with the chunk cache its shape calls for (packedCacheSize).
 	if ok && len(lens) >= 2 {
@@ -226,6 +249,10 @@ func h5TypeName(t h5.Type) string {
 	return fmt.Sprintf("HDF5 type class %d", t.Class)
 }
 
+// errNotVariable is an arr_ name that leads to a group or a named type: netcdf-c never
+// listed it, so it is no array (the index keeps its name, entered before it was opened).
+var errNotVariable = errors.New("not a variable")
+
 // describeLocked reads a standalone variable's type and shape the first time it is asked
 // for, through HDF5; a variable netcdf-c indexed at open is described already.
 func (f *File) describeLocked(sv *Variable) error {
@@ -247,6 +274,9 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 	v := f.h5
 	d, err := v.grp.OpenDataset(sv.name, 0, 1) // no cache: see openWithStandaloneCache
 	if err != nil {
+		if ok, ierr := v.grp.IsDataset(sv.name); ierr == nil && !ok {
+			return -1, errNotVariable
+		}
 		return -1, wrapIO("read", err, "opening %s", sv.name)
 	}
 	if !sv.described {
