@@ -298,7 +298,7 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 	}
 	sv.varid = v.add(d)
 	v.open = append(v.open, sv)
-	if len(v.open) > maxOpenStandalone {
+	if len(v.open) > max(maxOpenStandalone, 1) { // never the dataset just opened
 		old := v.open[0]
 		v.open = v.open[1:]
 		v.sets[old.varid].Close()
