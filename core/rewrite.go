@@ -159,7 +159,9 @@ type liveArray struct {
 // liveArrays lists each array the rows name once, in the order of the first row naming it:
 // the order a fresh store given the survivors in one batch would write them.
 func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
-	seen := map[hashing.Digest]bool{}
+	// Keyed by digest and form: equal values in a packed column and in a standalone
+	// variable (a SingleTimeSeries and a NonSequentialTimeSeries) are two arrays.
+	seen := map[ncstore.ArrayKey]bool{}
 	var out []*liveArray
 	for i := range rows {
 		m, err := s.metadataOf(&rows[i], Features{})
@@ -167,11 +169,12 @@ func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
 			return nil, err
 		}
 		d := hashing.Digest(m.DataHash)
-		if seen[d] {
+		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		k := ncstore.ArrayKey{Digest: d, Packed: packed}
+		if seen[k] {
 			continue
 		}
-		seen[d] = true
-		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		seen[k] = true
 		a := &liveArray{d: d, m: m, packed: packed}
 		if packed {
 			a.family = ncstore.PackedName(m.DType, m.ElementShape, m.Length, m.Resolution.String())
