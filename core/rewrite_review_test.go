@@ -1,6 +1,9 @@
 package core
 
 import (
+	"encoding/binary"
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,3 +40,85 @@ func TestRewriteKeepsBothFormsOfASharedHash(t *testing.T) {
 	}
 }
 
+// A StaticReader built before a rewrite holds the old file's datasets and columns; after
+// the rewrite they name other bytes, so it must refuse rather than read them.
+func TestRewriteStaticReaderBuiltBefore(t *testing.T) {
+	s, _ := newStore(t)
+	var items []BatchItem
+	for i := 0; i < 10; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(24, float64(i*100)))})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// Column 0 goes: the rewrite moves every later column one to the left.
+	if err := s.Remove(Key{OwnerID: 0, Name: "p", Resolution: Hours(1)}); err != nil {
+		t.Fatal(err)
+	}
+	k5 := Key{OwnerID: 5, Name: "p", Resolution: Hours(1)}
+	rd, err := s.NewStaticReader(Hours(1), []Key{k5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	err = rd.ReadStep(3)
+	if err == nil {
+		t.Fatalf("%s reads %v at step 3 through a reader built before the rewrite (503 was written)", k5,
+			float64frombytes(rd.Groups()[0].Values.Data))
+	}
+	wantKind(t, err, ErrInvalidParameter)
+	if !strings.Contains(err.Error(), "build a new reader") {
+		t.Fatalf("the refusal does not say what to do: %v", err)
+	}
+}
+
+// A ForecastReader built before a rewrite must not read the new file through the old
+// file's variables either.
+func TestRewriteForecastReaderBuiltBefore(t *testing.T) {
+	s, _ := newStore(t)
+	var keys []Key
+	for i := 0; i < 4; i++ {
+		f := sampleForecast(DeterministicType, F64, nil, 24, 3, 1, Days(1), i)
+		k, err := s.Add(gen(int64(i)), f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove(keys[0]); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := s.NewForecastReader(DeterministicType, Hours(1), keys[1:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := s.NewForecastReader(DeterministicType, Hours(1), keys[1:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	if err := fresh.ReadWindow(1); err != nil {
+		t.Fatal(err)
+	}
+	err = rd.ReadWindow(1)
+	if err == nil {
+		t.Fatalf("%s reads through a reader built before the rewrite (same bytes as a new reader: %v)", keys[1],
+			string(rd.Groups()[0].Values.Data) == string(fresh.Groups()[0].Values.Data))
+	}
+	wantKind(t, err, ErrInvalidParameter)
+}
+
+func float64frombytes(b []byte) float64 { return math.Float64frombits(binary.NativeEndian.Uint64(b)) }
