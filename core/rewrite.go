@@ -400,6 +400,7 @@ func (s *Store) reopenLocked(op string) error {
 		release(id, false)
 		return wrapIO(op, err, "opening the rewritten catalog %s", CatalogPath(s.path))
 	}
+	nc.SetReadCache(s.nc.ReadCache()) // the old file's, as SetReadCache left it
 	s.nc, s.cat, s.file, s.closed = nc, cat, id, false
 	s.unit = newUnit()
 	s.lastMany = nil

@@ -121,4 +121,29 @@ func TestRewriteForecastReaderBuiltBefore(t *testing.T) {
 	wantKind(t, err, ErrInvalidParameter)
 }
 
+// SetReadCache(0) holds across a rewrite: the store is the same Store.
+func TestRewriteKeepsReadCacheSetting(t *testing.T) {
+	s, _ := newStore(t)
+	var items []BatchItem
+	for i := 0; i < 10; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(24, float64(i*100)))})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetReadCache(0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.nc.AssumeChunkCacheForTesting(false)
+	if _, err := s.Get(Key{OwnerID: 7, Name: "p", Resolution: Hours(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.nc.Counters().CacheBytes; n != 0 {
+		t.Fatalf("the read cache holds %d bytes after the rewrite; SetReadCache(0) turned it off", n)
+	}
+}
+
 func float64frombytes(b []byte) float64 { return math.Float64frombits(binary.NativeEndian.Uint64(b)) }
