@@ -368,8 +368,11 @@ func removeStaleRewrite(path string) error {
 		return err
 	}
 	tmpNC, tmpCat := rewriteFiles(path)
+	// The -journal files are the .nc's and SQLite's (VACUUM INTO keeps one beside its copy
+	// while it runs).
 	ours := map[string]bool{filepath.Base(tmpNC): true, filepath.Base(tmpCat): true,
-		filepath.Base(tmpNC) + "-journal": true, rewriteMarker + ".tmp": true}
+		filepath.Base(tmpNC) + "-journal": true, filepath.Base(tmpCat) + "-journal": true,
+		rewriteMarker + ".tmp": true}
 	for _, e := range entries {
 		if !ours[e.Name()] {
 			return fmt.Errorf("%s holds %s, which a rewrite did not write; remove the directory by hand", dir, e.Name())

@@ -2,8 +2,15 @@ package core
 
 import (
 	"encoding/binary"
+	"errors"
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -147,3 +154,153 @@ func TestRewriteKeepsReadCacheSetting(t *testing.T) {
 }
 
 func float64frombytes(b []byte) float64 { return math.Float64frombits(binary.NativeEndian.Uint64(b)) }
+
+// everyRowTypeItems is one batch of every row type, dtype and element shape a store holds,
+// two rows of them sharing an array.
+func everyRowTypeItems() []BatchItem {
+	var items []BatchItem
+	o := func(id int64) Owner { return Owner{ID: id, Type: "Gen", Category: Component} }
+	id := int64(0)
+	for _, dt := range allDTypes {
+		for _, es := range [][]int{nil, {3}} {
+			id++
+			items = append(items, BatchItem{Owner: o(id), Series: &SingleTimeSeries{Name: "s", InitialTimestamp: t0, Resolution: Hours(1), Data: sampleArray(dt, 48, es, int(id))}})
+			items = append(items, BatchItem{Owner: o(id), Series: &SingleTimeSeries{Name: "m", InitialTimestamp: t0, Resolution: Months(1), Data: sampleArray(dt, 12, es, int(id))}})
+			ts := make([]time.Time, 5)
+			for i := range ts {
+				ts[i] = t0.Add(time.Duration(i*i+1) * time.Hour)
+			}
+			items = append(items, BatchItem{Owner: o(id), Series: &NonSequentialTimeSeries{Name: "n", Timestamps: ts, Data: sampleArray(dt, 5, es, int(id))}})
+			for _, typ := range []SeriesType{DeterministicType, ProbabilisticType, ScenariosType} {
+				items = append(items, BatchItem{Owner: o(id), Series: sampleForecast(typ, dt, es, 6, 4, 3, Days(1), int(id))})
+			}
+		}
+	}
+	// Owner 100 shares owner 1's hourly array.
+	items = append(items, BatchItem{Owner: o(100), Series: &SingleTimeSeries{Name: "s", InitialTimestamp: t0, Resolution: Hours(1), Data: sampleArray(allDTypes[0], 48, nil, 1)}})
+	return items
+}
+
+// A rewrite of a store holding every row type reads back the same for every key, and the
+// file is laid out as before (the store was written in one batch, as the rewrite writes).
+func TestRewriteEveryRowType(t *testing.T) {
+	hour := Hours(1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "every.nc")
+	s, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Close() }()
+	if _, err := s.AddBatch(everyRowTypeItems()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TransformSingleTimeSeries(Hours(6), Hours(3), &TransformFilter{Resolution: &hour}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddParentChildAssociation(ParentChildAssociation{ParentID: 1, ParentType: "Area", ChildID: 2, ChildType: "Bus"}); err != nil {
+		t.Fatal(err)
+	}
+	header := func() string {
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out := run(t, "ncdump", "-hs", path)
+		if s, err = Open(path); err != nil {
+			t.Fatal(err)
+		}
+		return out[strings.IndexByte(out, '\n'):]
+	}
+	before := header()
+	keys, err := s.ListKeys(KeyFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]TimeSeries{}
+	for _, k := range keys {
+		ts, err := s.Get(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[k.String()] = ts
+	}
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := s.ListKeys(KeyFilter{})
+	if err != nil || len(after) != len(keys) {
+		t.Fatalf("%d keys after the rewrite, %d before: %v", len(after), len(keys), err)
+	}
+	for _, k := range keys {
+		ts, err := s.Get(k)
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if !reflect.DeepEqual(fmt.Sprintf("%#v", ts), fmt.Sprintf("%#v", want[k.String()])) {
+			t.Fatalf("%s reads back differently", k)
+		}
+	}
+	if rep, err := s.VerifyIntegrity(); err != nil || !rep.OK() {
+		t.Fatalf("verify_integrity: %+v %v", rep, err)
+	}
+	if ok, err := s.HasParentChildAssociation(1, 2); !ok || err != nil {
+		t.Fatalf("the association is gone: %v", err)
+	}
+	if a := header(); a != before {
+		t.Fatalf("the rewritten file is laid out differently:\n%s\n----\n%s", before, a)
+	}
+}
+
+const vacuumKillEnv = "TSSTORE_REWRITE_VACUUM_KILL_PATH"
+
+// TestRewriteVacuumKillChild is the child of TestCompactRewriteKilledInVacuum: it rewrites
+// the store and kills itself as soon as SQLite's journal of the catalog copy appears.
+func TestRewriteVacuumKillChild(t *testing.T) {
+	path := os.Getenv(vacuumKillEnv)
+	if path == "" {
+		t.Skip("run by TestCompactRewriteKilledInVacuum")
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tmpCat := rewriteFiles(path)
+	go func() {
+		for {
+			if _, err := os.Lstat(tmpCat + "-journal"); err == nil {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+	}()
+	s.Compact(&CompactOptions{Rewrite: true})
+	t.Fatal("the rewrite ended before the catalog copy's journal was seen")
+}
+
+// VACUUM INTO keeps a rollback journal beside the catalog copy while it runs. A rewrite
+// killed then leaves it in the rewrite directory: the next writable open must still clear
+// the directory, and the next rewrite must run.
+func TestCompactRewriteKilledInVacuum(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "churned.nc")
+	survivors := churnedStore(t, path, 2000)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRewriteVacuumKillChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), vacuumKillEnv+"="+path)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the child was not killed in the catalog copy: %v\n%s", err, out)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(rewriteDir(path))
+		t.Errorf("%s is still there after a writable open: %v", rewriteDir(path), entries)
+	}
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	checkSurvivors(t, path, survivors)
+}
