@@ -10,6 +10,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
@@ -129,6 +130,15 @@ func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
 	err = s.copyArrays(dst, live)
 	if err == nil {
 		err = dst.Sync()
+	}
+	if err != nil {
+		// netcdf-c says only "HDF error"; the journal has the errno. (Its message's advice,
+		// to reopen the store, is for the store's own file, not this one.)
+		var je *journal.Error
+		if errors.As(dst.JournalFailure(), &je) {
+			err = je.Errno
+		}
+		err = wrapIO(op, err, "writing the live arrays into %s", tmpNC)
 	}
 	if cerr := dst.Close(); err == nil && cerr != nil {
 		err = wrapIO(op, cerr, "closing %s", tmpNC)

@@ -7,8 +7,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -303,4 +305,100 @@ func TestCompactRewriteKilledInVacuum(t *testing.T) {
 	}
 	s.Close()
 	checkSurvivors(t, path, survivors)
+}
+
+const rewriteLimitEnv = "TSSTORE_REWRITE_FSIZE"
+
+// TestRewriteUnderLimitChild is the child of TestCompactRewriteWithoutRoom: it rewrites the
+// store under RLIMIT_FSIZE, then, with the limit lifted, writes, reads and rewrites again.
+func TestRewriteUnderLimitChild(t *testing.T) {
+	limit, _ := strconv.ParseUint(os.Getenv(rewriteLimitEnv), 10, 64)
+	path := os.Getenv(rewriteLimitEnv + "_PATH")
+	if path == "" {
+		t.Skip("run by TestCompactRewriteWithoutRoom")
+	}
+	fmt.Println(func() string {
+		s, err := Open(path)
+		if err != nil {
+			return "open: " + err.Error()
+		}
+		defer s.Close()
+		pair := func() string { return fmt.Sprint(fileDigest(t, path), fileDigest(t, CatalogPath(path))) }
+		before := pair()
+		signal.Ignore(syscall.SIGXFSZ)
+		var orig syscall.Rlimit
+		syscall.Getrlimit(syscall.RLIMIT_FSIZE, &orig)
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: limit, Max: orig.Max}); err != nil {
+			return "rlimit: " + err.Error()
+		}
+		_, rerr := s.Compact(&CompactOptions{Rewrite: true})
+		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &orig)
+		out := fmt.Sprintf("rewrite: %v\n", rerr)
+		if _, err := os.Stat(rewriteDir(path)); err == nil {
+			out += "the rewrite directory is left\n"
+		}
+		if pair() != before {
+			out += "the old pair changed\n"
+		}
+		it := rewriteSeries(77777)
+		if _, err := s.Add(it.Owner, it.Series, nil); err != nil {
+			return out + "add after: " + err.Error()
+		}
+		if err := s.Flush(); err != nil {
+			return out + "flush after: " + err.Error()
+		}
+		if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+			return out + "second rewrite: " + err.Error()
+		}
+		if _, err := s.Get(keyOfItem(t, it)); err != nil {
+			return out + "get after: " + err.Error()
+		}
+		return out + "usable"
+	}())
+}
+
+// A rewrite that runs out of room (RLIMIT_FSIZE in a child: root ignores file modes)
+// while writing the new .nc, or the catalog copy, fails saying so, leaves the old pair as
+// it was, and the store goes on: it writes, and a rewrite with room succeeds.
+func TestCompactRewriteWithoutRoom(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		limit uint64
+		same  bool // every series has the same values: a tiny .nc and a large catalog
+	}{{"nc", 64 << 10, false}, {"catalog", 256 << 10, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.nc")
+			s, err := Create(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var items []BatchItem
+			for i := 0; i < 3000; i++ {
+				v := i
+				if c.same {
+					v = 0
+				}
+				items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(168, float64(v)))})
+			}
+			if _, err := s.AddBatch(items); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(os.Args[0], "-test.run=^TestRewriteUnderLimitChild$", "-test.count=1")
+			cmd.Env = append(os.Environ(), rewriteLimitEnv+"="+strconv.FormatUint(c.limit, 10), rewriteLimitEnv+"_PATH="+path)
+			out, _ := cmd.CombinedOutput()
+			// The error is the store's (ErrIO, the operation), names the file and the cause.
+			first, _, _ := strings.Cut(string(out), "\n")
+			if !strings.HasPrefix(first, "rewrite: tsstore: compact: ") || !strings.HasSuffix(first, "(i/o error)") ||
+				!strings.Contains(first, "s.nc.compacting/store.nc") || !strings.Contains(first, "too large") {
+				t.Errorf("the rewrite's error does not say what went wrong: %s", first)
+			}
+			if !strings.Contains(string(out), "usable") || strings.Contains(string(out), "directory is left") ||
+				strings.Contains(string(out), "old pair changed") {
+				t.Fatalf("the store did not go on after the failed rewrite:\n%s", out)
+			}
+		})
+	}
 }
