@@ -86,7 +86,15 @@ func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
 		return err
 	}
 	rewriteStep("written")
+	// The new file is held as this store's from now on (its inode survives the rename), so
+	// that another open in this process cannot take the new pair while it goes in place.
+	newID, err := claim(op, tmpNC, false)
+	if err != nil {
+		os.RemoveAll(rewriteDir(s.path))
+		return err
+	}
 	if err := commitRewrite(s.path, tmpNC, tmpCat); err != nil {
+		release(newID, false)
 		os.RemoveAll(rewriteDir(s.path))
 		return wrapIO(op, err, "committing the rewrite of %s", s.path)
 	}
@@ -98,9 +106,10 @@ func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
 	release(s.file, false)
 	s.closed = true
 	if err := finishRewrite(s.path); err != nil {
+		release(newID, false)
 		return wrapIO(op, err, "the rewrite of %s is committed but could not be put in place; the next open of the store finishes it", s.path)
 	}
-	if err := s.reopenLocked(op); err != nil {
+	if err := s.reopenLocked(op, newID); err != nil {
 		return err
 	}
 	rep.BytesBefore, rep.BytesAfter = before, pairSize(s.path)
@@ -396,12 +405,9 @@ func removeStaleRewrite(path string) error {
 	return os.Remove(dir)
 }
 
-// reopenLocked opens the store's pair again after a rewrite put a new one in place.
-func (s *Store) reopenLocked(op string) error {
-	id, err := claim(op, s.path, false)
-	if err != nil {
-		return err
-	}
+// reopenLocked opens the store's pair again after a rewrite put a new one in place; id is
+// the new file's claim, which it keeps or releases.
+func (s *Store) reopenLocked(op string, id fileID) error {
 	nc, err := ncstore.Open(s.path, false)
 	if err != nil {
 		release(id, false)

@@ -402,3 +402,40 @@ func TestCompactRewriteWithoutRoom(t *testing.T) {
 		})
 	}
 }
+
+// A second writable Open of the path in this process while a rewrite puts the new pair in
+// place is refused, as any second writable handle is: it must not take the new pair from
+// the store that is rewriting it (which would then fail and be left closed).
+func TestRewriteSecondOpenInProcessIsRefused(t *testing.T) {
+	for _, step := range []string{"committed", "store.nc.sqlite renamed", "store.nc renamed"} {
+		t.Run(strings.ReplaceAll(step, " ", "_"), func(t *testing.T) {
+			s, path := newStore(t)
+			it := rewriteSeries(1)
+			if _, err := s.Add(it.Owner, it.Series, nil); err != nil {
+				t.Fatal(err)
+			}
+			var second *Store
+			var openErr error
+			defer func() { rewriteHook = nil }()
+			rewriteHook = func(at string) {
+				if at == step {
+					second, openErr = Open(path)
+				}
+			}
+			_, err := s.Compact(&CompactOptions{Rewrite: true})
+			rewriteHook = nil
+			if second != nil {
+				second.Close()
+				t.Errorf("a second writable handle opened at %q", step)
+			} else {
+				wantKind(t, openErr, ErrInvalidParameter)
+			}
+			if err != nil {
+				t.Fatalf("the rewrite failed: %v", err)
+			}
+			if _, err := s.Get(keyOfItem(t, it)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
