@@ -70,6 +70,17 @@ func rewriteFiles(path string) (tmpNC, tmpCat string) {
 	return tmpNC, CatalogPath(tmpNC)
 }
 
+// refuseSymlinks refuses a rewrite of a store whose files are symbolic links: renaming the
+// new files into place would replace the links and leave the files they point to behind.
+func refuseSymlinks(op, path string) error {
+	for _, p := range []string{path, CatalogPath(path)} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return invalid(op, "rewrite", "%s is a symbolic link: a rewrite renames new files into place, which would replace the link and leave the file it points to as it was; open the store by the files' own paths", p)
+		}
+	}
+	return nil
+}
+
 // rewriteLocked writes the live arrays and the catalog into a new pair and replaces the old
 // pair with it; the store then continues on the new pair. The unit must be committed.
 func (s *Store) rewriteLocked(op string, rep *CompactReport) error {

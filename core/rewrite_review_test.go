@@ -439,3 +439,80 @@ func TestRewriteSecondOpenInProcessIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// A rewrite of a store with a damaged array refuses, naming the array, and changes nothing;
+// the store goes on. With the damage gone the rewrite keeps the store's compression policy.
+func TestRewriteOfDamagedUncompressedStore(t *testing.T) {
+	s, path := newUncompressedStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	mustAdd(t, s, gen(2), hourly("p", ramp(24, 100)), nil)
+	s.Close()
+	flipFloat(t, path, 117.0, 117.5)
+	s = openAgain(t, path)
+	before := fileDigests(t, path)
+	_, err := s.Compact(&CompactOptions{Rewrite: true})
+	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("rewrite of a damaged array: %v", err)
+	}
+	if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("the refused rewrite left its directory")
+	}
+	mustAdd(t, s, gen(3), hourly("p", ramp(24, 200)), nil)
+	if err := s.Remove(Key{OwnerID: 2, Name: "p", Resolution: Hours(1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if fileDigests(t, path) == before {
+		t.Fatal("the store did not go on writing")
+	}
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Compression(); c.Deflate {
+		t.Fatalf("the rewritten store compresses: %+v", c)
+	}
+	s.Close()
+	if out := run(t, "ncdump", "-hs", path); strings.Contains(out, "_DeflateLevel") {
+		t.Fatalf("the rewritten file deflates:\n%s", out)
+	}
+}
+
+// A store opened through symbolic links to its files: a rewrite renames the new files over
+// the links, so the files they pointed to would keep the old pair and the two names of the
+// store would part. The rewrite refuses, saying why, and changes nothing.
+func TestRewriteThroughSymlinksRefuses(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.nc")
+	s, err := Create(real, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link.nc")
+	for _, p := range [][2]string{{real, link}, {CatalogPath(real), CatalogPath(link)}} {
+		if err := os.Symlink(p[0], p[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = Open(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, err = s.Compact(&CompactOptions{Rewrite: true})
+	for _, p := range []string{link, CatalogPath(link)} {
+		if fi, lerr := os.Lstat(p); lerr != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link", p)
+		}
+	}
+	wantKind(t, err, ErrInvalidParameter)
+	if !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("the refusal does not say why: %v", err)
+	}
+	mustAdd(t, s, gen(2), hourly("p", ramp(24, 1)), nil)
+}
