@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
@@ -169,12 +170,29 @@ func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
 	if err := s.cat.VacuumInto(tmpCat); err != nil {
 		return wrapIO(op, err, "copying the catalog into %s", tmpCat)
 	}
-	for _, p := range []string{tmpNC, tmpCat} {
-		if err := fsyncPath(p); err != nil {
-			return wrapIO(op, err, "syncing %s", p)
+	for _, p := range [][2]string{{tmpNC, s.path}, {tmpCat, CatalogPath(s.path)}} {
+		if err := sameOwnerAndMode(p[0], p[1]); err != nil {
+			return wrapIO(op, err, "giving %s the permissions of %s", p[0], p[1])
+		}
+		if err := fsyncPath(p[0]); err != nil {
+			return wrapIO(op, err, "syncing %s", p[0])
 		}
 	}
 	return nil
+}
+
+// sameOwnerAndMode gives a new file the permissions of the old one it replaces: a private
+// store stays private, a group's stays writable by the group. The owner is kept where the
+// process may set it (as root, or a group it is in); elsewhere the new file is its own.
+func sameOwnerAndMode(tmp, old string) error {
+	fi, err := os.Stat(old)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		os.Chown(tmp, int(st.Uid), int(st.Gid))
+	}
+	return os.Chmod(tmp, fi.Mode().Perm())
 }
 
 // liveArray is one array a catalog row names, as the rewrite writes it.

@@ -516,3 +516,39 @@ func TestRewriteThroughSymlinksRefuses(t *testing.T) {
 	}
 	mustAdd(t, s, gen(2), hourly("p", ramp(24, 1)), nil)
 }
+
+// The rewritten files keep the old files' permissions: a private store (0600) must not
+// become world-readable, nor a group-writable one read-only to the group.
+func TestRewriteKeepsFileModes(t *testing.T) {
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 0)), nil)
+	modes := map[string]os.FileMode{path: 0o600, CatalogPath(path): 0o660}
+	for p, m := range modes {
+		if err := os.Chmod(p, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root := os.Geteuid() == 0
+	if root { // and the owner, where the process may set it
+		for p := range modes {
+			if err := os.Chown(p, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	for p, m := range modes {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != m {
+			t.Errorf("%s is %v after the rewrite, was %v", p, fi.Mode().Perm(), m)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); root && (st.Uid != 65534 || st.Gid != 65534) {
+			t.Errorf("%s is owned by %d:%d after the rewrite, was 65534:65534", p, st.Uid, st.Gid)
+		}
+	}
+}
