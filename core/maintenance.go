@@ -38,6 +38,11 @@ func (s *Store) Compact(opts *CompactOptions) (CompactReport, error) {
 	if rewrite && s.inMemory {
 		return CompactReport{}, invalid(op, "rewrite", "an in-memory store has no files to rewrite; Persist writes it compactly")
 	}
+	if rewrite {
+		if err := refuseSymlinks(op, s.path); err != nil {
+			return CompactReport{}, err
+		}
+	}
 	var rep CompactReport
 	err := s.mutateLocked(func() error {
 		n, err := s.cat.DeleteUnreachableFeatureSets()

@@ -39,11 +39,8 @@ func claim(op, path string, readOnly bool) (fileID, error) {
 	openFiles.Lock()
 	defer openFiles.Unlock()
 	n := openFiles.m[id]
-	switch {
-	case n < 0:
-		return id, invalid(op, "path", "%s is already open for writing in this process; use that Store", path)
-	case n > 0 && !readOnly:
-		return id, invalid(op, "path", "%s is open read-only in this process; close those handles before opening it for writing", path)
+	if err := refusal(op, path, n, readOnly); err != nil {
+		return id, err
 	}
 	if readOnly {
 		openFiles.m[id] = n + 1
@@ -61,4 +58,26 @@ func release(id fileID, readOnly bool) {
 		return
 	}
 	delete(openFiles.m, id)
+}
+
+func refusal(op, path string, n int, readOnly bool) error {
+	switch {
+	case n < 0:
+		return invalid(op, "path", "%s is already open for writing in this process; use that Store", path)
+	case n > 0 && !readOnly:
+		return invalid(op, "path", "%s is open read-only in this process; close those handles before opening it for writing", path)
+	}
+	return nil
+}
+
+// probe is claim's check without the claim: an open runs it before it finishes a committed
+// rewrite, which a Store of this process may be in the middle of (it holds both files).
+func probe(op, path string, readOnly bool) error {
+	id, err := identify(path)
+	if err != nil {
+		return nil // claim reports it
+	}
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	return refusal(op, path, openFiles.m[id], readOnly)
 }

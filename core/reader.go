@@ -29,8 +29,9 @@ type ForecastReader struct {
 	groups []*ForecastGroup
 	dense  []*denseSource
 	bands  []*bandSource
-	window int   // last window read, -1 before the first
-	frees  int64 // the file's free count when the reader last checked its columns
+	window int           // last window read, -1 before the first
+	frees  int64         // the file's free count when the reader last checked its columns
+	nc     *ncstore.File // the file it was built over: a rewrite replaces it
 }
 
 // ForecastGroup holds the keys of a reader whose windows have one shape (and, for
@@ -140,7 +141,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 	if err := s.writePending(); err != nil {
 		return nil, err
 	}
-	rd := &ForecastReader{s: s, keys: slices.Clone(keys), window: -1}
+	rd := &ForecastReader{s: s, nc: s.nc, keys: slices.Clone(keys), window: -1}
 	groups := map[string]*ForecastGroup{}
 	dense := map[hashing.Digest]*denseSource{}
 	bands := map[*ncstore.Packed]*bandSource{}
@@ -323,6 +324,9 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 		return err
 	}
 	defer rd.s.mu.Unlock()
+	if rd.nc != rd.s.nc {
+		return errRewritten(op)
+	}
 	if err := rd.checkColumns(); err != nil {
 		return withOp(op, err)
 	}

@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
@@ -69,6 +71,17 @@ func rewriteFiles(path string) (tmpNC, tmpCat string) {
 	return tmpNC, CatalogPath(tmpNC)
 }
 
+// refuseSymlinks refuses a rewrite of a store whose files are symbolic links: renaming the
+// new files into place would replace the links and leave the files they point to behind.
+func refuseSymlinks(op, path string) error {
+	for _, p := range []string{path, CatalogPath(path)} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return invalid(op, "rewrite", "%s is a symbolic link: a rewrite renames new files into place, which would replace the link and leave the file it points to as it was; open the store by the files' own paths", p)
+		}
+	}
+	return nil
+}
+
 // rewriteLocked writes the live arrays and the catalog into a new pair and replaces the old
 // pair with it; the store then continues on the new pair. The unit must be committed.
 func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
@@ -85,7 +98,15 @@ func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
 		return err
 	}
 	rewriteStep("written")
+	// The new file is held as this store's from now on (its inode survives the rename), so
+	// that another open in this process cannot take the new pair while it goes in place.
+	newID, err := claim(op, tmpNC, false)
+	if err != nil {
+		os.RemoveAll(rewriteDir(s.path))
+		return err
+	}
 	if err := commitRewrite(s.path, tmpNC, tmpCat); err != nil {
+		release(newID, false)
 		os.RemoveAll(rewriteDir(s.path))
 		return wrapIO(op, err, "committing the rewrite of %s", s.path)
 	}
@@ -97,9 +118,10 @@ func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
 	release(s.file, false)
 	s.closed = true
 	if err := finishRewrite(s.path); err != nil {
+		release(newID, false)
 		return wrapIO(op, err, "the rewrite of %s is committed but could not be put in place; the next open of the store finishes it", s.path)
 	}
-	if err := s.reopenLocked(op); err != nil {
+	if err := s.reopenLocked(op, newID); err != nil {
 		return err
 	}
 	rep.BytesBefore, rep.BytesAfter = before, pairSize(s.path)
@@ -130,6 +152,15 @@ func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
 	if err == nil {
 		err = dst.Sync()
 	}
+	if err != nil {
+		// netcdf-c says only "HDF error"; the journal has the errno. (Its message's advice,
+		// to reopen the store, is for the store's own file, not this one.)
+		var je *journal.Error
+		if errors.As(dst.JournalFailure(), &je) {
+			err = je.Errno
+		}
+		err = wrapIO(op, err, "writing the live arrays into %s", tmpNC)
+	}
 	if cerr := dst.Close(); err == nil && cerr != nil {
 		err = wrapIO(op, cerr, "closing %s", tmpNC)
 	}
@@ -139,12 +170,29 @@ func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
 	if err := s.cat.VacuumInto(tmpCat); err != nil {
 		return wrapIO(op, err, "copying the catalog into %s", tmpCat)
 	}
-	for _, p := range []string{tmpNC, tmpCat} {
-		if err := fsyncPath(p); err != nil {
-			return wrapIO(op, err, "syncing %s", p)
+	for _, p := range [][2]string{{tmpNC, s.path}, {tmpCat, CatalogPath(s.path)}} {
+		if err := sameOwnerAndMode(p[0], p[1]); err != nil {
+			return wrapIO(op, err, "giving %s the permissions of %s", p[0], p[1])
+		}
+		if err := fsyncPath(p[0]); err != nil {
+			return wrapIO(op, err, "syncing %s", p[0])
 		}
 	}
 	return nil
+}
+
+// sameOwnerAndMode gives a new file the permissions of the old one it replaces: a private
+// store stays private, a group's stays writable by the group. The owner is kept where the
+// process may set it (as root, or a group it is in); elsewhere the new file is its own.
+func sameOwnerAndMode(tmp, old string) error {
+	fi, err := os.Stat(old)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		os.Chown(tmp, int(st.Uid), int(st.Gid))
+	}
+	return os.Chmod(tmp, fi.Mode().Perm())
 }
 
 // liveArray is one array a catalog row names, as the rewrite writes it.
@@ -159,7 +207,9 @@ type liveArray struct {
 // liveArrays lists each array the rows name once, in the order of the first row naming it:
 // the order a fresh store given the survivors in one batch would write them.
 func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
-	seen := map[hashing.Digest]bool{}
+	// Keyed by digest and form: equal values in a packed column and in a standalone
+	// variable (a SingleTimeSeries and a NonSequentialTimeSeries) are two arrays.
+	seen := map[ncstore.ArrayKey]bool{}
 	var out []*liveArray
 	for i := range rows {
 		m, err := s.metadataOf(&rows[i], Features{})
@@ -167,11 +217,12 @@ func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
 			return nil, err
 		}
 		d := hashing.Digest(m.DataHash)
-		if seen[d] {
+		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		k := ncstore.ArrayKey{Digest: d, Packed: packed}
+		if seen[k] {
 			continue
 		}
-		seen[d] = true
-		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		seen[k] = true
 		a := &liveArray{d: d, m: m, packed: packed}
 		if packed {
 			a.family = ncstore.PackedName(m.DType, m.ElementShape, m.Length, m.Resolution.String())
@@ -365,8 +416,11 @@ func removeStaleRewrite(path string) error {
 		return err
 	}
 	tmpNC, tmpCat := rewriteFiles(path)
+	// The -journal files are the .nc's and SQLite's (VACUUM INTO keeps one beside its copy
+	// while it runs).
 	ours := map[string]bool{filepath.Base(tmpNC): true, filepath.Base(tmpCat): true,
-		filepath.Base(tmpNC) + "-journal": true, rewriteMarker + ".tmp": true}
+		filepath.Base(tmpNC) + "-journal": true, filepath.Base(tmpCat) + "-journal": true,
+		rewriteMarker + ".tmp": true}
 	for _, e := range entries {
 		if !ours[e.Name()] {
 			return fmt.Errorf("%s holds %s, which a rewrite did not write; remove the directory by hand", dir, e.Name())
@@ -380,12 +434,9 @@ func removeStaleRewrite(path string) error {
 	return os.Remove(dir)
 }
 
-// reopenLocked opens the store's pair again after a rewrite put a new one in place.
-func (s *Store) reopenLocked(op string) error {
-	id, err := claim(op, s.path, false)
-	if err != nil {
-		return err
-	}
+// reopenLocked opens the store's pair again after a rewrite put a new one in place; id is
+// the new file's claim, which it keeps or releases.
+func (s *Store) reopenLocked(op string, id fileID) error {
 	nc, err := ncstore.Open(s.path, false)
 	if err != nil {
 		release(id, false)
@@ -397,6 +448,7 @@ func (s *Store) reopenLocked(op string) error {
 		release(id, false)
 		return wrapIO(op, err, "opening the rewritten catalog %s", CatalogPath(s.path))
 	}
+	nc.SetReadCache(s.nc.ReadCache()) // the old file's, as SetReadCache left it
 	s.nc, s.cat, s.file, s.closed = nc, cat, id, false
 	s.unit = newUnit()
 	s.lastMany = nil

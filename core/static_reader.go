@@ -27,6 +27,7 @@ type StaticReader struct {
 	sets    []*ncstore.RowSet
 	step    int // last step read, -1 before the first
 	frees   int64
+	nc      *ncstore.File // the file it was built over: a rewrite replaces it
 	members []staticMember
 	runs    []copyRun // members merged where both sides are contiguous
 }
@@ -103,7 +104,7 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 	if err := s.writePending(); err != nil {
 		return nil, err
 	}
-	rd := &StaticReader{s: s, keys: slices.Clone(keys), res: resolution, step: -1}
+	rd := &StaticReader{s: s, nc: s.nc, keys: slices.Clone(keys), res: resolution, step: -1}
 	groups := map[string]*StaticGroup{}
 	sets := map[*ncstore.Packed]*ncstore.RowSet{}
 	type placed struct {
@@ -245,6 +246,9 @@ func (rd *StaticReader) ReadStep(i int) error {
 		return err
 	}
 	defer rd.s.mu.Unlock()
+	if rd.nc != rd.s.nc {
+		return errRewritten(op)
+	}
 	if rd.frees != rd.s.nc.Frees() {
 		for j, m := range rd.members {
 			if m.set.DS.SlotHash(m.col) != m.hash {
@@ -290,4 +294,10 @@ func bindGroup(values *TypedArray, own, dst []byte) error {
 // Close releases the reader's buffers. Closing twice is harmless.
 func (rd *StaticReader) Close() {
 	rd.s, rd.sets, rd.members, rd.runs = nil, nil, nil, nil
+}
+
+// errRewritten refuses a reader built before a compaction rewrite: its datasets, columns and
+// variables are the old file's, and in the new one they hold other series.
+func errRewritten(op string) error {
+	return invalid(op, "reader", "the store was rewritten (compact with rewrite) after the reader was built; build a new reader")
 }

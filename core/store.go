@@ -113,6 +113,9 @@ func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
 
 func openStore(path string, readOnly bool) (*Store, error) {
 	const op = "open"
+	if err := probe(op, path, readOnly); err != nil {
+		return nil, err
+	}
 	if err := finishCommittedRewrite(op, path, readOnly); err != nil {
 		return nil, err
 	}

@@ -682,6 +682,9 @@ func (f *File) Frees() int64 { return f.frees }
 // (colcache.go); 0 turns it off.
 func (f *File) SetReadCache(bytes int) { f.colCache.setBudget(bytes) }
 
+// ReadCache is the read cache's budget in bytes.
+func (f *File) ReadCache() int { return f.colCache.budget }
+
 // FreeColumns is the number of packed columns, over every dataset, that hold no array.
 func (f *File) FreeColumns() int {
 	n := 0
