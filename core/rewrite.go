@@ -244,68 +244,80 @@ func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
 	return out, nil
 }
 
-// copyArrays reads each live array from the store's file, checks it against its hash, and
-// writes it into dst, in batches of about rewriteBatchBytes.
+// copyArrays reads the live arrays from the store's file, checks each against its hash, and
+// writes them into dst, in batches of about rewriteBatchBytes.
 func (s *Store) copyArrays(dst *ncstore.File, live []*liveArray) error {
-	var batch []*ncstore.Array
-	bytes := 0
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
+	for first := 0; first < len(live); {
+		end, bytes := first, 0
+		for end < len(live) && (end == first || bytes < rewriteBatchBytes) {
+			bytes += live[end].m.Length * max(ncstore.ElementCount(live[end].m.ElementShape), 1) * live[end].m.DType.Width()
+			end++
 		}
-		_, err := dst.WriteArrays(batch)
-		batch, bytes = nil, 0
-		return ncErr(err)
-	}
-	for _, a := range live {
-		arr, err := s.readLiveArray(a)
+		batch, err := s.readLiveArrays(live[first:end])
 		if err != nil {
 			return err
 		}
-		batch = append(batch, arr)
-		if bytes += len(arr.Data); bytes >= rewriteBatchBytes {
-			if err := flush(); err != nil {
-				return err
-			}
+		if _, err := dst.WriteArrays(batch); err != nil {
+			return ncErr(err)
 		}
+		first = end
 	}
-	return flush()
+	return nil
 }
 
-// readLiveArray reads one live array whole and checks that its bytes hash to its name: a
-// rewrite must not carry damaged bytes into a file where nothing would tell them apart.
-func (s *Store) readLiveArray(a *liveArray) (*ncstore.Array, error) {
-	out := &ncstore.Array{Digest: a.d, Packed: a.packed, DType: a.m.DType, Batch: 1, BatchLeft: a.batchOf}
-	var data []byte
-	var err error
-	if a.packed {
-		slot, ok := s.nc.Column(a.d)
-		if !ok {
-			return nil, errNoArray(a.d)
+// readLiveArrays reads a batch of live arrays whole, in order. The packed ones are read per
+// dataset in row bands (File.ReadColumns, as GetMany reads), so each chunk is inflated once
+// per batch, not once per column; a column read alone would inflate its dataset's every row
+// chunk each time, or lean on the read cache a user may have turned off.
+func (s *Store) readLiveArrays(batch []*liveArray) ([]*ncstore.Array, error) {
+	out := make([]*ncstore.Array, len(batch))
+	byDataset := map[*ncstore.Packed][]*ncstore.ColumnRead{}
+	reads := make([]*ncstore.ColumnRead, len(batch))
+	for i, a := range batch {
+		arr := &ncstore.Array{Digest: a.d, Packed: a.packed, DType: a.m.DType, Batch: 1, BatchLeft: a.batchOf}
+		out[i] = arr
+		if a.packed {
+			slot, ok := s.nc.Column(a.d)
+			if !ok {
+				return nil, errNoArray(a.d)
+			}
+			ds := slot.Dataset()
+			arr.Shape = append([]int{ds.Length()}, ds.ElementShape()...)
+			arr.Resolution = a.m.Resolution.String()
+			reads[i] = &ncstore.ColumnRead{Col: slot.Column(), N: ds.Length()}
+			byDataset[ds] = append(byDataset[ds], reads[i])
+			continue
 		}
-		ds := slot.Dataset()
-		out.Shape = append([]int{ds.Length()}, ds.ElementShape()...)
-		out.Resolution = a.m.Resolution.String()
-		data, err = s.nc.ReadColumn(slot, 0, ds.Length(), nil)
-	} else {
 		sv, ok := s.nc.Variable(a.d)
 		if !ok {
 			return nil, errNoArray(a.d)
 		}
-		out.Shape = ncstore.FromU64(sv.Shape())
+		arr.Shape = ncstore.FromU64(sv.Shape())
 		if isForecast(a.m.Type) && a.m.Type != DeterministicSingleTimeSeriesType {
-			out.Chunks = forecastChunks(a.m.Type, TypedArray{DType: a.m.DType, Shape: out.Shape})
+			arr.Chunks = forecastChunks(a.m.Type, TypedArray{DType: a.m.DType, Shape: arr.Shape})
 		}
-		data, err = s.nc.ReadVariable(sv, nil)
+		data, err := s.nc.ReadVariable(sv, nil)
+		if err != nil {
+			return nil, wrapIO("", err, "reading %s", sv.Name())
+		}
+		arr.Data = data
 	}
-	if err != nil {
-		return nil, wrapIO("", err, "reading array %x", a.d[:8])
+	for ds, cols := range byDataset {
+		if err := s.nc.ReadColumns(ds, cols); err != nil {
+			return nil, wrapIO("", err, "reading %s", ds.Name())
+		}
 	}
-	out.Data = data
-	if got := (TypedArray{DType: out.DType, Shape: out.Shape, Data: data}).hash(); got != a.d {
-		return nil, newErr(ErrIntegrity, "", "data_hash",
-			"array %x… reads back as bytes hashing to %x…: the file is damaged, and a rewrite would carry the damage over (verify_integrity lists it); nothing was changed",
-			a.d[:8], got[:8])
+	for i, arr := range out {
+		if reads[i] != nil {
+			arr.Data = reads[i].Data
+		}
+		// A rewrite must not carry damaged bytes into a file where nothing would tell them
+		// apart from sound ones.
+		if got := (TypedArray{DType: arr.DType, Shape: arr.Shape, Data: arr.Data}).hash(); got != arr.Digest {
+			return nil, newErr(ErrIntegrity, "", "data_hash",
+				"array %x… reads back as bytes hashing to %x…: the file is damaged, and a rewrite would carry the damage over (verify_integrity lists it); nothing was changed",
+				arr.Digest[:8], got[:8])
+		}
 	}
 	return out, nil
 }
@@ -328,7 +340,11 @@ func commitRewrite(path, tmpNC, tmpCat string) error {
 	if err := os.Rename(marker+".tmp", marker); err != nil {
 		return err
 	}
-	return fsyncPath(rewriteDir(path))
+	if err := fsyncPath(rewriteDir(path)); err != nil {
+		return err
+	}
+	// The directory's own entry too: made by mkdir and never synced before.
+	return fsyncPath(filepath.Dir(path))
 }
 
 // readMarker parses a commit marker into file name → size.
