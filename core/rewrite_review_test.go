@@ -49,9 +49,10 @@ func TestRewriteKeepsBothFormsOfASharedHash(t *testing.T) {
 	}
 }
 
-// A StaticReader built before a rewrite holds the old file's datasets and columns; after
-// the rewrite they name other bytes, so it must refuse rather than read them.
-func TestRewriteStaticReaderBuiltBefore(t *testing.T) {
+// storeOfTenRamps is a new store holding ten hourly series "p" of 24 steps, owners 0–9,
+// owner i's values starting at 100·i.
+func storeOfTenRamps(t *testing.T) *Store {
+	t.Helper()
 	s, _ := newStore(t)
 	var items []BatchItem
 	for i := 0; i < 10; i++ {
@@ -60,6 +61,13 @@ func TestRewriteStaticReaderBuiltBefore(t *testing.T) {
 	if _, err := s.AddBatch(items); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// A StaticReader built before a rewrite holds the old file's datasets and columns; after
+// the rewrite they name other bytes, so it must refuse rather than read them.
+func TestRewriteStaticReaderBuiltBefore(t *testing.T) {
+	s := storeOfTenRamps(t)
 	if err := s.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -132,14 +140,7 @@ func TestRewriteForecastReaderBuiltBefore(t *testing.T) {
 
 // SetReadCache(0) holds across a rewrite: the store is the same Store.
 func TestRewriteKeepsReadCacheSetting(t *testing.T) {
-	s, _ := newStore(t)
-	var items []BatchItem
-	for i := 0; i < 10; i++ {
-		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(24, float64(i*100)))})
-	}
-	if _, err := s.AddBatch(items); err != nil {
-		t.Fatal(err)
-	}
+	s := storeOfTenRamps(t)
 	if err := s.SetReadCache(0); err != nil {
 		t.Fatal(err)
 	}
