@@ -92,6 +92,7 @@ func peerWorkload(cfg *config) ([]result, error) {
 	pair(cs, "StaticReader sweep, per step (every series)", "µs", "sweep_us", "read_step", "static_read")
 	if fn, windows, err := peerCase(*peerForecasts); err == nil && fn > 0 && windows > 0 {
 		fcs := fmt.Sprintf("%s Deterministic × %d daily windows of 24 h, read-only, %s", thousands(fn), windows, med)
+		pair(fcs, "read-only open of the forecasts' store (best of 3)", "ms", "open_fc_ms", "Store.open(read_only=True)", "Store.open(read_only=True)")
 		pair(fcs, "ForecastReader, per window (every forecast)", "µs", "forecast_us", "read_window", "forecast_read")
 	}
 	return out, nil
