@@ -25,14 +25,15 @@ import (
 //
 //  1. the new pair is written into the directory <path>.compacting/ and fsynced;
 //  2. a marker, <path>.compacting/commit, records both files' sizes; written under another
-//     name, fsynced and renamed into place, then the directory is fsynced: the commit point;
+//     name, fsynced and renamed into place, then the directory and its parent are fsynced:
+//     the commit point;
 //  3. the new catalog and then the new .nc are renamed over the old ones, the parent
 //     directory is fsynced, and the marker and the directory go.
 //
 // A kill before the commit point leaves the old pair untouched (the directory is removed by
-// the next writable open or rewrite); a kill after it is finished by the next open of the
-// store, writable or not, which completes step 3 (finishRewrite). Either way the store is
-// one pair, whole: the old or the new.
+// the next writable open or rewrite); a kill after it is finished by the next writable open
+// of the store, which completes step 3 (finishRewrite); a read-only open refuses until then.
+// Either way the store is one pair, whole: the old or the new.
 
 // CompactOptions configure Compact. A nil *CompactOptions means the defaults.
 type CompactOptions struct {
@@ -56,7 +57,8 @@ var rewriteBatchBytes = 64 << 20
 func rewriteDir(path string) string { return path + rewriteDirSuffix }
 
 // rewriteHook, when a test sets it, is called at each step of a rewrite with the step's name
-// (written, committed, catalog-renamed, renamed): the tests kill the process there.
+// ("written", "committed", "store.nc.sqlite renamed", "store.nc renamed"): the tests kill
+// the process there.
 var rewriteHook func(step string)
 
 func rewriteStep(step string) {
