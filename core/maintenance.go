@@ -35,11 +35,8 @@ func (s *Store) Compact(opts *CompactOptions) (CompactReport, error) {
 		return CompactReport{}, invalid(op, "transaction", "compaction runs outside transactions")
 	}
 	rewrite := opts != nil && opts.Rewrite
-	if rewrite && s.inMemory {
-		return CompactReport{}, invalid(op, "rewrite", "an in-memory store has no files to rewrite; Persist writes it compactly")
-	}
 	if rewrite {
-		if err := refuseSymlinks(op, s.path); err != nil {
+		if err := s.checkRewritable(op); err != nil {
 			return CompactReport{}, err
 		}
 	}
@@ -139,9 +136,7 @@ func (s *Store) VerifyIntegrity() (IntegrityReport, error) {
 func (s *Store) checkRowArray(m *Metadata) (msg string, dangling bool) {
 	d := hashing.Digest(m.DataHash)
 	full := append([]int{m.Length}, m.ElementShape...)
-	// The row's type says where its array lives: a SingleTimeSeries (and a view over one)
-	// in a packed column, everything else in a standalone variable (docs/format.md §7.2).
-	packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+	packed := storedPacked(m.Type)
 	if slot, ok := s.nc.Column(d); ok && packed {
 		ds := slot.Dataset()
 		if !ds.Holds(m.DType, m.Length, m.ElementShape) {

@@ -73,10 +73,14 @@ func rewriteFiles(path string) (tmpNC, tmpCat string) {
 	return tmpNC, CatalogPath(tmpNC)
 }
 
-// refuseSymlinks refuses a rewrite of a store whose files are symbolic links: renaming the
-// new files into place would replace the links and leave the files they point to behind.
-func refuseSymlinks(op, path string) error {
-	for _, p := range []string{path, CatalogPath(path)} {
+// checkRewritable refuses a rewrite of a store that has no files (in memory), or whose files
+// are symbolic links: renaming the new files into place would replace the links and leave
+// the files they point to behind.
+func (s *Store) checkRewritable(op string) error {
+	if s.inMemory {
+		return invalid(op, "rewrite", "an in-memory store has no files to rewrite; Persist writes it compactly")
+	}
+	for _, p := range []string{s.path, CatalogPath(s.path)} {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			return invalid(op, "rewrite", "%s is a symbolic link: a rewrite renames new files into place, which would replace the link and leave the file it points to as it was; open the store by the files' own paths", p)
 		}
@@ -219,7 +223,7 @@ func (s *Store) liveArrays(rows []catalog.Row) ([]*liveArray, error) {
 			return nil, err
 		}
 		d := hashing.Digest(m.DataHash)
-		packed := m.Type == SingleTimeSeriesType || m.Type == DeterministicSingleTimeSeriesType
+		packed := storedPacked(m.Type)
 		k := ncstore.ArrayKey{Digest: d, Packed: packed}
 		if seen[k] {
 			continue
@@ -252,7 +256,7 @@ func (s *Store) copyArrays(dst *ncstore.File, live []*liveArray) error {
 	for first := 0; first < len(live); {
 		end, bytes := first, 0
 		for end < len(live) && (end == first || bytes < rewriteBatchBytes) {
-			bytes += live[end].m.Length * max(ncstore.ElementCount(live[end].m.ElementShape), 1) * live[end].m.DType.Width()
+			bytes += live[end].m.Length * ncstore.ElementCount(live[end].m.ElementShape) * live[end].m.DType.Width()
 			end++
 		}
 		batch, err := s.readLiveArrays(live[first:end])
@@ -371,6 +375,23 @@ func readMarker(marker string) (map[string]int64, error) {
 	return sizes, nil
 }
 
+// finishCommittedRewrite puts in place the new pair of a compaction rewrite that was killed
+// after its commit point (openStore calls it first). A read-only open changes nothing, so it
+// refuses.
+func finishCommittedRewrite(op, path string, readOnly bool) error {
+	if _, err := os.Stat(filepath.Join(rewriteDir(path), rewriteMarker)); err != nil {
+		return nil
+	}
+	if readOnly {
+		return newErr(ErrIO, op, "path",
+			"a compaction rewrite of %s was cut short after its commit point; open the store for writing once to finish it (a read-only open changes nothing)", path)
+	}
+	if err := finishRewrite(path); err != nil {
+		return wrapIO(op, err, "finishing the compaction rewrite of %s", path)
+	}
+	return nil
+}
+
 // finishRewrite completes step 3 of a committed rewrite: it renames whichever of the new
 // files are still in the rewrite directory over the old ones, then removes the marker and
 // the directory. It is idempotent, so a kill inside it is finished by the next call, and
@@ -455,16 +476,10 @@ func removeStaleRewrite(path string) error {
 // reopenLocked opens the store's pair again after a rewrite put a new one in place; id is
 // the new file's claim, which it keeps or releases.
 func (s *Store) reopenLocked(op string, id fileID) error {
-	nc, err := ncstore.Open(s.path, false)
+	nc, cat, err := openPair(op, s.path, false)
 	if err != nil {
 		release(id, false)
-		return withOp(op, ncErr(err))
-	}
-	cat, err := catalog.Open(CatalogPath(s.path), false, false)
-	if err != nil {
-		nc.Close()
-		release(id, false)
-		return wrapIO(op, err, "opening the rewritten catalog %s", CatalogPath(s.path))
+		return withOp(op, err)
 	}
 	nc.SetReadCache(s.nc.ReadCache()) // the old file's, as SetReadCache left it
 	s.nc, s.cat, s.file, s.closed = nc, cat, id, false

@@ -9,7 +9,6 @@ package core
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
@@ -128,21 +127,10 @@ func openStore(path string, readOnly bool) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	nc, err := ncstore.Open(path, readOnly)
+	nc, cat, err := openPair(op, path, readOnly)
 	if err != nil {
 		release(id, readOnly)
-		return nil, ncErr(err)
-	}
-	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
-	if err != nil {
-		nc.Close()
-		release(id, readOnly)
-		if errors.Is(err, catalog.ErrNoCatalog) {
-			return nil, newErr(ErrIntegrity, op, "path",
-				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
-				CatalogPath(path), path, CatalogPath(path))
-		}
-		return nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
+		return nil, err
 	}
 	s := assembleStore(path, nc, cat, readOnly, false, id)
 	if !readOnly {
@@ -158,20 +146,23 @@ func openStore(path string, readOnly bool) (*Store, error) {
 	return s, nil
 }
 
-// finishCommittedRewrite puts in place the new pair of a compaction rewrite that was killed
-// after its commit point (rewrite.go). A read-only open changes nothing, so it refuses.
-func finishCommittedRewrite(op, path string, readOnly bool) error {
-	if _, err := os.Stat(filepath.Join(rewriteDir(path), rewriteMarker)); err != nil {
-		return nil
+// openPair opens a store's two files: the NetCDF file, then the catalog.
+func openPair(op, path string, readOnly bool) (*ncstore.File, *catalog.Catalog, error) {
+	nc, err := ncstore.Open(path, readOnly)
+	if err != nil {
+		return nil, nil, ncErr(err)
 	}
-	if readOnly {
-		return newErr(ErrIO, op, "path",
-			"a compaction rewrite of %s was cut short after its commit point; open the store for writing once to finish it (a read-only open changes nothing)", path)
+	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
+	if err != nil {
+		nc.Close()
+		if errors.Is(err, catalog.ErrNoCatalog) {
+			return nil, nil, newErr(ErrIntegrity, op, "path",
+				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
+				CatalogPath(path), path, CatalogPath(path))
+		}
+		return nil, nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
 	}
-	if err := finishRewrite(path); err != nil {
-		return wrapIO(op, err, "finishing the compaction rewrite of %s", path)
-	}
-	return nil
+	return nc, cat, nil
 }
 
 // InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an

@@ -103,6 +103,13 @@ func (t SeriesType) String() string {
 // Valid reports whether t is a known code (including the request-only abstract one).
 func (t SeriesType) Valid() bool { return int(t) < len(seriesTypeNames) }
 
+// storedPacked says where a row of type t keeps its array: a SingleTimeSeries (and a view
+// over one) in a packed column, everything else in a standalone variable (docs/format.md
+// §7.2).
+func storedPacked(t SeriesType) bool {
+	return t == SingleTimeSeriesType || t == DeterministicSingleTimeSeriesType
+}
+
 func parseSeriesType(s string) (SeriesType, error) {
 	for i, n := range seriesTypeNames[:6] {
 		if n == s {

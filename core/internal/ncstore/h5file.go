@@ -259,10 +259,8 @@ func (f *File) describeLocked(sv *Variable) error {
 	if sv.described || f.h5 == nil {
 		return nil
 	}
-	if _, err := f.openStandaloneLocked(sv); err != nil {
-		return err
-	}
-	return nil
+	_, err := f.openStandaloneLocked(sv)
+	return err
 }
 
 // openStandaloneLocked returns the index of sv's open dataset, opening it (and describing
