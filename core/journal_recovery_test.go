@@ -536,6 +536,7 @@ func hotJournal(t *testing.T) (path, committed string, j jrJournal) {
 // recovery treats the first such record as the end of the journal, reports a rollback,
 // deletes the journal and leaves the file as the killed writer left it.
 func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
+	flushAtDefine(t)
 	path, committed, j := hotJournal(t)
 	if len(j.recs) < 2 {
 		t.Fatalf("only %d records", len(j.recs))
@@ -584,6 +585,7 @@ func TestJournalUnplayableHotJournalIsNotSilentlyDiscarded(t *testing.T) {
 // A's place, say. Recovery only checks that the file is at least E0 long, so it writes A's
 // pages into B's file and deletes the journal before anything looks at the result.
 func TestJournalHotJournalBesideALongerReplacementFileIsRefused(t *testing.T) {
+	flushAtDefine(t)
 	pathA, _, _ := hotJournal(t)
 	pathB := jrBase(t, 200) // a bigger store, cleanly closed
 	// Restored the way rsync or mv restores, a new file renamed into place. (A copy written
@@ -665,6 +667,7 @@ func first(s []string) string {
 // without truncating it. Killed before its first spill, the new store is then refused
 // (or, were it the longer file, rolled "back" with the old store's pages).
 func TestJournalCreateBesideAStaleJournal(t *testing.T) {
+	flushAtDefine(t)
 	pathA, _, _ := hotJournal(t)
 	pathB := filepath.Join(t.TempDir(), "system.nc")
 	if err := os.WriteFile(journal.Path(pathB), mustRead(t, journal.Path(pathA)), 0o644); err != nil {
@@ -730,6 +733,7 @@ func TestJournalNameOfAnotherFile(t *testing.T) {
 // writable open then runs on the half-written file, and its first spill overwrites the hot
 // journal with a new header. The rollback is lost.
 func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
+	flushAtDefine(t)
 	strace := requireTool(t, "strace")
 	noFlock := []string{strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=flock", "-e", "inject=flock:error=ENOSYS"}
 	path, committed, _ := hotJournal(t)
@@ -776,6 +780,7 @@ func TestJournalHotJournalIsRecoveredWithoutFlock(t *testing.T) {
 // never calls the driver's lock, so a live writer holds no flock, and a writable open in
 // another process rolls the live writer's file back in the middle of its unit.
 func TestJournalLiveWritersJournalIsLeftAloneWithoutHDF5Locking(t *testing.T) {
+	flushAtDefine(t)
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "HDF5_USE_FILE_LOCKING=FALSE", "TSSTORE_JOURNAL_SPILL=4096")
 	jp := journal.Path(path)
@@ -948,6 +953,7 @@ func jrSweep(t *testing.T, mode, action string, states func(stage int) map[strin
 // With HDF5's locking on, opens beside a live writer in the middle of a unit (its journal
 // hot) are refused and change nothing; the writer then commits.
 func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
+	flushAtDefine(t)
 	path := jrBase(t, 30)
 	w, stdin, stdout := jrPausedWriter(t, path, "TSSTORE_JOURNAL_SPILL=4096")
 	jp := journal.Path(path)
@@ -992,6 +998,7 @@ func TestJournalOpensBesideALiveWritersHotJournal(t *testing.T) {
 // pages into the file: the commit fails, Close closes, the journal stays hot, and a reopen in
 // the same process rolls the file back to exactly its last commit.
 func TestJournalFailureAfterSpillsThenReopenInProcess(t *testing.T) {
+	flushAtDefine(t)
 	path := jrBase(t, 30)
 	committed := openedSHA(t, path)
 	journal.SetSpill(4096)
@@ -1127,6 +1134,7 @@ func TestJournalManyStoresFromManyGoroutines(t *testing.T) {
 // A kill in the middle of the rollback itself (at its k-th page write, its truncation, its
 // fsyncs, the journal's removal): the next recovery must still produce the last commit.
 func TestJournalKillDuringRecovery(t *testing.T) {
+	flushAtDefine(t)
 	strace := requireTool(t, "strace")
 	path, committed, j := hotJournal(t)
 	hot := map[string][]byte{}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tsstore/tsstore/core/internal/journal"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 func TestJournalDriverIsActive(t *testing.T) {
@@ -142,10 +143,21 @@ func midUnitChild(path string) {
 	select {}
 }
 
+// flushAtDefine makes writers in this process and its children flush HDF5's buffers at the
+// end of each define phase, as netcdf-c's route does: these tests kill writers whose unit
+// has rewritten committed pages, and the HDF5 route would otherwise keep a small unit in
+// HDF5's caches until its end.
+func flushAtDefine(t *testing.T) {
+	t.Setenv("TSSTORE_HDF5_FLUSH_AT_DEFINE", "1")
+	prev := ncstore.SetFlushAtDefineForTesting(true)
+	t.Cleanup(func() { ncstore.SetFlushAtDefineForTesting(prev) })
+}
+
 // A writer killed after its unit wrote committed pages into the file leaves a hot journal; a
 // read-only open refuses it without touching anything, and the rollback restores the file
 // byte for byte to its last commit, after which every committed series reads back.
 func TestHotJournalRollsTheFileBackExactly(t *testing.T) {
+	flushAtDefine(t)
 	if p := os.Getenv("TSSTORE_KILL_MID_UNIT"); p != "" {
 		midUnitChild(p)
 		return
@@ -275,6 +287,7 @@ func TestJournalFailureRefusesFurtherIOAndReopenRecovers(t *testing.T) {
 // A hot journal beside a file shorter than the journal's start length belongs to another file
 // (the .nc was replaced after its writer died): the open refuses to write its pages into it.
 func TestHotJournalOfAReplacedFileIsRefused(t *testing.T) {
+	flushAtDefine(t)
 	if os.Getenv("TSSTORE_KILL_MID_UNIT") != "" {
 		return
 	}

@@ -39,10 +39,10 @@ package h5
 //    300,000 links of 100,000 forecasts). A file without it is walked by name. */
 // static herr_t tsstore_link_names(hid_t g, int by_name, tsstore_names *out) {
 //     hsize_t idx = 0;
-//     if (!by_name && H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, &idx, tsstore_name_cb, out) >= 0) return 0;
+//     if (!by_name && H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, tsstore_name_cb, out) >= 0) return 0;
 //     out->len = out->count = 0;
 //     idx = 0;
-//     return H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, tsstore_name_cb, out);
+//     return H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, tsstore_name_cb, out) < 0 ? -1 : 1;
 // }
 //
 // /* A dataset opened with its own chunk cache (bytes 0: none). */
@@ -168,6 +168,11 @@ package h5
 //     H5Pclose(fapl);
 //     return f;
 // }
+// /* The start and count of the hyperslab a call reads or writes. Every call into HDF5 holds
+//    the process's netcdf lock, so one pair serves them all, and a read allocates nothing. */
+// static hsize_t tsstore_slab_start[32], tsstore_slab_count[32];
+// static hsize_t *tsstore_slab(int which) { return which ? tsstore_slab_count : tsstore_slab_start; }
+//
 // static hid_t tsstore_native(int code) {
 //     switch (code) {
 //     case 0: return H5T_NATIVE_DOUBLE;
@@ -252,6 +257,13 @@ func (f *File) OpenGroup(path string) (Group, error) {
 
 // Names lists the names of every link in the group, in no particular order.
 func (g Group) Names() ([]string, error) {
+	names, _, err := g.NamesInOrder()
+	return names, err
+}
+
+// NamesInOrder lists the names of every link in the group, in creation order when the group
+// indexes it (inOrder), else by name.
+func (g Group) NamesInOrder() (names []string, inOrder bool, err error) {
 	var n C.tsstore_names
 	// In a closure: a deferred call's arguments are evaluated here, while n.buf is NULL.
 	defer func() { C.free(unsafe.Pointer(n.buf)) }()
@@ -259,8 +271,9 @@ func (g Group) Names() ([]string, error) {
 	if walkByName {
 		byName = 1
 	}
-	if C.tsstore_link_names(g.id, byName, &n) < 0 {
-		return nil, &Error{Op: "listing a group"}
+	rc := C.tsstore_link_names(g.id, byName, &n)
+	if rc < 0 {
+		return nil, false, &Error{Op: "listing a group"}
 	}
 	out := make([]string, 0, int(n.count))
 	block := unsafe.Slice((*byte)(unsafe.Pointer(n.buf)), int(n.len))
@@ -272,7 +285,7 @@ func (g Group) Names() ([]string, error) {
 		out = append(out, string(block[start:end]))
 		start = end + 1
 	}
-	return out, nil
+	return out, rc == 0, nil
 }
 
 // walkByName makes Names walk the name index, as it does for a group without a
@@ -372,17 +385,27 @@ func (d Dataset) Chunks(rank int) (chunked bool, chunks []uint64, err error) {
 // dtype code (docs/format.md §2: 0 f64, 1 f32, 2 i64, 3 i32, 4 u64, 5 bool); HDF5 converts
 // from the file's byte order. buf must hold exactly the hyperslab.
 func (d Dataset) Read(dtype int, start, count []uint64, buf unsafe.Pointer) error {
-	var s, c [32]C.hsize_t
-	if len(start) > len(s) || len(start) != len(count) {
-		return fmt.Errorf("hyperslab of rank %d/%d", len(start), len(count))
+	s, c, err := slab(start, count)
+	if err != nil {
+		return err
 	}
-	for i := range start {
-		s[i], c[i] = C.hsize_t(start[i]), C.hsize_t(count[i])
-	}
-	if C.tsstore_read(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), &s[0], &c[0], buf) < 0 {
+	if C.tsstore_read(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf) < 0 {
 		return &Error{Op: "read"}
 	}
 	return nil
+}
+
+// slab puts a hyperslab in the shared C arrays (see tsstore_slab_start).
+func slab(start, count []uint64) (s, c *C.hsize_t, err error) {
+	if len(start) > 32 || len(start) != len(count) {
+		return nil, nil, fmt.Errorf("hyperslab of rank %d/%d", len(start), len(count))
+	}
+	s, c = C.tsstore_slab(0), C.tsstore_slab(1)
+	ss, cs := unsafe.Slice(s, len(start)), unsafe.Slice(c, len(start))
+	for i := range start {
+		ss[i], cs[i] = C.hsize_t(start[i]), C.hsize_t(count[i])
+	}
+	return s, c, nil
 }
 
 // ReadStrings reads n variable-length strings from index start of a 1-D string dataset; an

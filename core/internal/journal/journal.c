@@ -799,6 +799,12 @@ void tsj_arm(size_t spill_bytes) {
 
 void tsj_disarm(void) { arm.armed = 0; }
 
+hid_t tsj_fapl(size_t spill_bytes) {
+    if (routed < 0) tsj_active(); /* initialises the CRC table with the routing */
+    arm.spill = spill_bytes;
+    return with_driver(H5P_DEFAULT);
+}
+
 tsj_file *tsj_lookup(const char *path) {
     struct stat st;
     if (stat(path, &st) < 0) return NULL;

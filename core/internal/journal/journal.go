@@ -67,6 +67,31 @@ func Open(path string, open func() (netcdf.Dataset, error)) (netcdf.Dataset, *Jo
 	return ds, &Journal{f: f}, nil
 }
 
+// FileAccess is an HDF5 file-access property list that opens a file through the journalling
+// driver, for opens made with HDF5's own API (package h5) rather than through netcdf-c, which
+// Open routes instead. Release it with CloseFileAccess once the file is open; Lookup then
+// gives the file's journal.
+func FileAccess() (int64, error) {
+	fapl := C.tsj_fapl(C.size_t(spillBytes))
+	if fapl < 0 {
+		return 0, errors.New("journal: cannot set up HDF5's journalling driver")
+	}
+	return int64(fapl), nil
+}
+
+// CloseFileAccess releases a property list from FileAccess.
+func CloseFileAccess(fapl int64) { C.H5Pclose(C.hid_t(fapl)) }
+
+// Lookup is the journal of the file at path, open through the driver; nil when it is not.
+func Lookup(path string) *Journal {
+	cp := C.CString(path)
+	defer C.free(unsafe.Pointer(cp))
+	if f := C.tsj_lookup(cp); f != nil {
+		return &Journal{f: f}
+	}
+	return nil
+}
+
 // EndUnit makes every byte written so far durable and empties the journal. Call it after
 // Sync and before the catalog commits.
 func (j *Journal) EndUnit() error {

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <hdf5.h>
 
 typedef struct tsj_file tsj_file;
 
@@ -14,6 +15,11 @@ int tsj_active(void);
    holding overwrites of pre-existing bytes in memory until spill_bytes (0 = default). */
 void tsj_arm(size_t spill_bytes);
 void tsj_disarm(void);
+
+/* A file-access property list (the caller closes it) that opens a file through the
+   journalling driver, for opens made with HDF5's own API rather than netcdf-c's; -1 on
+   failure. Files it opens hold overwrites in memory until spill_bytes (0 = default). */
+hid_t tsj_fapl(size_t spill_bytes);
 
 /* The journalled file open on path (by device and inode), or NULL. */
 tsj_file *tsj_lookup(const char *path);

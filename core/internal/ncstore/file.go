@@ -96,6 +96,19 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
 // (journal.Active); a stale journal left at its journal path by a removed store is removed
 // first.
 func Create(path string, comp Compression, inMemory bool) (*File, error) {
+	f, err := createNC(path, comp, inMemory)
+	if err != nil || inMemory || !h5Writes {
+		return f, err
+	}
+	// netcdf-c made the file (its superblock, _NCProperties, the groups); from here it is
+	// written through HDF5 like any writable store (h5write.go).
+	if err := f.Close(); err != nil {
+		return nil, wrapIO("create", err, "closing %s after creating it", path)
+	}
+	return Open(path, false)
+}
+
+func createNC(path string, comp Compression, inMemory bool) (*File, error) {
 	if !inMemory {
 		if err := removeStaleJournal(path); err != nil {
 			return nil, err
@@ -234,6 +247,8 @@ func Open(path string, readOnly bool) (*File, error) {
 	if readOnly {
 		// Read-only files are read through HDF5 directly (h5file.go).
 		f, err = openH5(path)
+	} else if h5Writes {
+		f, jr, err = openH5Writable(path)
 	} else {
 		var root netcdf.Dataset
 		root, err = openWithStandaloneCache(func() (netcdf.Dataset, error) {
@@ -430,7 +445,11 @@ func (f *File) JournalFailure() error {
 // catalog can commit to (every array it names is whole; removed columns are freed only after
 // the catalog commits — core/unit.go).
 func (f *File) syncLocked() error {
-	if err := ncshim.Sync(f.root); err != nil {
+	if f.h5 != nil {
+		if err := f.h5.file.Flush(); err != nil {
+			return err
+		}
+	} else if err := ncshim.Sync(f.root); err != nil {
 		return err
 	}
 	if f.journal != nil {
@@ -531,11 +550,11 @@ func (f *File) copyPacked(dst *File, ds, out *Packed) error {
 		if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 			return err
 		}
-		if err := ioSlice(dst.grp, out.varid, ds.fam.dtype, buf, start, count, true); err != nil {
+		if err := dst.putSlice(out.varid, ds.fam.dtype, buf, start, count); err != nil {
 			return err
 		}
 	}
-	if err := ncshim.PutStrings(dst.grp, out.hvarid, 0, ds.slots); err != nil {
+	if err := dst.putSlots(out, 0, ds.slots); err != nil {
 		return err
 	}
 	copy(out.slots, ds.slots)
@@ -551,6 +570,12 @@ func (f *File) endDefine() error {
 		return nil
 	}
 	f.defining = false
+	if f.h5 != nil { // HDF5 has no define mode
+		if flushAtDefine {
+			return f.h5.file.Flush()
+		}
+		return nil
+	}
 	f.definePhases++
 	return ncshim.EndDef(f.root)
 }

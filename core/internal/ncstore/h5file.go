@@ -33,6 +33,14 @@ type h5view struct {
 	// open is the standalone variables whose datasets are open, oldest first; past
 	// maxOpenStandalone the oldest is closed (its type and shape stay known).
 	open []*Variable
+
+	// For a writable file (h5write.go): the netCDF dimensions the group held at open, the
+	// one created last, whether the names were walked by name rather than creation order,
+	// and the id the next new dimension gets (-1 until the first is defined).
+	dimCount  int
+	lastDim   string
+	byName    bool
+	nextDimID int
 }
 
 // maxOpenStandalone bounds the standalone datasets a read-only file keeps open: each costs
@@ -74,10 +82,11 @@ func (f *File) loadH5(path string) error {
 // (each is a dataset of its own, which netcdf-c hides): a packed dataset's {ds}_t, {ds}_c
 // and {ds}_e{i}, and a standalone variable's arr_{hex}_d{i}. Those are skipped by name.
 func (f *File) rebuildIndexH5() error {
-	names, err := f.h5.grp.Names()
+	names, inOrder, err := f.h5.grp.NamesInOrder()
 	if err != nil {
 		return wrapIO("open", err, "listing variables")
 	}
+	f.h5.byName = !inOrder
 	present := make(map[string]bool, len(names))
 	for _, n := range names {
 		if strings.HasPrefix(n, "sts_") {
@@ -88,6 +97,7 @@ func (f *File) rebuildIndexH5() error {
 		switch {
 		case strings.HasPrefix(name, "arr_") && len(name) > 4:
 			if isStandaloneDim(name) {
+				f.h5.dimNote(name)
 				continue
 			}
 			d, err := parseHexDigest(name[4:])
@@ -95,7 +105,9 @@ func (f *File) rebuildIndexH5() error {
 				return newErr(Integrity, "open", name, "standalone variable name is not arr_ and a hash: %v", err)
 			}
 			f.standalone[d] = &Variable{name: name, varid: -1}
-		case strings.HasPrefix(name, "sts_") && len(name) > 4 && !isHashCompanion(name) && !isPackedDim(name, present):
+		case strings.HasPrefix(name, "sts_") && isPackedDim(name, present):
+			f.h5.dimNote(name)
+		case strings.HasPrefix(name, "sts_") && len(name) > 4 && !isHashCompanion(name):
 			// netcdf-c lists variables only; a group or named type is no packed dataset.
 			if ok, err := f.h5.grp.IsDataset(name); err != nil {
 				return wrapIO("open", err, "opening %s", name)
@@ -294,16 +306,22 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 		}
 		sv.dtype, sv.shape, sv.described = dt, lens, true
 	}
+	v.keepOpen(sv, d)
+	return sv.varid, nil
+}
+
+// keepOpen makes d the open dataset of sv, closing the one opened longest ago past
+// maxOpenStandalone (never d itself).
+func (v *h5view) keepOpen(sv *Variable, d h5.Dataset) {
 	sv.varid = v.add(d)
 	v.open = append(v.open, sv)
-	if len(v.open) > max(maxOpenStandalone, 1) { // never the dataset just opened
+	if len(v.open) > max(maxOpenStandalone, 1) {
 		old := v.open[0]
 		v.open = v.open[1:]
 		v.sets[old.varid].Close()
 		v.idle = append(v.idle, old.varid)
 		old.varid = -1
 	}
-	return sv.varid, nil
 }
 
 // readSlice reads the hyperslab [start, start+count) of variable varid into buf, by the

@@ -352,6 +352,16 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 	for i := range eshape {
 		dimNames = append(dimNames, fmt.Sprintf("%s_e%d", name, i))
 	}
+	if f.h5 != nil {
+		ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
+			slots: make([]string, cols), nfree: cols}
+		if err := f.definePackedH5(ds, dimNames, lens); err != nil {
+			return nil, err
+		}
+		f.families[fam] = append(f.families[fam], ds)
+		sortByName(f.families[fam])
+		return ds, nil
+	}
 	f.defining = true
 	for i, dn := range dimNames {
 		d, err := f.grp.AddDim(dn, lens[i])

@@ -87,6 +87,9 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 		if sv, ok := f.untrusted[s.p.Digest]; ok {
 			// Left unreferenced by an earlier session (possibly half-written): rewrite it
 			// in place rather than define a second variable of the same name.
+			if err := f.describeLocked(sv); err != nil {
+				return written, f.abandon(cols, err)
+			}
 			if sv.dtype != s.p.DType || !slices.Equal(FromU64(sv.shape), s.p.Shape) {
 				return written, f.abandon(cols, newErr(Integrity, "", "data_hash",
 					"%s holds %s %v, not the %s %v its name's hash describes", sv.name, sv.dtype, sv.shape, s.p.DType, s.p.Shape))
@@ -136,6 +139,9 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 // existingStandalone finds a variable named for d that the index does not hold — one whose
 // data a failed write never filled — or returns nil.
 func (f *File) existingStandalone(d hashing.Digest) (*Variable, error) {
+	if f.h5 != nil {
+		return f.existingStandaloneH5(VariableName(d))
+	}
 	varid, err := ncshim.VarID(f.grp, VariableName(d))
 	if err != nil {
 		return nil, nil // no such variable: the usual case
@@ -312,11 +318,14 @@ func (f *File) fillColumns(run []packedWrite) error {
 func (f *File) writeSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
 	f.ncWrites++
 	f.colCache.reset() // its blocks may hold the bytes this write replaces
-	return ioSlice(f.grp, varid, dt, buf, start, count, true)
+	return f.putSlice(varid, dt, buf, start, count)
 }
 
 func (f *File) putSlots(ds *Packed, col0 int, slots []string) error {
 	f.ncWrites++
+	if f.h5 != nil {
+		return f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots)
+	}
 	return ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), slots)
 }
 
@@ -395,7 +404,7 @@ func (f *File) zeroColumns(ds *Packed, cols []int, zero bool) error {
 		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
 		if n != len(cols) {
 			// Columns between the freed ones keep their values: read the band first.
-			if err := ioSlice(f.grp, ds.varid, ds.fam.dtype, band, start, count, false); err != nil {
+			if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 				return err
 			}
 			for t := 0; t < r1-r0; t++ {

@@ -93,6 +93,9 @@ func WindowChunks(dt DType, shape []int, axis int) []uint64 {
 // its hash in lowercase hex (docs/format.md §7.5).
 func VariableName(d hashing.Digest) string { return "arr_" + hex.EncodeToString(d[:]) }
 
+// standaloneDimName is the name of axis i's dimension of the standalone variable name.
+func standaloneDimName(name string, i int) string { return fmt.Sprintf("%s_d%d", name, i) }
+
 // indexStandalone adds an arr_{hex} variable found on open. Its name is its hash, so a name
 // that is not 64 lowercase hex digits, or a type that is no dtype, is an IntegrityError.
 func (f *File) indexStandalone(name string, varid int) error {
@@ -127,10 +130,14 @@ func (f *File) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chun
 	if chunks == nil {
 		chunks = shape
 	}
+	if f.h5 != nil {
+		sv := &Variable{name: name, varid: -1, dtype: dt, shape: shape, chunks: chunks, described: true}
+		return sv, f.defineStandaloneH5(sv)
+	}
 	f.defining = true
 	dims := make([]netcdf.Dim, len(shape))
 	for i, n := range shape {
-		dim, err := f.grp.AddDim(fmt.Sprintf("%s_d%d", name, i), n)
+		dim, err := f.grp.AddDim(standaloneDimName(name, i), n)
 		if err != nil {
 			return nil, err
 		}
@@ -160,8 +167,15 @@ func (f *File) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chun
 
 // fillStandalone writes the whole array into a defined variable and indexes it.
 func (f *File) fillStandalone(sv *Variable, data []byte, d hashing.Digest) error {
+	id := sv.varid
+	if f.h5 != nil {
+		var err error
+		if id, err = f.openStandaloneLocked(sv); err != nil {
+			return err
+		}
+	}
 	start := make([]uint64, len(sv.shape))
-	if err := ioSlice(f.grp, sv.varid, sv.dtype, Aligned(data, sv.dtype.Width()), start, sv.shape, true); err != nil {
+	if err := f.putSlice(id, sv.dtype, Aligned(data, sv.dtype.Width()), start, sv.shape); err != nil {
 		return err
 	}
 	f.standalone[d] = sv

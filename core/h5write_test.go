@@ -1,0 +1,124 @@
+package core
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/h5"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
+)
+
+// h5WriteWorkload writes a store that exercises every write the file layer makes: packed
+// datasets of several dtypes and element shapes, a second dataset of a family (__1),
+// forecasts (standalone variables, chunked by window), a freed column, and a second session
+// after a reopen, whose new dimensions take ids after those already in the file.
+func h5WriteWorkload(t *testing.T, path string) {
+	t.Helper()
+	s, err := Create(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []Key
+	for b := 0; b < 2; b++ { // two batches of a family: a dataset as wide as each, the second __1
+		var items []BatchItem
+		for i := 3 * b; i < 3*b+3; i++ {
+			items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(24, float64(i)))})
+		}
+		ks, err := s.AddBatch(items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, ks...)
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, dt := range allDTypes {
+		mustAdd(t, s, gen(int64(100+i)), &SingleTimeSeries{Name: "q", InitialTimestamp: t0, Resolution: Hours(1),
+			Data: sampleArray(dt, 12, []int{3}, i)}, nil)
+		mustAdd(t, s, gen(int64(200+i)), sampleForecast(DeterministicType, dt, nil, 24, 5, 1, Days(1), i), nil)
+	}
+	mustAdd(t, s, gen(300), sampleForecast(ProbabilisticType, F64, []int{2}, 6, 3, 4, Hours(6), 7), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove(keys[1]); err != nil {
+		t.Fatal(err)
+	}
+	s = reopen(t, s, path)
+	mustAdd(t, s, gen(400), hourly("p", ramp(24, 400)), nil) // reuses the freed column
+	mustAdd(t, s, gen(401), sampleForecast(DeterministicType, F64, nil, 48, 3, 1, Days(1), 9), nil)
+	mustAdd(t, s, gen(402), hourly("r", ramp(36, 1)), nil) // a new family after the reopen
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// storeDump is h5dump's description of every object, property and attribute of the file
+// at path, and every value, with what differs between two writers of the same content left
+// out: object addresses (in references and in data offsets).
+func storeDump(t *testing.T, path string) string {
+	t.Helper()
+	out := run(t, "h5dump", "-p", path)
+	out = out[strings.Index(out, "\n")+1:] // the first line names the file
+	out = regexp.MustCompile(`DATASET [0-9]+ `).ReplaceAllString(out, "DATASET ")
+	return regexp.MustCompile(`OFFSET [0-9]+`).ReplaceAllString(out, "OFFSET")
+}
+
+// TestHDF5WritesMatchNetCDF writes the same store through netcdf-c and through HDF5
+// directly (ncstore's two routes) and compares the files as h5dump prints them: the same
+// datasets, types, shapes, chunking, filters, fill values, attributes (the dimension scales,
+// _Netcdf4Dimid, _Netcdf4Coordinates, DIMENSION_LIST, REFERENCE_LIST) and values. Then
+// netcdf-c's ncdump must print the same file for both. A third store walks the group by
+// name at its reopen, which takes the scan for the highest dimension id.
+func TestHDF5WritesMatchNetCDF(t *testing.T) {
+	requireTool(t, "h5dump")
+	dir := t.TempDir()
+	write := func(name string, hdf5, byName bool) string {
+		path := filepath.Join(dir, name)
+		prev := ncstore.SetHDF5WritesForTesting(hdf5)
+		defer ncstore.SetHDF5WritesForTesting(prev)
+		h5.WalkByNameForTesting(byName)
+		defer h5.WalkByNameForTesting(false)
+		h5WriteWorkload(t, path)
+		return path
+	}
+	ref := write("netcdf.nc", false, false)
+	want := storeDump(t, ref)
+	wantNC := run(t, "ncdump", "-s", ref)
+	for _, c := range []struct {
+		name   string
+		byName bool
+	}{{"hdf5.nc", false}, {"hdf5-by-name.nc", true}} {
+		path := write(c.name, true, c.byName)
+		if got := storeDump(t, path); got != want {
+			t.Errorf("%s: h5dump differs from netcdf-c's file:\n%s", c.name, lineDiff(want, got))
+		}
+		gotNC := run(t, "ncdump", "-s", path)
+		gotNC = strings.Replace(gotNC, strings.TrimSuffix(c.name, ".nc"), "netcdf", 1)
+		if gotNC != wantNC {
+			t.Errorf("%s: ncdump differs from netcdf-c's file:\n%s", c.name, lineDiff(wantNC, gotNC))
+		}
+	}
+}
+
+// lineDiff lists the lines of b that differ from a's at the same position (at most 20).
+func lineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < max(len(la), len(lb)) && len(out) < 20; i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			out = append(out, "line "+itoa(int64(i+1))+":\n  netcdf-c: "+x+"\n  hdf5:     "+y)
+		}
+	}
+	return strings.Join(out, "\n")
+}

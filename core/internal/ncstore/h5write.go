@@ -1,0 +1,225 @@
+package ncstore
+
+import (
+	"os"
+	"strings"
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core/internal/h5"
+	"github.com/tsstore/tsstore/core/internal/journal"
+)
+
+// A writable store on disk can be written through HDF5 directly, as read-only ones are read
+// (h5file.go): netcdf-c's writable open reads every variable's metadata (58 s and 5 GB at
+// 100,000 forecasts), and every define phase it ends walks every open variable (311 ms per
+// durable forecast add at 100,000). Through HDF5 the open costs what a read-only open costs,
+// and defining a variable creates its datasets and nothing else. The datasets and attributes
+// written are those netcdf-c writes (package h5, write.go; docs/format.md §7.8), so netcdf-c,
+// xarray and the other implementation read the file as before.
+//
+// The route is chosen per open: h5Writes, from TSSTORE_HDF5_WRITES ("0" keeps netcdf-c).
+// In-memory stores always use netcdf-c.
+var h5Writes = os.Getenv("TSSTORE_HDF5_WRITES") != "0"
+
+// SetHDF5WritesForTesting chooses the route of writable opens from now on and returns the
+// previous choice, so that tests run both routes with the same code.
+func SetHDF5WritesForTesting(on bool) bool {
+	prev := h5Writes
+	h5Writes = on
+	return prev
+}
+
+// flushAtDefine makes the HDF5 route hand its buffers to the file at the end of every define
+// phase, as netcdf-c's nc_enddef does. Without it a unit reaches the file only when HDF5's
+// caches evict or the unit ends; the journal's tests kill writers after such mid-unit
+// flushes, to find committed pages rewritten before the unit's end
+// (TSSTORE_HDF5_FLUSH_AT_DEFINE=1 for a child process).
+var flushAtDefine = os.Getenv("TSSTORE_HDF5_FLUSH_AT_DEFINE") == "1"
+
+// SetFlushAtDefineForTesting sets flushAtDefine and returns its previous value.
+func SetFlushAtDefineForTesting(on bool) bool {
+	prev := flushAtDefine
+	flushAtDefine = on
+	return prev
+}
+
+// HDF5Writes says whether writable stores opened from now on are written through HDF5.
+func HDF5Writes() bool { return h5Writes }
+
+// openH5Writable opens path for writing through HDF5 with the journalling driver, and
+// returns the file with its journal.
+func openH5Writable(path string) (*File, *journal.Journal, error) {
+	fapl, err := journal.FileAccess()
+	if err != nil {
+		return nil, nil, err
+	}
+	hf, err := h5.OpenReadWrite(path, fapl)
+	journal.CloseFileAccess(fapl)
+	if err != nil {
+		return nil, nil, err
+	}
+	f := newNCFile(0, false, false)
+	f.h5 = &h5view{file: hf, nextDimID: -1}
+	return f, journal.Lookup(path), nil
+}
+
+// dimNote records, while the group's names are walked, what the first new dimension's id
+// needs: how many netCDF dimensions the group holds and which was created last.
+func (v *h5view) dimNote(name string) {
+	v.dimCount++
+	v.lastDim = name
+}
+
+// newDimID is the file-wide id of the next dimension defined. netcdf-c numbers dimensions
+// 0, 1, 2, … in creation order and records each id in _Netcdf4Dimid, so the next id is
+// the number of dimensions when the last one created holds the highest (docs/format.md §7.8).
+// A file where that does not hold (another writer, a group walked by name) is scanned for
+// its highest id once.
+func (f *File) newDimID() (int, error) {
+	v := f.h5
+	if v.nextDimID < 0 {
+		next, err := f.firstFreeDimID()
+		if err != nil {
+			return 0, err
+		}
+		v.nextDimID = next
+	}
+	id := v.nextDimID
+	v.nextDimID++
+	return id, nil
+}
+
+func (f *File) firstFreeDimID() (int, error) {
+	v := f.h5
+	if v.lastDim != "" && !v.byName {
+		id, ok, err := v.grp.DimensionID(v.lastDim)
+		if err != nil {
+			return 0, wrapIO("write", err, "reading the id of dimension %s", v.lastDim)
+		}
+		if ok && id == v.dimCount-1 {
+			return v.dimCount, nil
+		}
+	}
+	names, err := v.grp.Names()
+	if err != nil {
+		return 0, wrapIO("write", err, "listing dimensions")
+	}
+	next := 0
+	for _, n := range names {
+		if ok, err := v.grp.IsDataset(n); err != nil || !ok {
+			continue
+		}
+		id, ok, err := v.grp.DimensionID(n)
+		if err != nil {
+			return 0, wrapIO("write", err, "reading the id of dimension %s", n)
+		}
+		if ok {
+			next = max(next, id+1)
+		}
+	}
+	return next, nil
+}
+
+// defineDimsH5 creates the named dimensions; the caller closes them (h5.CloseDims).
+func (f *File) defineDimsH5(names []string, lens []uint64) ([]h5.Dim, error) {
+	f.defining = true
+	dims := make([]h5.Dim, 0, len(names))
+	for i, n := range names {
+		id, err := f.newDimID()
+		if err != nil {
+			h5.CloseDims(dims)
+			return nil, err
+		}
+		d, err := f.h5.grp.DefineDim(n, lens[i], id)
+		if err != nil {
+			h5.CloseDims(dims)
+			return nil, wrapIO("write", err, "defining dimension %s", n)
+		}
+		dims = append(dims, d)
+	}
+	return dims, nil
+}
+
+// filters gives a data variable the store's compression policy.
+func (f *File) filters(s *h5.VarSpec) {
+	if f.comp.Deflate {
+		s.Shuffle, s.DeflateLevel = f.comp.Shuffle, f.comp.Level
+	}
+}
+
+// definePackedH5 is definePackedAs through HDF5: dimensions first, then the data and its
+// hash companion, in netcdf-c's order.
+func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) error {
+	dims, err := f.defineDimsH5(dimNames, lens)
+	if err != nil {
+		return err
+	}
+	defer h5.CloseDims(dims)
+	spec := h5.VarSpec{Name: ds.name, DType: int(ds.fam.dtype), Dims: dims,
+		Chunks: append([]uint64{1, uint64(ds.cols)}, ToU64(ds.eshape)...)}
+	spec.CacheBytes, spec.CacheSlots = packedCacheSize(ds)
+	f.filters(&spec)
+	data, err := f.h5.grp.DefineVar(spec)
+	if err != nil {
+		return wrapIO("write", err, "defining %s", ds.name)
+	}
+	hash, err := f.h5.grp.DefineVar(h5.VarSpec{Name: ds.name + "_h", DType: -1, Dims: dims[1:2]})
+	if err != nil {
+		data.Close()
+		return wrapIO("write", err, "defining %s_h", ds.name)
+	}
+	ds.varid, ds.hvarid = f.h5.add(data), f.h5.add(hash)
+	return nil
+}
+
+// defineStandaloneH5 is defineStandalone through HDF5.
+func (f *File) defineStandaloneH5(sv *Variable) error {
+	names := make([]string, len(sv.shape))
+	for i := range names {
+		names[i] = standaloneDimName(sv.name, i)
+	}
+	dims, err := f.defineDimsH5(names, sv.shape)
+	if err != nil {
+		return err
+	}
+	defer h5.CloseDims(dims)
+	spec := h5.VarSpec{Name: sv.name, DType: int(sv.dtype), Dims: dims, Chunks: sv.chunks}
+	f.filters(&spec)
+	d, err := f.h5.grp.DefineVar(spec)
+	if err != nil {
+		return wrapIO("write", err, "defining %s", sv.name)
+	}
+	f.h5.keepOpen(sv, d)
+	return nil
+}
+
+// existingStandaloneH5 finds arr_{hex} in the file when the index does not hold it.
+func (f *File) existingStandaloneH5(name string) (*Variable, error) {
+	if ok, err := f.h5.grp.IsDataset(name); err != nil || !ok {
+		return nil, nil
+	}
+	sv := &Variable{name: name, varid: -1}
+	if _, err := f.openStandaloneLocked(sv); err != nil {
+		return nil, err
+	}
+	return sv, nil
+}
+
+// putSlice writes buf into the hyperslab [start, start+count) of variable varid, by the
+// file's route.
+func (f *File) putSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
+	if f.h5 == nil {
+		return ioSlice(f.grp, varid, dt, buf, start, count, true)
+	}
+	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
+		return err
+	}
+	return f.h5.sets[varid].Write(int(dt), start, count, unsafe.Pointer(&buf[0]))
+}
+
+// isDimensionName says whether a link name of the group is one of the netCDF dimensions a
+// store's writer defines (rebuildIndexH5 skips them; a writer counts them).
+func isDimensionName(name string, present map[string]bool) bool {
+	return (strings.HasPrefix(name, "arr_") && isStandaloneDim(name)) ||
+		(strings.HasPrefix(name, "sts_") && isPackedDim(name, present))
+}
