@@ -14,7 +14,10 @@ import (
 // datasets of several dtypes and element shapes, a second dataset of a family (__1),
 // forecasts (standalone variables, chunked by window), a freed column, and a second session
 // after a reopen, whose new dimensions take ids after those already in the file.
-func h5WriteWorkload(t *testing.T, path string) {
+//
+// It returns how many times the second session scanned the group for its highest dimension
+// id.
+func h5WriteWorkload(t *testing.T, path string) (dimensionScans int64) {
 	t.Helper()
 	s, err := Create(path, nil)
 	if err != nil {
@@ -51,9 +54,14 @@ func h5WriteWorkload(t *testing.T, path string) {
 	mustAdd(t, s, gen(400), hourly("p", ramp(24, 400)), nil) // reuses the freed column
 	mustAdd(t, s, gen(401), sampleForecast(DeterministicType, F64, nil, 48, 3, 1, Days(1), 9), nil)
 	mustAdd(t, s, gen(402), hourly("r", ramp(36, 1)), nil) // a new family after the reopen
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	scans := s.nc.Counters().DimensionScans
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return scans
 }
 
 // storeDump is h5dump's description of every object, property and attribute of the file
@@ -82,7 +90,11 @@ func TestHDF5WritesMatchNetCDF(t *testing.T) {
 		defer ncstore.SetHDF5WritesForTesting(prev)
 		h5.WalkByNameForTesting(byName)
 		defer h5.WalkByNameForTesting(false)
-		h5WriteWorkload(t, path)
+		// Walked by creation order, the dimension listed last gives the next id; walked by
+		// name it cannot, and the group is scanned once.
+		if scans := h5WriteWorkload(t, path); hdf5 && scans != map[bool]int64{false: 0, true: 1}[byName] {
+			t.Errorf("%s: %d scans for the highest dimension id", name, scans)
+		}
 		return path
 	}
 	ref := write("netcdf.nc", false, false)
@@ -121,4 +133,49 @@ func lineDiff(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// New dimensions written into the independent writer's store take ids no dimension of that
+// writer holds, and netcdf-c reads the file: ncdump prints it, and a store opened through
+// netcdf-c's route reads the new series, removes them, and reads the writer's as before.
+func TestHDF5WritesIntoIndependentStore(t *testing.T) {
+	path := copyConformanceStore(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := sampleForecast(DeterministicType, F32, []int{2}, 24, 4, 1, Days(1), 3)
+	kf := mustAdd(t, s, gen(900), fc, nil)
+	ks := mustAdd(t, s, gen(901), hourly("fresh_family", ramp(30, 2)), nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ids := regexp.MustCompile(`ATTRIBUTE "_Netcdf4Dimid" \{[^}]*?\(0\): (\d+)`).
+		FindAllStringSubmatch(run(t, "h5dump", "-A", path), -1)
+	seen := map[string]bool{}
+	for _, m := range ids {
+		if seen[m[1]] {
+			t.Errorf("dimension id %s is held twice", m[1])
+		}
+		seen[m[1]] = true
+	}
+	if len(ids) != 25+5 { // the writer's 25, the forecast's 3, the family's 2
+		t.Errorf("%d dimension ids, want 30", len(ids))
+	}
+	run(t, "ncdump", "-h", path)
+	defer ncstore.SetHDF5WritesForTesting(ncstore.SetHDF5WritesForTesting(false))
+	s = openAgain(t, path)
+	if got := mustGet(t, s, kf).(*Deterministic); !sameArray(got.Data, fc.Array()) {
+		t.Error("the forecast written through HDF5 reads differently through netcdf-c")
+	}
+	if !equalFloats(floats(t, mustGetSingle(t, s, ks).Data), ramp(30, 2)) {
+		t.Error("the series written through HDF5 reads differently through netcdf-c")
+	}
+	// Removed (through netcdf-c), they leave the writer's fourteen series as they were.
+	for _, k := range []Key{kf, ks} {
+		if err := s.Remove(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkIndependentStore(t, s)
 }

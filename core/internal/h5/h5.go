@@ -39,7 +39,7 @@ package h5
 //    300,000 links of 100,000 forecasts). A file without it is walked by name. */
 // static herr_t tsstore_link_names(hid_t g, int by_name, tsstore_names *out) {
 //     hsize_t idx = 0;
-//     if (!by_name && H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, tsstore_name_cb, out) >= 0) return 0;
+//     if (!by_name && H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, &idx, tsstore_name_cb, out) >= 0) return 0;
 //     out->len = out->count = 0;
 //     idx = 0;
 //     return H5Literate(g, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, tsstore_name_cb, out) < 0 ? -1 : 1;

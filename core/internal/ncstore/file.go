@@ -64,6 +64,8 @@ type File struct {
 	chunkReads int64
 	// ncWrites counts the netcdf write calls of the packed paths.
 	ncWrites int64
+	// dimScans counts firstFreeDimID's scans of the whole group.
+	dimScans int64
 	// frees counts packed columns freed, so readers can tell their columns may have changed.
 	frees int64
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
@@ -690,13 +692,16 @@ type Counters struct {
 	CacheHits    int64 // whole-column reads served by the read cache
 	CacheMisses  int64 // column blocks the read cache read
 	CacheBytes   int64 // bytes of decoded blocks the read cache holds
+	// DimensionScans counts scans of the whole group for its highest dimension id, which the
+	// HDF5 route makes only when the dimension created last does not give it (h5write.go).
+	DimensionScans int64
 }
 
 // Counters reports the file's counters.
 func (f *File) Counters() Counters {
 	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
-		CacheBytes: int64(f.colCache.used)}
+		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change

@@ -100,6 +100,7 @@ func (f *File) firstFreeDimID() (int, error) {
 			return v.dimCount, nil
 		}
 	}
+	f.dimScans++
 	names, err := v.grp.Names()
 	if err != nil {
 		return 0, wrapIO("write", err, "listing dimensions")
