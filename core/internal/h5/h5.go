@@ -1,11 +1,12 @@
-// Package h5 reads a store's NetCDF-4 file through HDF5's own C API, one object at a time.
+// Package h5 reads and writes a store's NetCDF-4 file through HDF5's own C API, one object
+// at a time.
 //
 // netcdf-c's nc_open reads the metadata of every variable in the file and keeps three HDF5
 // datasets open per forecast; a store of 100,000 forecasts took 31 s and gigabytes to open
 // that way. HDF5 itself opens a file by its superblock and root group, and a dataset only
-// when it is asked for. Read-only stores use this package (docs/architecture.md, "Read-only
-// opens through HDF5"); writable ones keep netcdf-c, which owns the netCDF-4 conventions a
-// writer must keep.
+// when it is asked for. Stores on disk use this package (docs/architecture.md, "Read-only
+// opens through HDF5" and "Writes through HDF5"); write.go keeps the netCDF-4 conventions
+// netcdf-c would.
 //
 // HDF5 is not thread-safe as Debian builds it, and netcdf-c calls into the same library: every
 // call here must be made with ncshim's lock held, exactly like a netcdf-c call.
