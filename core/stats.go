@@ -12,7 +12,7 @@ import (
 type Stats struct {
 	ChunkReads   int64         // HDF5 chunks array reads intersected
 	NCWrites     int64         // netcdf write calls of the packed paths (bands, hash slots)
-	DefinePhases int64         // netcdf define phases left (each flushes HDF5 metadata)
+	DefinePhases int64         // netcdf define phases left (each flushes HDF5 metadata); 0 where the file is written through HDF5
 	ColumnsFreed int64         // packed columns freed
 	Pending      int           // arrays waiting in the unit of work
 	PendingBytes int           // their bytes

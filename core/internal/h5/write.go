@@ -116,7 +116,9 @@ package h5
 //     if (tsstore_put_fixed_text(d, "CLASS", "DIMENSION_SCALE") < 0 ||
 //         tsstore_put_fixed_text(d, "NAME", label) < 0 ||
 //         tsstore_put_attr(d, "_Netcdf4Dimid", H5T_NATIVE_INT, H5T_NATIVE_INT, 0, NULL, &dimid) < 0) {
-//         H5Dclose(d); return -1;
+//         H5Dclose(d);
+//         H5Ldelete(g, name, H5P_DEFAULT);
+//         return -1;
 //     }
 //     return d;
 // }
@@ -400,9 +402,20 @@ func (g Group) DefineVar(s VarSpec) (Dataset, error) {
 	copy(unsafe.Slice(cnames, rank), names)
 	if C.tsstore_attach_dims(g.id, id, cname, C.int(rank), &ids[0], cnames, &dimids[0]) < 0 {
 		C.H5Dclose(id)
+		C.H5Ldelete(g.id, cname, C.H5P_DEFAULT)
 		return Dataset{}, &Error{Op: "attaching the dimensions of " + s.Name}
 	}
 	return Dataset{id}, nil
+}
+
+// Unlink removes the link name from the group (the object's space is not reclaimed).
+func (g Group) Unlink(name string) error {
+	cname := C.CString(name)
+	defer C.free(unsafe.Pointer(cname))
+	if C.H5Ldelete(g.id, cname, C.H5P_DEFAULT) < 0 {
+		return &Error{Op: "unlinking " + name}
+	}
+	return nil
 }
 
 // Write writes buf, elements of the store dtype code in native layout, into the hyperslab

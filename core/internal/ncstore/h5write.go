@@ -121,8 +121,9 @@ func (f *File) firstFreeDimID() (int, error) {
 	return next, nil
 }
 
-// defineDimsH5 creates the named dimensions; the caller closes them (h5.CloseDims).
-func (f *File) defineDimsH5(names []string, lens []uint64) ([]h5.Dim, error) {
+// defineDimsH5 creates the named dimensions, adding each name to created; the caller closes
+// them (h5.CloseDims).
+func (f *File) defineDimsH5(names []string, lens []uint64, created *[]string) ([]h5.Dim, error) {
 	f.defining = true
 	dims := make([]h5.Dim, 0, len(names))
 	for i, n := range names {
@@ -137,6 +138,7 @@ func (f *File) defineDimsH5(names []string, lens []uint64) ([]h5.Dim, error) {
 			return nil, wrapIO("write", err, "defining dimension %s", n)
 		}
 		dims = append(dims, d)
+		*created = append(*created, n)
 	}
 	return dims, nil
 }
@@ -148,10 +150,26 @@ func (f *File) filters(s *h5.VarSpec) {
 	}
 }
 
+// undefine removes what a define that failed part way created (created lists the names),
+// so that the file holds no dimension or variable of it: a later define of the same names
+// would otherwise fail on them for as long as the store lives (netcdf-c's route kept a
+// failed define in memory only).
+func (f *File) undefine(created []string) {
+	for _, n := range created {
+		f.h5.grp.Unlink(n) // best effort: the define has failed already
+	}
+}
+
 // definePackedH5 is definePackedAs through HDF5: dimensions first, then the data and its
 // hash companion, in netcdf-c's order.
-func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) error {
-	dims, err := f.defineDimsH5(dimNames, lens)
+func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) (err error) {
+	var created []string
+	defer func() {
+		if err != nil {
+			f.undefine(created)
+		}
+	}()
+	dims, err := f.defineDimsH5(dimNames, lens, &created)
 	if err != nil {
 		return err
 	}
@@ -164,6 +182,7 @@ func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) erro
 	if err != nil {
 		return wrapIO("write", err, "defining %s", ds.name)
 	}
+	created = append(created, ds.name)
 	hash, err := f.h5.grp.DefineVar(h5.VarSpec{Name: ds.name + "_h", DType: -1, Dims: dims[1:2]})
 	if err != nil {
 		data.Close()
@@ -174,12 +193,18 @@ func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) erro
 }
 
 // defineStandaloneH5 is defineStandalone through HDF5.
-func (f *File) defineStandaloneH5(sv *Variable) error {
+func (f *File) defineStandaloneH5(sv *Variable) (err error) {
 	names := make([]string, len(sv.shape))
 	for i := range names {
 		names[i] = standaloneDimName(sv.name, i)
 	}
-	dims, err := f.defineDimsH5(names, sv.shape)
+	var created []string
+	defer func() {
+		if err != nil {
+			f.undefine(created)
+		}
+	}()
+	dims, err := f.defineDimsH5(names, sv.shape, &created)
 	if err != nil {
 		return err
 	}
