@@ -47,6 +47,8 @@ const (
 	chainTrials = 50
 	// spillEnv is read by the store itself (core/internal/journal): the overlay budget of the journal.
 	spillEnv = "TSSTORE_JOURNAL_SPILL"
+	// flushAtDefineEnv is read by the store too (core/internal/ncstore/h5write.go).
+	flushAtDefineEnv = "TSSTORE_HDF5_FLUSH_AT_DEFINE"
 )
 
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -454,11 +456,16 @@ func runChecker(path string) (result, error) {
 	return res, nil
 }
 
-// runWriter starts the writer on path and kills it after wait.
+// runWriter starts the writer on path and kills it after wait. A writer with a small
+// overlay also flushes HDF5 at the end of each define phase (as the netcdf-c route did), so
+// that its units write committed pages in their middle; the others write as a store does.
 func runWriter(path string, seed int64, wait time.Duration, spill int) error {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+path, seedEnv+"="+strconv.FormatInt(seed, 10), opsEnv+"="+*ops,
 		spillEnv+"="+strconv.Itoa(spill))
+	if spill > 0 {
+		cmd.Env = append(cmd.Env, flushAtDefineEnv+"=1")
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

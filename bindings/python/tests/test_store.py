@@ -339,7 +339,7 @@ with s.transaction():
     for i in range(100, 140):
         s.add_time_series(tsstore.SingleTimeSeries("p", T0, dt.timedelta(hours=1), np.arange(168.0) + i),
                           owner_id=i, owner_type="PowerLoad")
-        if i % 10 == 9:  # a new dataset: its define phase makes netcdf-c flush HDF5 mid-unit
+        if i % 10 == 9:  # a new dataset: its define phase flushes HDF5 mid-unit
             s.add_time_series(tsstore.SingleTimeSeries(f"q{i}", T0, dt.timedelta(hours=1), np.zeros(24 + i % 7)),
                               owner_id=i, owner_type="PowerLoad")
     os.kill(os.getpid(), signal.SIGKILL)
@@ -354,8 +354,9 @@ def test_a_writer_killed_mid_write_is_rolled_back_on_open(path):
     with tsstore.Store.create(path) as s:
         for i in range(20):
             s.add_time_series(hourly("p", np.arange(168.0) + i), owner_id=i, owner_type="PowerLoad")
-    # A 4 KiB journal overlay: the killed unit writes committed pages into the file.
-    env = dict(os.environ, TSSTORE_JOURNAL_SPILL="4096")
+    # A 4 KiB journal overlay, and HDF5 flushed at each define (as netcdf-c's route did): the
+    # killed unit writes committed pages into the file.
+    env = dict(os.environ, TSSTORE_JOURNAL_SPILL="4096", TSSTORE_HDF5_FLUSH_AT_DEFINE="1")
     proc = subprocess.run([sys.executable, "-c", KILLED_WRITER, path], env=env, capture_output=True, text=True)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     assert os.path.exists(path + "-journal")
