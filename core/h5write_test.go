@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fhs/go-netcdf/netcdf"
 	"github.com/tsstore/tsstore/core/internal/h5"
+	"github.com/tsstore/tsstore/core/internal/ncshim"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
@@ -178,4 +180,74 @@ func TestHDF5WritesIntoIndependentStore(t *testing.T) {
 		}
 	}
 	checkIndependentStore(t, s)
+}
+
+// Dimension ids are file-wide. A dimension another netCDF writer added to the file, in the
+// root group or beside the store's own in /time_series/single, may hold the highest id;
+// a new dimension written through HDF5 must not take it, or netcdf-c attaches variables to
+// the wrong dimension (ncdump showed the root variable over a forecast's dimension).
+func TestHDF5WritesKeepOtherWritersDimensionIDs(t *testing.T) {
+	requireTool(t, "h5dump")
+	for _, where := range []string{"/", "/time_series/single"} {
+		t.Run(where, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "s.nc")
+			s, err := Create(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustAdd(t, s, gen(1), hourly("p", ramp(24, 1)), nil)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			addForeignDimension(t, path, where)
+			s = openAgain(t, path)
+			mustAdd(t, s, gen(2), sampleForecast(DeterministicType, F64, nil, 24, 3, 1, Days(1), 9), nil)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, m := range regexp.MustCompile(`ATTRIBUTE "_Netcdf4Dimid" \{[^}]*?\(0\): (\d+)`).
+				FindAllStringSubmatch(run(t, "h5dump", "-A", path), -1) {
+				if seen[m[1]] {
+					t.Errorf("dimension id %s is held twice", m[1])
+				}
+				seen[m[1]] = true
+			}
+			if out := run(t, "ncdump", "-h", path); !strings.Contains(out, "double station_weight(station) ;") {
+				t.Errorf("netcdf-c reads the other writer's variable over another dimension:\n%s", out)
+			}
+		})
+	}
+}
+
+// addForeignDimension adds, through netcdf-c, a dimension "station" and a variable over it
+// to the group at where: what another netCDF tool may leave in a store's file.
+func addForeignDimension(t *testing.T, path, where string) {
+	t.Helper()
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	ds, err := netcdf.OpenFile(path, netcdf.WRITE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ds.Close()
+	g := ds
+	for _, name := range strings.Split(strings.Trim(where, "/"), "/") {
+		if name == "" {
+			continue
+		}
+		if g, err = ncshim.Group(g, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := g.AddDim("station", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.AddVar("station_weight", netcdf.DOUBLE, []netcdf.Dim{d}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ncshim.EndDef(ds); err != nil {
+		t.Fatal(err)
+	}
 }

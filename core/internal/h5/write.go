@@ -265,6 +265,64 @@ package h5
 //     return id;
 // }
 //
+// /* netCDF dimension ids are file-wide, so a new one must also pass the ids of dimensions in
+//    groups other than the one a store writes. This walk raises next past the _Netcdf4Dimid of
+//    every dataset in the groups under a group, leaving out the group at address skip (the
+//    store's own, which the caller scans its own way) and any group met before: netcdf-c
+//    writes a tree, but HDF5's hard links may make a cycle, which must not hang the walk. */
+// typedef struct { haddr_t skip; haddr_t seen[256]; int nseen; int next; } tsstore_dimwalk;
+//
+// static herr_t tsstore_dimwalk_cb(hid_t g, const char *name, const H5L_info_t *info, void *op) {
+//     tsstore_dimwalk *w = op;
+//     if (info->type != H5L_TYPE_HARD) return 0; /* netcdf-c makes no soft or external links */
+//     hid_t o = H5Oopen(g, name, H5P_DEFAULT);
+//     if (o < 0) return -1;
+//     H5O_info_t oi;
+//     herr_t rc = H5Oget_info2(o, &oi, H5O_INFO_BASIC);
+//     if (rc >= 0 && oi.type == H5O_TYPE_DATASET) {
+//         htri_t ex = H5Aexists(o, "_Netcdf4Dimid");
+//         int id = -1;
+//         if (ex < 0) rc = -1;
+//         else if (ex > 0) {
+//             hid_t a = H5Aopen(o, "_Netcdf4Dimid", H5P_DEFAULT);
+//             if (a < 0 || H5Aread(a, H5T_NATIVE_INT, &id) < 0) rc = -1;
+//             if (a >= 0) H5Aclose(a);
+//         }
+//         if (rc >= 0 && id >= w->next) w->next = id + 1;
+//     } else if (rc >= 0 && oi.type == H5O_TYPE_GROUP && oi.addr != w->skip) {
+//         int seen = 0;
+//         for (int i = 0; i < w->nseen; i++) seen |= w->seen[i] == oi.addr;
+//         if (!seen) {
+//             if (w->nseen == (int)(sizeof w->seen / sizeof w->seen[0])) rc = -1;
+//             else {
+//                 hsize_t idx = 0;
+//                 w->seen[w->nseen++] = oi.addr;
+//                 rc = H5Literate(o, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, tsstore_dimwalk_cb, w);
+//             }
+//         }
+//     }
+//     H5Oclose(o);
+//     return rc < 0 ? -1 : 0;
+// }
+//
+// /* One past the highest dimension id outside the group skip_grp of file f (0: none), or -1. */
+// static int tsstore_next_dimid_outside(hid_t f, hid_t skip_grp) {
+//     H5O_info_t si, ri;
+//     hid_t root = H5Gopen2(f, "/", H5P_DEFAULT);
+//     if (root < 0) return -1;
+//     tsstore_dimwalk w = {0};
+//     hsize_t idx = 0;
+//     herr_t rc = H5Oget_info2(skip_grp, &si, H5O_INFO_BASIC);
+//     if (rc >= 0) rc = H5Oget_info2(root, &ri, H5O_INFO_BASIC);
+//     if (rc >= 0) {
+//         w.skip = si.addr;
+//         w.seen[w.nseen++] = ri.addr;
+//         rc = H5Literate(root, H5_INDEX_NAME, H5_ITER_NATIVE, &idx, tsstore_dimwalk_cb, &w);
+//     }
+//     H5Gclose(root);
+//     return rc < 0 ? -1 : w.next;
+// }
+//
 // /* Native memory types, as in h5.go. */
 // static hid_t tsstore_native_w(int code) {
 //     switch (code) {
@@ -315,6 +373,17 @@ func (g Group) DimensionID(name string) (id int, ok bool, err error) {
 	default:
 		return int(v), true, nil
 	}
+}
+
+// NextDimIDOutside is one past the highest _Netcdf4Dimid of a dataset in any group of the
+// file but skip (0 when there is none). A store's file normally has no other dataset, so
+// this opens the root group and /time_series and nothing else.
+func (f *File) NextDimIDOutside(skip Group) (int, error) {
+	next := C.tsstore_next_dimid_outside(f.id, skip.id)
+	if next < 0 {
+		return 0, &Error{Op: "reading the dimension ids of the other groups"}
+	}
+	return int(next), nil
 }
 
 // Dim is a netCDF dimension defined in a group: its dataset and file-wide id.

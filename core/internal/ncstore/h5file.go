@@ -36,10 +36,12 @@ type h5view struct {
 
 	// For a writable file (h5write.go): the netCDF dimensions the group held at open, the
 	// one created last, whether the names were walked by name rather than creation order,
-	// and the id the next new dimension gets (-1 until the first is defined).
+	// whether the group holds links no store writer makes (another tool's, which may be
+	// dimensions), and the id the next new dimension gets (-1 until the first is defined).
 	dimCount  int
 	lastDim   string
 	byName    bool
+	foreign   bool
 	nextDimID int
 }
 
@@ -120,6 +122,9 @@ func (f *File) rebuildIndexH5() error {
 			if err := f.indexPackedH5(name); err != nil {
 				return err
 			}
+		case strings.HasPrefix(name, "sts_") && isHashCompanion(name):
+		default:
+			f.h5.foreign = true
 		}
 	}
 	for _, list := range f.families {

@@ -89,15 +89,25 @@ func (f *File) newDimID() (int, error) {
 	return id, nil
 }
 
+// firstFreeDimID is one past the highest dimension id of the file. Ids are file-wide, and
+// netcdf-c gives a dimension another tool adds (in the root group, or beside the store's
+// own) the next id after all of them: the other groups are always read (they hold no
+// dataset in a file only stores have written, so that costs two group walks), and a group
+// holding links no store writer makes is scanned whole, since the dimension counted last
+// then need not hold the highest id.
 func (f *File) firstFreeDimID() (int, error) {
 	v := f.h5
-	if v.lastDim != "" && !v.byName {
+	outside, err := v.file.NextDimIDOutside(v.grp)
+	if err != nil {
+		return 0, wrapIO("write", err, "reading the dimension ids of the other groups")
+	}
+	if v.lastDim != "" && !v.byName && !v.foreign {
 		id, ok, err := v.grp.DimensionID(v.lastDim)
 		if err != nil {
 			return 0, wrapIO("write", err, "reading the id of dimension %s", v.lastDim)
 		}
 		if ok && id == v.dimCount-1 {
-			return v.dimCount, nil
+			return max(v.dimCount, outside), nil
 		}
 	}
 	f.dimScans++
@@ -105,7 +115,7 @@ func (f *File) firstFreeDimID() (int, error) {
 	if err != nil {
 		return 0, wrapIO("write", err, "listing dimensions")
 	}
-	next := 0
+	next := outside
 	for _, n := range names {
 		if ok, err := v.grp.IsDataset(n); err != nil || !ok {
 			continue
