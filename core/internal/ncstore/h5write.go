@@ -163,10 +163,19 @@ func (f *File) filters(s *h5.VarSpec) {
 // undefine removes what a define that failed part way created (created lists the names),
 // so that the file holds no dimension or variable of it: a later define of the same names
 // would otherwise fail on them for as long as the store lives (netcdf-c's route kept a
-// failed define in memory only).
-func (f *File) undefine(created []string) {
+// failed define in memory only). When every name is gone it gives back the dimension ids
+// taken since nextDimID was mark: left unused they would be a gap, after which the dimension
+// created last never again has id count−1 and every later session scans the whole group
+// for the highest id (firstFreeDimID).
+func (f *File) undefine(created []string, mark int) {
+	gone := true
 	for _, n := range created {
-		f.h5.grp.Unlink(n) // best effort: the define has failed already
+		if f.h5.grp.Unlink(n) != nil { // best effort: the define has failed already
+			gone = false
+		}
+	}
+	if gone {
+		f.h5.nextDimID = mark
 	}
 }
 
@@ -174,9 +183,10 @@ func (f *File) undefine(created []string) {
 // hash companion, in netcdf-c's order.
 func (f *File) definePackedH5(ds *Packed, dimNames []string, lens []uint64) (err error) {
 	var created []string
+	mark := f.h5.nextDimID
 	defer func() {
 		if err != nil {
-			f.undefine(created)
+			f.undefine(created, mark)
 		}
 	}()
 	dims, err := f.defineDimsH5(dimNames, lens, &created)
@@ -209,9 +219,10 @@ func (f *File) defineStandaloneH5(sv *Variable) (err error) {
 		names[i] = standaloneDimName(sv.name, i)
 	}
 	var created []string
+	mark := f.h5.nextDimID
 	defer func() {
 		if err != nil {
-			f.undefine(created)
+			f.undefine(created, mark)
 		}
 	}()
 	dims, err := f.defineDimsH5(names, sv.shape, &created)
