@@ -94,8 +94,9 @@ package h5
 //     return chunked;
 // }
 //
-// /* Reads the hyperslab [start, start+count) into buf as memory type mt. */
-// static herr_t tsstore_read(hid_t d, hid_t mt, int rank, const hsize_t *start, const hsize_t *count, void *buf) {
+// /* Reads (write 0) or writes the hyperslab [start, start+count) from or into buf as memory
+//    type mt. */
+// static herr_t tsstore_io(hid_t d, hid_t mt, int rank, const hsize_t *start, const hsize_t *count, void *buf, int write) {
 //     hid_t fs = H5Dget_space(d);
 //     if (fs < 0) return -1;
 //     herr_t rc = -1;
@@ -103,23 +104,23 @@ package h5
 //     if (rank > 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0) goto out;
 //     ms = rank > 0 ? H5Screate_simple(rank, count, NULL) : H5Screate(H5S_SCALAR);
 //     if (ms < 0) goto out;
-//     rc = H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf);
+//     rc = write ? H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, buf) : H5Dread(d, mt, ms, fs, H5P_DEFAULT, buf);
 // out:
 //     if (ms >= 0) H5Sclose(ms);
 //     H5Sclose(fs);
 //     return rc;
 // }
 //
-// /* Reads n variable-length strings from index start of a 1-D string dataset into ptrs (the
-//    caller frees them with tsstore_free_strings). */
-// static herr_t tsstore_read_strings(hid_t d, hsize_t start, hsize_t n, char **ptrs) {
+// /* Reads or writes n variable-length strings from index start of a 1-D string dataset
+//    (strings read are freed by the caller with tsstore_free_strings). */
+// static herr_t tsstore_strings_io(hid_t d, hsize_t start, hsize_t n, char **ptrs, int write) {
 //     hid_t ft = H5Dget_type(d);
 //     if (ft < 0) return -1;
 //     hid_t mt = H5Tcopy(H5T_C_S1);
 //     H5Tset_size(mt, H5T_VARIABLE);
 //     H5Tset_cset(mt, H5Tget_cset(ft));
 //     H5Tclose(ft);
-//     herr_t rc = tsstore_read(d, mt, 1, &start, &n, ptrs);
+//     herr_t rc = tsstore_io(d, mt, 1, &start, &n, ptrs, write);
 //     H5Tclose(mt);
 //     return rc;
 // }
@@ -390,7 +391,7 @@ func (d Dataset) Read(dtype int, start, count []uint64, buf unsafe.Pointer) erro
 	if err != nil {
 		return err
 	}
-	if C.tsstore_read(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf) < 0 {
+	if C.tsstore_io(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf, 0) < 0 {
 		return &Error{Op: "read"}
 	}
 	return nil
@@ -417,7 +418,7 @@ func (d Dataset) ReadStrings(start, n uint64) ([]string, error) {
 	}
 	ptrs := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(ptrs))
-	if C.tsstore_read_strings(d.id, C.hsize_t(start), C.hsize_t(n), ptrs) < 0 {
+	if C.tsstore_strings_io(d.id, C.hsize_t(start), C.hsize_t(n), ptrs, 0) < 0 {
 		return nil, &Error{Op: "reading strings"}
 	}
 	defer C.tsstore_free_strings(C.hsize_t(n), ptrs)
@@ -428,6 +429,45 @@ func (d Dataset) ReadStrings(start, n uint64) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Write writes buf, elements of the store dtype code in native layout, into the hyperslab
+// [start, start+count). buf must hold exactly the hyperslab.
+func (d Dataset) Write(dtype int, start, count []uint64, buf unsafe.Pointer) error {
+	if len(start) == 0 {
+		return fmt.Errorf("h5: a write of rank 0")
+	}
+	s, c, err := slab(start, count)
+	if err != nil {
+		return err
+	}
+	if C.tsstore_io(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf, 1) < 0 {
+		return &Error{Op: "write"}
+	}
+	return nil
+}
+
+// WriteStrings writes strs from index start of a 1-D variable-length string dataset.
+func (d Dataset) WriteStrings(start uint64, strs []string) error {
+	if len(strs) == 0 {
+		return nil
+	}
+	n := len(strs)
+	ptrs := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(ptrs))
+	list := unsafe.Slice(ptrs, n)
+	for i, s := range strs {
+		list[i] = C.CString(s)
+	}
+	defer func() {
+		for _, p := range list {
+			C.free(unsafe.Pointer(p))
+		}
+	}()
+	if C.tsstore_strings_io(d.id, C.hsize_t(start), C.hsize_t(n), ptrs, 1) < 0 {
+		return &Error{Op: "writing strings"}
+	}
+	return nil
 }
 
 // Close closes the dataset.

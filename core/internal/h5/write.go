@@ -223,34 +223,6 @@ package h5
 //     return d;
 // }
 //
-// /* Writes buf (memory type of dtype code) into the hyperslab [start, start+count). */
-// static herr_t tsstore_write(hid_t d, hid_t mt, int rank, const hsize_t *start, const hsize_t *count, const void *buf) {
-//     hid_t fs = H5Dget_space(d);
-//     if (fs < 0) return -1;
-//     herr_t rc = -1;
-//     hid_t ms = -1;
-//     if (H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) < 0) goto out;
-//     ms = H5Screate_simple(rank, count, NULL);
-//     if (ms < 0) goto out;
-//     rc = H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, buf);
-// out:
-//     if (ms >= 0) H5Sclose(ms);
-//     H5Sclose(fs);
-//     return rc;
-// }
-//
-// static herr_t tsstore_write_strings(hid_t d, hsize_t start, hsize_t n, const char **ptrs) {
-//     hid_t ft = H5Dget_type(d);
-//     if (ft < 0) return -1;
-//     hid_t mt = H5Tcopy(H5T_C_S1);
-//     H5Tset_size(mt, H5T_VARIABLE);
-//     H5Tset_cset(mt, H5Tget_cset(ft));
-//     H5Tclose(ft);
-//     herr_t rc = tsstore_write(d, mt, 1, &start, &n, ptrs);
-//     H5Tclose(mt);
-//     return rc;
-// }
-//
 // /* The _Netcdf4Dimid of dataset name in g, or -1 when it has none. */
 // static int tsstore_dimid(hid_t g, const char *name) {
 //     hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
@@ -323,17 +295,6 @@ package h5
 //     return rc < 0 ? -1 : w.next;
 // }
 //
-// /* Native memory types, as in h5.go. */
-// static hid_t tsstore_native_w(int code) {
-//     switch (code) {
-//     case 0: return H5T_NATIVE_DOUBLE;
-//     case 1: return H5T_NATIVE_FLOAT;
-//     case 2: return H5T_NATIVE_INT64;
-//     case 3: return H5T_NATIVE_INT32;
-//     case 4: return H5T_NATIVE_UINT64;
-//     default: return H5T_NATIVE_UINT8;
-//     }
-// }
 import "C"
 
 import (
@@ -483,45 +444,6 @@ func (g Group) Unlink(name string) error {
 	defer C.free(unsafe.Pointer(cname))
 	if C.H5Ldelete(g.id, cname, C.H5P_DEFAULT) < 0 {
 		return &Error{Op: "unlinking " + name}
-	}
-	return nil
-}
-
-// Write writes buf, elements of the store dtype code in native layout, into the hyperslab
-// [start, start+count). buf must hold exactly the hyperslab.
-func (d Dataset) Write(dtype int, start, count []uint64, buf unsafe.Pointer) error {
-	if len(start) == 0 {
-		return fmt.Errorf("h5: a write of rank 0")
-	}
-	s, c, err := slab(start, count)
-	if err != nil {
-		return err
-	}
-	if C.tsstore_write(d.id, C.tsstore_native_w(C.int(dtype)), C.int(len(start)), s, c, buf) < 0 {
-		return &Error{Op: "write"}
-	}
-	return nil
-}
-
-// WriteStrings writes strs from index start of a 1-D variable-length string dataset.
-func (d Dataset) WriteStrings(start uint64, strs []string) error {
-	if len(strs) == 0 {
-		return nil
-	}
-	n := len(strs)
-	ptrs := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
-	defer C.free(unsafe.Pointer(ptrs))
-	list := unsafe.Slice(ptrs, n)
-	for i, s := range strs {
-		list[i] = C.CString(s)
-	}
-	defer func() {
-		for _, p := range list {
-			C.free(unsafe.Pointer(p))
-		}
-	}()
-	if C.tsstore_write_strings(d.id, C.hsize_t(start), C.hsize_t(n), ptrs) < 0 {
-		return &Error{Op: "writing strings"}
 	}
 	return nil
 }

@@ -332,11 +332,19 @@ func (v *h5view) keepOpen(sv *Variable, d h5.Dataset) {
 // readSlice reads the hyperslab [start, start+count) of variable varid into buf, by the
 // file's route (ioSlice for netcdf-c).
 func (f *File) readSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
+	return f.slice(varid, dt, buf, start, count, false)
+}
+
+// slice moves a hyperslab of variable varid between buf and the file, by the file's route.
+func (f *File) slice(varid int, dt DType, buf []byte, start, count []uint64, write bool) error {
 	if f.h5 == nil {
-		return ioSlice(f.grp, varid, dt, buf, start, count, false)
+		return ioSlice(f.grp, varid, dt, buf, start, count, write)
 	}
 	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
 		return err
+	}
+	if write {
+		return f.h5.sets[varid].Write(int(dt), start, count, unsafe.Pointer(&buf[0]))
 	}
 	return f.h5.sets[varid].Read(int(dt), start, count, unsafe.Pointer(&buf[0]))
 }

@@ -3,7 +3,6 @@ package ncstore
 import (
 	"os"
 	"strings"
-	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/journal"
@@ -43,9 +42,6 @@ func SetFlushAtDefineForTesting(on bool) bool {
 	return prev
 }
 
-// HDF5Writes says whether writable stores opened from now on are written through HDF5.
-func HDF5Writes() bool { return h5Writes }
-
 // openH5Writable opens path for writing through HDF5 with the journalling driver, and
 // returns the file with its journal.
 func openH5Writable(path string) (*File, *journal.Journal, error) {
@@ -64,7 +60,8 @@ func openH5Writable(path string) (*File, *journal.Journal, error) {
 }
 
 // dimNote records, while the group's names are walked, what the first new dimension's id
-// needs: how many netCDF dimensions the group holds and which was created last.
+// needs: how many netCDF dimensions the group holds and which was listed last (the one
+// created last when the group is in dense storage; firstFreeDimID checks it).
 func (v *h5view) dimNote(name string) {
 	v.dimCount++
 	v.lastDim = name
@@ -255,13 +252,7 @@ func (f *File) existingStandaloneH5(name string) (*Variable, error) {
 // putSlice writes buf into the hyperslab [start, start+count) of variable varid, by the
 // file's route.
 func (f *File) putSlice(varid int, dt DType, buf []byte, start, count []uint64) error {
-	if f.h5 == nil {
-		return ioSlice(f.grp, varid, dt, buf, start, count, true)
-	}
-	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
-		return err
-	}
-	return f.h5.sets[varid].Write(int(dt), start, count, unsafe.Pointer(&buf[0]))
+	return f.slice(varid, dt, buf, start, count, true)
 }
 
 // isDimensionName says whether a link name of the group is one of the netCDF dimensions a
