@@ -549,7 +549,7 @@ func ncmSummary(o ncmOutcome) string {
 // references netcdf-c reads at open) sends HDF5 1.10.8's heap parser into an endless loop
 // (H5HG_read → H5C_protect) inside an open's netcdf-c calls (the first open, or the read-only
 // open after a writable one: random mutations found that too), or inside the read of the
-// hash strings by which a read-only open, through HDF5 directly, indexes packed datasets
+// hash strings (tsstore_strings_io) by which a read-only open, through HDF5 directly, indexes packed datasets
 // (core/internal/h5). A loop inside HDF5 is out
 // of the store's reach (no call into C can be interrupted), so such a hang is counted and
 // logged; any other hang fails. (A second known failure — damage to a chunk B-tree node
@@ -559,7 +559,7 @@ func ncmKnownHang(o ncmOutcome) bool {
 	// Any phase's open: a writable open that got through may leave the file (superblock,
 	// journal) so that the read-only open after it takes another path into the same loop.
 	return o.hang && strings.HasSuffix(o.lastStep, ":open") &&
-		(strings.Contains(o.cfunc, "_Cfunc_nc_") || strings.Contains(o.cfunc, "h5._Cfunc_tsstore_read_strings"))
+		(strings.Contains(o.cfunc, "_Cfunc_nc_") || strings.Contains(o.cfunc, "h5._Cfunc_tsstore_strings_io"))
 }
 
 // ncmFatal says whether an outcome fails the test, and why.
