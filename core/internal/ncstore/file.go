@@ -66,6 +66,8 @@ type File struct {
 	ncWrites int64
 	// dimScans counts firstFreeDimID's scans of the whole group.
 	dimScans int64
+	// cacheTrims counts the syncs that gave back a metadata cache HDF5 had grown (syncH5).
+	cacheTrims int64
 	// frees counts packed columns freed, so readers can tell their columns may have changed.
 	frees int64
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
@@ -448,7 +450,7 @@ func (f *File) JournalFailure() error {
 // the catalog commits — core/unit.go).
 func (f *File) syncLocked() error {
 	if f.h5 != nil {
-		if err := f.h5.file.Flush(); err != nil {
+		if err := f.syncH5(); err != nil {
 			return err
 		}
 	} else if err := ncshim.Sync(f.root); err != nil {
@@ -695,13 +697,17 @@ type Counters struct {
 	// DimensionScans counts scans of the whole group for its highest dimension id, which the
 	// HDF5 route makes only when the dimension created last does not give it (h5write.go).
 	DimensionScans int64
+	// MetadataCacheTrims counts the syncs that returned HDF5's metadata cache to its initial
+	// size after a bulk load grew it (h5write.go, syncH5).
+	MetadataCacheTrims int64
 }
 
 // Counters reports the file's counters.
 func (f *File) Counters() Counters {
 	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
-		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans}
+		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans,
+		MetadataCacheTrims: f.cacheTrims}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change

@@ -33,6 +33,9 @@ type h5view struct {
 	// open is the standalone variables whose datasets are open, oldest first; past
 	// maxOpenStandalone the oldest is closed (its type and shape stay known).
 	open []*Variable
+	// written is the standalone variables defined since the last sync, whose datasets stay
+	// open until it (h5write.go, keepWritten).
+	written []*Variable
 
 	// For a writable file (h5write.go): the netCDF dimensions the group held at open, the
 	// one created last, whether the names were walked by name rather than creation order,

@@ -233,8 +233,43 @@ func (f *File) defineStandaloneH5(sv *Variable) (err error) {
 	if err != nil {
 		return wrapIO("write", err, "defining %s", sv.name)
 	}
-	f.h5.keepOpen(sv, d)
+	f.h5.keepWritten(sv, d)
 	return nil
+}
+
+// keepWritten makes d the open dataset of sv, a variable defined in this unit, until the
+// unit's sync (closeWritten). Read-only opens keep up to maxOpenStandalone datasets open
+// for readers; a writer that kept a bulk load's datasets as long paid for them at every
+// later durable write, since HDF5's flush visits each open dataset (2 ms per flush with
+// 1,024 of them open, docs/architecture.md "Writes through HDF5").
+func (v *h5view) keepWritten(sv *Variable, d h5.Dataset) {
+	sv.varid = v.add(d)
+	v.written = append(v.written, sv)
+}
+
+// closeWritten closes the datasets keepWritten kept; a later read opens them again.
+func (v *h5view) closeWritten() {
+	for _, sv := range v.written {
+		v.sets[sv.varid].Close()
+		v.idle = append(v.idle, sv.varid)
+		sv.varid = -1
+	}
+	v.written = v.written[:0]
+}
+
+// syncH5 hands a writable HDF5 file's buffers to its driver, with every dataset this unit
+// defined closed first, and then gives back the metadata cache a bulk load grew
+// (h5.File.TrimMetadataCache).
+func (f *File) syncH5() error {
+	f.h5.closeWritten()
+	if err := f.h5.file.Flush(); err != nil {
+		return err
+	}
+	trimmed, err := f.h5.file.TrimMetadataCache()
+	if trimmed {
+		f.cacheTrims++
+	}
+	return err
 }
 
 // existingStandaloneH5 finds arr_{hex} in the file when the index does not hold it.

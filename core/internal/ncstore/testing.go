@@ -58,6 +58,25 @@ func (f *File) OpenDatasetsForTesting() int {
 	return f.h5.file.OpenDatasets()
 }
 
+// MetadataCacheForTesting is the maximum size in bytes of HDF5's metadata cache for a file
+// written through HDF5, and its number of entries (0, 0 for another file).
+func (f *File) MetadataCacheForTesting() (maxBytes uint64, entries int, err error) {
+	if f.h5 == nil || f.readOnly {
+		return 0, 0, nil
+	}
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.h5.file.MetadataCache()
+}
+
+// GrowMetadataCacheForTesting sets HDF5's metadata cache for a file written through HDF5 to
+// bytes, as a bulk load grows it.
+func (f *File) GrowMetadataCacheForTesting(bytes uint64) error {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	return f.h5.file.GrowMetadataCacheForTesting(bytes)
+}
+
 // SetMaxOpenStandaloneForTesting bounds the standalone datasets a file read through HDF5
 // keeps open, and returns the bound it replaces.
 func SetMaxOpenStandaloneForTesting(n int) int {
