@@ -245,6 +245,7 @@ struct tsj_file {
 static struct {
     int armed;
     size_t spill;
+    int fail_opens; /* errno every writable file opened from now on fails with (tests) */
 } arm;
 /* Why a file failed, kept when it closes inside the armed open that opened it: an open whose
    own writes fail (HDF5 writes its superblock as it opens) is closed before the store can ask
@@ -469,6 +470,10 @@ static H5FD_t *drv_open(const char *name, unsigned flags, hid_t fapl, haddr_t ma
     f->e0 = (uint64_t)st.st_size;
     f->spill_at = arm.spill ? arm.spill : TSJ_DEFAULT_SPILL;
     f->next = open_files, open_files = f;
+    if (arm.fail_opens && f->writable) {
+        errno = arm.fail_opens;
+        fail(f);
+    }
     return &f->pub;
 }
 
@@ -819,6 +824,8 @@ int tsj_end_unit(tsj_file *f, char *msg, size_t msglen) {
 }
 
 int tsj_failed(const tsj_file *f) { return f->failed; }
+
+void tsj_fail_opens_for_testing(int err) { arm.fail_opens = err; }
 
 void tsj_fail_for_testing(tsj_file *f, int err) {
     errno = err;

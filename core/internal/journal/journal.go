@@ -116,6 +116,10 @@ func (j *Journal) Failure() error {
 	return nil
 }
 
+// FailOpensForTesting makes every writable file opened from now on fail with errno as it
+// opens, as a journal that cannot be written would; 0 stops it.
+func FailOpensForTesting(errno syscall.Errno) { C.tsj_fail_opens_for_testing(C.int(errno)) }
+
 // FailForTesting marks the file failed as a write failing with errno would. The driver's
 // own failure path is tested where it can be provoked (a journal that cannot be created);
 // this lets tests reach the store's handling of a failure in the middle of a session.

@@ -34,6 +34,10 @@ int tsj_failed(const tsj_file *f);
 /* Marks f failed as a write failing with err would (tests of what the store does then). */
 void tsj_fail_for_testing(tsj_file *f, int err);
 
+/* Marks every writable file opened from now on failed with err as it opens (0: none), as a
+   journal that cannot be written would (tests of how an open reports it). */
+void tsj_fail_opens_for_testing(int err);
+
 /* 0 while f works; once a write or journal step failed, its errno (msg says what to do). */
 int tsj_failure(tsj_file *f, char *msg, size_t msglen);
 
