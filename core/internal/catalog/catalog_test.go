@@ -104,3 +104,86 @@ func TestInsertRowsReportsTheDuplicate(t *testing.T) {
 		c.Close()
 	}
 }
+
+// A read-only catalog keeps its read transaction for its whole life, so that a lookup costs
+// the B-tree search and not SQLite's lock and recheck: another connection's write waits for it
+// to close, as the store's rule (readers exclude a writer) says.
+func TestReadOnlyCatalogHoldsItsReadLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.sqlite")
+	w, err := Open(path, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Insert(row(1, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path, true, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, err := r.Exists(identity(row(1, "a"))); err != nil || !found {
+		t.Fatalf("exists: %v %v", found, err)
+	}
+	other, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.Exec(`DELETE FROM time_series_associations`); err == nil {
+		t.Fatal("another connection deleted the rows under an open read-only catalog")
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(`DELETE FROM time_series_associations`); err != nil {
+		t.Fatalf("the write after the read-only catalog closed: %v", err)
+	}
+}
+
+// Exists sees the rows of the open transaction and forgets them when it rolls back (its
+// statement is the driver's own, kept for the catalog's life).
+func TestExistsFollowsTheTransaction(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a, b := row(1, "a"), row(2, "b")
+	if _, err := c.Insert(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Insert(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Row{a, b} {
+		if found, err := c.Exists(identity(r)); err != nil || !found {
+			t.Fatalf("%s inside the transaction: %v %v", r.Name, found, err)
+		}
+	}
+	if err := c.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if found, err := c.Exists(identity(b)); err != nil || found {
+		t.Fatalf("b after the rollback: %v %v", found, err)
+	}
+	if found, err := c.Exists(identity(a)); err != nil || !found {
+		t.Fatalf("a after the rollback: %v %v", found, err)
+	}
+	miss := identity(a)
+	miss.Resolution = "PT2H"
+	if found, err := c.Exists(miss); err != nil || found {
+		t.Fatalf("another resolution: %v %v", found, err)
+	}
+}
+
+// identity is the row's key as Exists takes it.
+func identity(r *Row) Identity {
+	return Identity{OwnerID: r.OwnerID, OwnerCategory: r.OwnerCategory, SeriesType: r.SeriesType, Name: r.Name,
+		Resolution: r.Resolution.String, Interval: r.Interval.String, FeaturesHash: r.FeaturesHash}
+}
