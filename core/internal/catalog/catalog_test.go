@@ -187,3 +187,35 @@ func identity(r *Row) Identity {
 	return Identity{OwnerID: r.OwnerID, OwnerCategory: r.OwnerCategory, SeriesType: r.SeriesType, Name: r.Name,
 		Resolution: r.Resolution.String, Interval: r.Interval.String, FeaturesHash: r.FeaturesHash}
 }
+
+// A row whose column holds another type than the field's (here units as a BLOB, which another
+// writer may leave in a TEXT column) reads as database/sql converts it.
+func TestLookupConvertsForeignColumnTypes(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := row(1, "a")
+	if _, err := c.Insert(r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Lookup(identity(r))
+	if err != nil || got == nil || got.Units.Valid {
+		t.Fatalf("lookup before: %+v %v", got, err)
+	}
+	if _, err := c.exec(`UPDATE time_series_associations SET units = X'6d57'`); err != nil {
+		t.Fatal(err)
+	}
+	got, err = c.Lookup(identity(r))
+	if err != nil || got == nil {
+		t.Fatalf("lookup of the BLOB units: %+v %v", got, err)
+	}
+	if !got.Units.Valid || got.Units.String != "mW" || got.Name != "a" || got.OwnerID != 1 {
+		t.Fatalf("units %+v, row %+v", got.Units, got)
+	}
+	if got, err := c.Lookup(Identity{OwnerID: 2, OwnerCategory: "Component", SeriesType: "SingleTimeSeries", Name: "a",
+		Resolution: "PT1H", FeaturesHash: r.FeaturesHash}); err != nil || got != nil {
+		t.Fatalf("lookup of a missing row: %+v %v", got, err)
+	}
+}
