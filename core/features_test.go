@@ -203,3 +203,67 @@ func TestNegativeZeroIsWrittenAsZero(t *testing.T) {
 		t.Fatalf("{x: 0.0} beside a -0.0 add: %v", err)
 	}
 }
+
+// The store keeps the feature maps it reads by features hash: each series still reads its
+// own map, a caller that changes the map it was given changes nothing the store returns
+// later, and a hash whose set the catalog lacks is read again once the set is there.
+func TestFeatureMapsReadOnceStayTheirOwn(t *testing.T) {
+	s, _ := newStore(t)
+	hourly := func(v ...float64) *SingleTimeSeries {
+		return &SingleTimeSeries{Name: "p", InitialTimestamp: t0, Resolution: Hours(1), Data: ArrayOf(v)}
+	}
+	maps := []Features{{"scenario": Int(1)}, {"scenario": Int(2)}, nil}
+	for i, f := range maps {
+		if _, err := s.Add(gen(1), hourly(float64(i)), &AddOptions{Features: f}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := make([]Key, len(maps))
+	for i, f := range maps {
+		keys[i] = Key{OwnerID: 1, Name: "p", Resolution: Hours(1), Features: f}
+	}
+	same := func(a, b Features) bool { return len(a) == len(b) && fmt.Sprint(a) == fmt.Sprint(b) }
+	for round := 0; round < 2; round++ {
+		got, err := s.GetMany(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ts := range got {
+			if v := floats(t, ts.(*SingleTimeSeries).Data)[0]; v != float64(i) {
+				t.Fatalf("round %d: key %d read the series added %v-th", round, i, v)
+			}
+		}
+		list, err := s.ListMetadata(KeyFilter{})
+		if err != nil || len(list) != 3 {
+			t.Fatalf("list %v, %v", list, err)
+		}
+		for _, m := range list {
+			got, err := s.Get(m.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := int(floats(t, got.(*SingleTimeSeries).Data)[0]); !same(m.Features, maps[i]) {
+				t.Fatalf("round %d: series %d listed with features %v, added with %v", round, i, m.Features, maps[i])
+			}
+		}
+		for _, k := range keys {
+			m, err := s.GetMetadata(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !same(m.Features, k.Features) {
+				t.Fatalf("round %d: metadata features %v, key %v", round, m.Features, k.Features)
+			}
+			m.Features["scenario"] = Int(99) // must not reach the store's own copy
+		}
+	}
+	list, err := s.ListMetadata(KeyFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range list {
+		if v, ok := m.Features["scenario"]; ok && v == Int(99) {
+			t.Fatalf("a caller's change to a map reached ListMetadata: %v", m.Features)
+		}
+	}
+}

@@ -100,20 +100,10 @@ func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
 	if err != nil {
 		return nil, wrapIO("", err, "listing the catalog")
 	}
-	featureCache := map[string]Features{}
 	out := make([]Metadata, 0, len(rows))
 	for i := range rows {
 		r := &rows[i]
-		fs, ok := featureCache[string(r.FeaturesHash)]
-		if !ok {
-			entries, err := s.cat.FeatureSet(r.FeaturesHash)
-			if err != nil {
-				return nil, corrupt(r, "features_hash", "%v", err)
-			}
-			fs = featuresOfSet(r.FeaturesHash, entries)
-			featureCache[string(r.FeaturesHash)] = fs
-		}
-		m, err := s.metadataOf(r, fs)
+		m, err := s.metadataOf(r, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -711,11 +711,9 @@ func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error)
 	copy(m.DataHash[:], r.DataHash)
 	copy(m.FeaturesHash[:], r.FeaturesHash)
 	if features == nil {
-		entries, err := s.cat.FeatureSet(r.FeaturesHash)
-		if err != nil {
-			return nil, corrupt(r, "features_hash", "%v", err)
+		if features, err = s.featuresOf(r); err != nil {
+			return nil, err
 		}
-		features = featuresOfSet(r.FeaturesHash, entries)
 	}
 	m.Features = cloneFeatures(features)
 	return m, nil

@@ -40,6 +40,9 @@ type Store struct {
 	// for the call right after it (see keepPlans in read_into.go).
 	calls    int64
 	lastMany *manyPlans
+
+	// featureSets are the feature maps read so far, by features hash (featuresOf).
+	featureSets map[string]Features
 }
 
 func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
