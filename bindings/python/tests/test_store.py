@@ -474,3 +474,21 @@ def test_get_many_after_a_long_series_does_not_size_every_item_by_it(path):
             tracemalloc.stop()
     assert [g.data[0] for g in got[:3]] == [1.0, 2.0, 3.0]
     assert peak < 64 << 20, f"get_many of 2,000 × 24 f64 allocated {peak >> 20} MiB"
+
+
+def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
+    """has_time_series(key) converts a Key's lookup once; a copy made by pickle builds its
+    own, and a Key whose field is bad is refused naming the field."""
+    import pickle
+    with tsstore.Store.create(path) as s:
+        k = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=3, owner_type="Bus")
+        assert s.has_time_series(k) and s.has_time_series(k)
+        copy = pickle.loads(pickle.dumps(k))
+        assert "_lookup_ref" not in copy.__dict__ and s.has_time_series(copy)
+        other = tsstore.Key(4, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
+        assert not s.has_time_series(other) and not s.has_time_series(other)
+        bad = tsstore.Key.__new__(tsstore.Key)
+        bad.__dict__.update(k.__dict__, owner_id="3")
+        bad.__dict__.pop("_lookup", None), bad.__dict__.pop("_lookup_ref", None)
+        with pytest.raises(tsstore.InvalidParameterError, match=r"has_time_series.*key\.owner_id: '3'"):
+            s.has_time_series(bad)

@@ -103,6 +103,15 @@ class Key:
         object.__setattr__(self, "_lookup", (q, name, feats))
         return q
 
+    def lookup_ref(self) -> Any:
+        """byref(self.lookup()), made once per Key: a loop of has_time_series over the same
+        keys then converts nothing but the call's own arguments."""
+        ref = self.__dict__.get("_lookup_ref")
+        if ref is None:
+            ref = byref(self.lookup())
+            object.__setattr__(self, "_lookup_ref", ref)
+        return ref
+
     @classmethod
     def _of(cls, owner_id: int, owner_category: OwnerCategory, series_type: SeriesType, name: str,
             resolution: Any, interval: Any, features: dict) -> "Key":

@@ -148,6 +148,10 @@ def _single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, o
     return [single(k.name, stamps[t], res[(v, u)], r) for k, t, v, u, r in zip(keys, starts, rv, ru, rows)]
 
 
+# has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
+_tsstore_has = lib.tsstore_has
+
+
 def _handle_out() -> Any:
     return c_void_p()
 
@@ -519,11 +523,16 @@ class Store:
         """Whether a series matches: has_time_series(owner_id, name, ...) takes the arguments
         of get_time_series (any number of matches is True); has_time_series(key) asks for
         exactly that key."""
+        found = c_int32()
         try:
-            q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category, resolution,
-                                   interval, features, feature_values)
-            found = c_int32()
-            check(lib.tsstore_has(self._handle(), byref(q), byref(found)))
+            if type(owner) is Key and name is None and time_series_type is SingleTimeSeries and features is None \
+                    and resolution is None and interval is None and not feature_values:
+                ref = owner.lookup_ref()  # a loop over keys: no argument to check, the lookup made once
+            else:
+                q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category,
+                                       resolution, interval, features, feature_values)
+                ref = byref(q)
+            check(_tsstore_has(self._handle(), ref, byref(found)))
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "has_time_series") from None
         return bool(found.value)
