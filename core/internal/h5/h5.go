@@ -387,12 +387,21 @@ func (d Dataset) Chunks(rank int) (chunked bool, chunks []uint64, err error) {
 // dtype code (docs/format.md §2: 0 f64, 1 f32, 2 i64, 3 i32, 4 u64, 5 bool); HDF5 converts
 // from the file's byte order. buf must hold exactly the hyperslab.
 func (d Dataset) Read(dtype int, start, count []uint64, buf unsafe.Pointer) error {
+	return d.io(dtype, start, count, buf, false)
+}
+
+// io reads or writes the hyperslab [start, start+count) through tsstore_io.
+func (d Dataset) io(dtype int, start, count []uint64, buf unsafe.Pointer, write bool) error {
 	s, c, err := slab(start, count)
 	if err != nil {
 		return err
 	}
-	if C.tsstore_io(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf, 0) < 0 {
-		return &Error{Op: "read"}
+	w, op := C.int(0), "read"
+	if write {
+		w, op = 1, "write"
+	}
+	if C.tsstore_io(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf, w) < 0 {
+		return &Error{Op: op}
 	}
 	return nil
 }
@@ -437,14 +446,7 @@ func (d Dataset) Write(dtype int, start, count []uint64, buf unsafe.Pointer) err
 	if len(start) == 0 {
 		return fmt.Errorf("h5: a write of rank 0")
 	}
-	s, c, err := slab(start, count)
-	if err != nil {
-		return err
-	}
-	if C.tsstore_io(d.id, C.tsstore_native(C.int(dtype)), C.int(len(start)), s, c, buf, 1) < 0 {
-		return &Error{Op: "write"}
-	}
-	return nil
+	return d.io(dtype, start, count, buf, true)
 }
 
 // WriteStrings writes strs from index start of a 1-D variable-length string dataset.

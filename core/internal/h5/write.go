@@ -36,25 +36,15 @@ package h5
 //     return f;
 // }
 //
-// /* Returns the file's metadata cache to its initial size if HDF5's automatic resizing has
-//    grown it past that; 1 when it had grown. Its clean entries past the size are evicted at
-//    the next access. */
-// static int tsstore_mdc_trim(hid_t f) {
-//     size_t max, min_clean, cur;
+// /* The metadata cache's current maximum size. */
+// static herr_t tsstore_mdc_size(hid_t f, size_t *max) {
+//     size_t min_clean, cur;
 //     int n;
-//     H5AC_cache_config_t c, initial;
-//     c.version = initial.version = H5AC__CURR_CACHE_CONFIG_VERSION;
-//     if (H5Fget_mdc_size(f, &max, &min_clean, &cur, &n) < 0 || H5Fget_mdc_config(f, &c) < 0) return -1;
-//     /* The file's configuration reports its current size as the initial one; HDF5's
-//        default access list holds the size files open with. */
-//     if (H5Pget_mdc_config(H5P_FILE_ACCESS_DEFAULT, &initial) < 0) return -1;
-//     if (max <= initial.initial_size) return 0;
-//     c.set_initial_size = 1;
-//     c.initial_size = initial.initial_size;
-//     return H5Fset_mdc_config(f, &c) < 0 ? -1 : 1;
+//     return H5Fget_mdc_size(f, max, &min_clean, &cur, &n);
 // }
 //
-// /* Sets the metadata cache's current size, as HDF5's automatic resizing would. */
+// /* Sets the metadata cache's current size, as HDF5's automatic resizing does (the rest of
+//    its configuration as it is). */
 // static herr_t tsstore_mdc_set_size(hid_t f, size_t bytes) {
 //     H5AC_cache_config_t c;
 //     c.version = H5AC__CURR_CACHE_CONFIG_VERSION;
@@ -64,10 +54,19 @@ package h5
 //     return H5Fset_mdc_config(f, &c);
 // }
 //
-// /* The metadata cache's current maximum size and number of entries. */
-// static herr_t tsstore_mdc_size(hid_t f, size_t *max, int *entries) {
-//     size_t min_clean, cur;
-//     return H5Fget_mdc_size(f, max, &min_clean, &cur, entries);
+// /* Returns the file's metadata cache to its initial size if HDF5's automatic resizing has
+//    grown it past that; 1 when it had grown. Its clean entries past the size are evicted at
+//    the next access. */
+// static int tsstore_mdc_trim(hid_t f) {
+//     size_t max;
+//     H5AC_cache_config_t initial;
+//     initial.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+//     if (tsstore_mdc_size(f, &max) < 0) return -1;
+//     /* The file's configuration reports its current size as the initial one; HDF5's
+//        default access list holds the size files open with. */
+//     if (H5Pget_mdc_config(H5P_FILE_ACCESS_DEFAULT, &initial) < 0) return -1;
+//     if (max <= initial.initial_size) return 0;
+//     return tsstore_mdc_set_size(f, initial.initial_size) < 0 ? -1 : 1;
 // }
 //
 // /* The little-endian file type netcdf-c gives each store dtype (docs/format.md §2). */
@@ -372,14 +371,13 @@ func (f *File) TrimMetadataCache() (bool, error) {
 	return false, nil
 }
 
-// MetadataCache is the metadata cache's maximum size in bytes and its number of entries.
-func (f *File) MetadataCache() (maxBytes uint64, entries int, err error) {
+// MetadataCacheSize is the metadata cache's current maximum size in bytes.
+func (f *File) MetadataCacheSize() (uint64, error) {
 	var m C.size_t
-	var n C.int
-	if C.tsstore_mdc_size(f.id, &m, &n) < 0 {
-		return 0, 0, &Error{Op: "metadata cache size"}
+	if C.tsstore_mdc_size(f.id, &m) < 0 {
+		return 0, &Error{Op: "metadata cache size"}
 	}
-	return uint64(m), int(n), nil
+	return uint64(m), nil
 }
 
 // GrowMetadataCacheForTesting sets the metadata cache's size to bytes (at most HDF5's

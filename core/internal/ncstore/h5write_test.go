@@ -13,14 +13,7 @@ import (
 // the same array can be defined again: HDF5 refuses a chunk larger than a fixed dimension
 // after the dimensions are made.
 func TestFailedDefineLeavesNothingBehind(t *testing.T) {
-	if !h5Writes {
-		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
-	}
-	f, err := Create(filepath.Join(t.TempDir(), "s.nc"), DefaultCompression, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := newH5WrittenFile(t)
 	var d hashing.Digest
 	d[0] = 7
 	ncshim.Lock()
@@ -93,14 +86,7 @@ func TestFailedDefineLeavesNoDimensionIDGap(t *testing.T) {
 // visited each of them (HDF5's H5Fflush flushes every open dataset), so a durable write after
 // a bulk load cost 2 ms more with 1,024 open.
 func TestSyncClosesTheDatasetsAUnitDefined(t *testing.T) {
-	if !h5Writes {
-		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
-	}
-	f, err := Create(filepath.Join(t.TempDir(), "s.nc"), DefaultCompression, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := newH5WrittenFile(t)
 	before := f.OpenDatasetsForTesting()
 	var arrays []*Array
 	for b := byte(1); b <= 20; b++ {
@@ -137,15 +123,8 @@ func TestSyncClosesTheDatasetsAUnitDefined(t *testing.T) {
 // every entry of the cache, so a cache a bulk load grew to 22 MiB made each later durable
 // write pay for it.
 func TestSyncTrimsAGrownMetadataCache(t *testing.T) {
-	if !h5Writes {
-		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
-	}
-	f, err := Create(filepath.Join(t.TempDir(), "s.nc"), DefaultCompression, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	initial, _, err := f.MetadataCacheForTesting()
+	f := newH5WrittenFile(t)
+	initial, err := f.MetadataCacheForTesting()
 	if err != nil || initial == 0 {
 		t.Fatalf("metadata cache %d, %v", initial, err)
 	}
@@ -158,16 +137,31 @@ func TestSyncTrimsAGrownMetadataCache(t *testing.T) {
 	if err := f.GrowMetadataCacheForTesting(4 * initial); err != nil {
 		t.Fatal(err)
 	}
-	if grown, _, _ := f.MetadataCacheForTesting(); grown != 4*initial {
+	if grown, _ := f.MetadataCacheForTesting(); grown != 4*initial {
 		t.Fatalf("cache %d after growing it to %d", grown, 4*initial)
 	}
 	if err := f.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := f.MetadataCacheForTesting(); got != initial {
+	if got, _ := f.MetadataCacheForTesting(); got != initial {
 		t.Errorf("cache %d bytes after the sync, want its initial %d", got, initial)
 	}
 	if n := f.Counters().MetadataCacheTrims; n != 1 {
 		t.Errorf("%d trims, want 1", n)
 	}
+}
+
+// newH5WrittenFile creates a store file written through HDF5 for the test, closed at its end
+// (the test is skipped on netcdf-c's route).
+func newH5WrittenFile(t *testing.T) *File {
+	t.Helper()
+	if !h5Writes {
+		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
+	}
+	f, err := Create(filepath.Join(t.TempDir(), "s.nc"), DefaultCompression, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

@@ -59,14 +59,14 @@ func (f *File) OpenDatasetsForTesting() int {
 }
 
 // MetadataCacheForTesting is the maximum size in bytes of HDF5's metadata cache for a file
-// written through HDF5, and its number of entries (0, 0 for another file).
-func (f *File) MetadataCacheForTesting() (maxBytes uint64, entries int, err error) {
+// written through HDF5 (0 for another file).
+func (f *File) MetadataCacheForTesting() (uint64, error) {
 	if f.h5 == nil || f.readOnly {
-		return 0, 0, nil
+		return 0, nil
 	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
-	return f.h5.file.MetadataCache()
+	return f.h5.file.MetadataCacheSize()
 }
 
 // GrowMetadataCacheForTesting sets HDF5's metadata cache for a file written through HDF5 to
