@@ -326,10 +326,16 @@ func (v *h5view) keepOpen(sv *Variable, d h5.Dataset) {
 	if len(v.open) > max(maxOpenStandalone, 1) {
 		old := v.open[0]
 		v.open = v.open[1:]
-		v.sets[old.varid].Close()
-		v.idle = append(v.idle, old.varid)
-		old.varid = -1
+		v.closeStandalone(old)
 	}
+}
+
+// closeStandalone closes sv's dataset and gives its slot back; its type and shape stay known
+// and a later read opens it again.
+func (v *h5view) closeStandalone(sv *Variable) {
+	v.sets[sv.varid].Close()
+	v.idle = append(v.idle, sv.varid)
+	sv.varid = -1
 }
 
 // readSlice reads the hyperslab [start, start+count) of variable varid into buf, by the

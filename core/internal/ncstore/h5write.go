@@ -250,9 +250,7 @@ func (v *h5view) keepWritten(sv *Variable, d h5.Dataset) {
 // closeWritten closes the datasets keepWritten kept; a later read opens them again.
 func (v *h5view) closeWritten() {
 	for _, sv := range v.written {
-		v.sets[sv.varid].Close()
-		v.idle = append(v.idle, sv.varid)
-		sv.varid = -1
+		v.closeStandalone(sv)
 	}
 	v.written = v.written[:0]
 }
