@@ -525,13 +525,10 @@ class Store:
         exactly that key."""
         found = c_int32()
         try:
-            if type(owner) is Key and name is None and time_series_type is SingleTimeSeries and features is None \
-                    and resolution is None and interval is None and not feature_values:
-                ref = owner.lookup_ref()  # a loop over keys: no argument to check, the lookup made once
-            else:
-                q, _ = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category,
-                                       resolution, interval, features, feature_values)
-                ref = byref(q)
+            q, key = self._lookup_of("has_time_series", owner, name, time_series_type, owner_category,
+                                     resolution, interval, features, feature_values)
+            # A Key's lookup and its byref are made once: a loop over keys converts nothing else.
+            ref = byref(q) if key is None else key.lookup_ref()
             check(_tsstore_has(self._handle(), ref, byref(found)))
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "has_time_series") from None
