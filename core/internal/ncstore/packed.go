@@ -64,6 +64,10 @@ type Packed struct {
 	hvarid int
 	slots  []string // hex hash of each column, "" when free
 	nfree  int
+	// unwritten: the hash companion was defined this session and none of its slots written;
+	// its storage holds null strings until the first write, which writes every slot
+	// (docs/format.md §7.8).
+	unwritten bool
 	// damaged is why the hash companion could not be read (a kill or a full disk during the
 	// write that created the dataset); such a dataset is sealed: none of its columns is
 	// indexed, none is free, and verify_integrity reports it.
@@ -354,7 +358,7 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 	}
 	if f.h5 != nil {
 		ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
-			slots: make([]string, cols), nfree: cols}
+			slots: make([]string, cols), nfree: cols, unwritten: true}
 		if err := f.definePackedH5(ds, dimNames, lens); err != nil {
 			return nil, err
 		}

@@ -324,7 +324,16 @@ func (f *File) writeSlice(varid int, dt DType, buf []byte, start, count []uint64
 func (f *File) putSlots(ds *Packed, col0 int, slots []string) error {
 	f.ncWrites++
 	if f.h5 != nil {
-		return f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots)
+		if ds.unwritten && len(slots) < ds.cols { // no slot may stay a null string: the first write writes them all
+			whole := slices.Clone(ds.slots)
+			copy(whole[col0:], slots)
+			col0, slots = 0, whole
+		}
+		if err := f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots); err != nil {
+			return err
+		}
+		ds.unwritten = false
+		return nil
 	}
 	return ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), slots)
 }
