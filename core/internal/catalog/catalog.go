@@ -413,8 +413,12 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 		}
 		return len(rows), nil
 	}
+	rebuild, err := c.setIndexesAside(len(rows))
+	if err != nil {
+		return 0, err
+	}
 	done := 0
-	err := c.conn.Raw(func(dc any) error {
+	err = c.conn.Raw(func(dc any) error {
 		ds, err := c.driverStatement(dc, insertRow)
 		if err != nil {
 			return err
@@ -437,11 +441,72 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 		}
 		return nil
 	})
+	if rerr := c.rebuildIndexes(rebuild); err == nil && rerr != nil {
+		return done, rerr
+	}
 	return done, err
 }
 
 // insertRowsMin is the batch from which InsertRows goes through the driver's statement.
 const insertRowsMin = 16
+
+// bulkIndexRows is the batch from which InsertRows builds the non-unique indexes of
+// time_series_associations after its rows rather than row by row, when the batch is at least
+// as large as the table: CREATE INDEX sorts, where each insert into idx_hash lands at a random
+// place in its b-tree. At 100,000 rows into an empty table, the inserts take about 3 µs a row
+// less (docs/format.md §9.6).
+const bulkIndexRows = 4096
+
+// setIndexesAside drops the non-unique indexes of time_series_associations before a batch of
+// n rows, when building them again afterwards costs less than keeping them up to date, and
+// returns the statements that rebuild them (nil when it dropped none). The unique indexes
+// stay: they refuse a duplicate at its row. Both run inside the caller's transaction, so the
+// catalog as committed always has every index, and a rollback restores them.
+func (c *Catalog) setIndexesAside(n int) ([]string, error) {
+	if n < bulkIndexRows {
+		return nil, nil
+	}
+	var top int64
+	if err := c.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM time_series_associations`).Scan(&top); err != nil {
+		return nil, err
+	}
+	if top > int64(n) {
+		return nil, nil
+	}
+	rows, err := c.conn.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'index'
+		AND tbl_name = 'time_series_associations' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' ORDER BY rowid`)
+	if err != nil {
+		return nil, err
+	}
+	var names, stmts []string
+	for rows.Next() {
+		var name, stmt string
+		if err := rows.Scan(&name, &stmt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		names, stmts = append(names, name), append(stmts, stmt)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		if _, err := c.conn.ExecContext(ctx, `DROP INDEX "`+strings.ReplaceAll(name, `"`, `""`)+`"`); err != nil {
+			return nil, errors.Join(err, c.rebuildIndexes(stmts[:i]))
+		}
+	}
+	return stmts, nil
+}
+
+// rebuildIndexes runs the CREATE INDEX statements setIndexesAside returned.
+func (c *Catalog) rebuildIndexes(stmts []string) error {
+	for _, st := range stmts {
+		if _, err := c.conn.ExecContext(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // str and num pass a nullable column as the driver value itself (nil for NULL): the same
 // value binds, without database/sql calling the sql.Null* Valuer and boxing it twice (a

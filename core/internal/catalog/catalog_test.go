@@ -73,12 +73,18 @@ func TestOpenWithoutCreateRefusesMissingFile(t *testing.T) {
 	}
 }
 
-// InsertRows adds rows in order on both of its paths and reports the index of a duplicate.
+// InsertRows adds rows in order on its three paths (one Insert a row, the driver's statement,
+// and that with the non-unique indexes built after the rows) and reports the index of a
+// duplicate; the catalog keeps every index, as it was defined, on each.
 func TestInsertRowsReportsTheDuplicate(t *testing.T) {
-	for _, n := range []int{3, 40} {
+	for _, n := range []int{3, 40, bulkIndexRows} {
 		c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		schema := indexSchema(t, c)
+		if len(schema) < 7 {
+			t.Fatalf("the new catalog has %d indexes: %q", len(schema), schema)
 		}
 		if err := c.Begin(); err != nil {
 			t.Fatal(err)
@@ -97,11 +103,59 @@ func TestInsertRowsReportsTheDuplicate(t *testing.T) {
 		for len(again) < n {
 			again = append(again, row(int64(n+len(again)), "a"))
 		}
+		sameIndexes(t, c, schema)
 		if done, err := c.InsertRows(again); !errors.Is(err, ErrUnique) || done != 1 {
 			t.Fatalf("%d rows: a duplicate second row: InsertRows = %d, %v; want 1, ErrUnique", n, done, err)
 		}
+		sameIndexes(t, c, schema)
 		c.Rollback()
 		c.Close()
+	}
+}
+
+// indexSchema is each index's CREATE statement by name.
+func indexSchema(t *testing.T, c *Catalog) map[string]string {
+	t.Helper()
+	rows, err := c.conn.QueryContext(ctx, `SELECT name, COALESCE(sql, '') FROM sqlite_master WHERE type = 'index'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, stmt string
+		if err := rows.Scan(&name, &stmt); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = stmt
+	}
+	return out
+}
+
+// sameIndexes fails unless c has the indexes of want, each as defined there, SQLite finds
+// them consistent with the table, and a lookup through idx_hash finds every row.
+func sameIndexes(t *testing.T, c *Catalog, want map[string]string) {
+	t.Helper()
+	got := indexSchema(t, c)
+	for name, stmt := range want {
+		if got[name] != stmt {
+			t.Errorf("index %s: %q, want %q", name, got[name], stmt)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d indexes, want %d", len(got), len(want))
+	}
+	var check string
+	if err := c.conn.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q, %v", check, err)
+	}
+	var byHash, all int
+	if err := c.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM time_series_associations INDEXED BY idx_hash
+		WHERE data_hash = ?`, make([]byte, 32)).Scan(&byHash); err != nil {
+		t.Fatal(err)
+	}
+	if all = count(t, c); byHash != all {
+		t.Errorf("idx_hash finds %d rows of %d", byHash, all)
 	}
 }
 
