@@ -431,7 +431,7 @@ def test_get_many_mixed_keys_equal_single_reads(path):
         fresh = [tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H") for i in range(20)]
         assert [g.data[0] for g in s.get_many(fresh)] == list(range(20))
         missing = fresh[:3] + [tsstore.Key(99, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")]
-        with pytest.raises(tsstore.NotFoundError, match=r"which\[3\]"):
+        with pytest.raises(tsstore.NotFoundError, match=r"^get_many: keys\[3\]: "):
             s.get_many(missing)
         for bad in (1.0, 1 << 64, np.int64(2)):
             k = tsstore.Key(bad, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
@@ -492,3 +492,85 @@ def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
         bad.__dict__.pop("_lookup", None), bad.__dict__.pop("_lookup_ref", None)
         with pytest.raises(tsstore.InvalidParameterError, match=r"has_time_series.*key\.owner_id: '3'"):
             s.has_time_series(bad)
+
+
+def _plain_batch():
+    """Plain items (ts, owner_id, owner_type, owner_category) whose timestamps, periods, texts
+    and dtypes change from item to item, some as equal objects that are not the same object."""
+    t1, res = dt.datetime(2030, 1, 1, tzinfo=dt.timezone.utc), ["PT1H", dt.timedelta(hours=1), "PT30M"]
+    items = []
+    for i in range(40):
+        data = (np.arange(24 * (1 + i % 2)).reshape(24, -1) + i).astype(["<f8", "<f4", "<i8"][i % 3])
+        items.append(dict(ts=tsstore.SingleTimeSeries("p" if i % 5 else "q", [T0, t1, T0.replace()][i % 3],
+                                                      res[i // 7 % 3], data[:, 0].copy() if i % 4 else data),
+                          owner_id=i, owner_type=["G", "L"][i // 10 % 2],
+                          **({"owner_category": [OwnerCategory.SUPPLEMENTAL_ATTRIBUTE, 0][i % 2]} if i % 6 == 0 else {})))
+    return items
+
+
+def _catalog_rows(path):
+    db = sqlite3.connect(path + ".sqlite")
+    cols = [r[1] for r in db.execute("PRAGMA table_info(time_series_associations)") if r[1] != "id"]
+    return db.execute(f"SELECT {', '.join(cols)} FROM time_series_associations ORDER BY owner_id, name").fetchall()
+
+
+def test_plain_bulk_add_stores_what_the_general_path_stores(tmp_path, monkeypatch):
+    """add_time_series_bulk converts plain items in one pass (_plain_columns); the same items
+    through the general path (_Item) must give equal keys, catalog rows and arrays."""
+    from tsstore import _store
+    items = _plain_batch()
+    assert _store._plain_columns(items) is not None
+    plain, general = str(tmp_path / "plain.nc"), str(tmp_path / "general.nc")
+    with tsstore.Store.create(plain) as s:
+        keys = s.add_time_series_bulk(iter(items))  # any iterable
+    with monkeypatch.context() as m:
+        m.setattr(_store, "_plain_columns", lambda items: None)
+        with tsstore.Store.create(general) as s:
+            want = s.add_time_series_bulk(items)
+    assert keys == want and [k.features for k in keys] == [{}] * len(items)
+    assert [hash(k) for k in keys] == [hash(k) for k in want]
+    assert _catalog_rows(plain) == _catalog_rows(general)
+    with tsstore.Store.open(plain, read_only=True) as s:
+        for item, key in zip(items, keys):
+            got = s.get_time_series(key)
+            np.testing.assert_array_equal(got.data, item["ts"].data)
+            assert got.data.dtype == item["ts"].data.dtype and s.has_time_series(key)
+
+
+@pytest.mark.parametrize("bad", [dict(owner_id="7"), dict(owner_type=7), dict(owner_category="Bus"),
+                                 dict(ts_resolution="hourly"), dict(ts_data=np.zeros(0)),
+                                 dict(ts_data=np.array(["a"] * 24)), dict(units="MW"), dict(same_as=3)])
+def test_plain_bulk_add_refuses_as_the_general_path_does(tmp_path, monkeypatch, bad):
+    """An item the one-pass conversion cannot take (or a duplicate of item 3) is refused
+    with the general path's message, naming the item, and nothing is stored."""
+    from tsstore import _store
+
+    def batch():
+        items = _plain_batch()[:10]
+        ts = items[5]["ts"]
+        for k, v in bad.items():
+            if k == "same_as":
+                items[5] = dict(items[v])
+            elif k.startswith("ts_"):
+                setattr(ts, k[3:], v)
+            else:
+                items[5][k] = v
+        return items
+
+    messages = []
+    for plain in (True, False):
+        with monkeypatch.context() as m:
+            if not plain:
+                m.setattr(_store, "_plain_columns", lambda items: None)
+            path = str(tmp_path / f"{plain}.nc")
+            with tsstore.Store.create(path) as s:
+                if "units" in bad:
+                    assert len(s.add_time_series_bulk(batch())) == 10  # units: not plain, and fine
+                    return
+                with pytest.raises((tsstore.TsStoreError, TypeError, ValueError)) as e:
+                    s.add_time_series_bulk(batch())
+                messages.append((type(e.value), str(e.value)))
+                assert s.list_keys() == []
+    assert messages[0] == messages[1]
+    assert messages[0][1].startswith("add_time_series_bulk: ")
+    assert "items[5]" in messages[0][1] and "descs" not in messages[0][1]

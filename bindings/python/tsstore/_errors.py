@@ -111,7 +111,15 @@ def _python_field(m: "re.Match[str]") -> str:
 
 def pythonic(message: str) -> str:
     """The library's message with C struct fields renamed to the Python arguments."""
-    return _FIELD.sub(_python_field, message)
+    return _ELEMENT.sub(_python_element, _FIELD.sub(_python_field, message))
+
+
+# An element named whole ("descs[5]: … is also item 3 of this batch").
+_ELEMENT = re.compile(r"\b(descs|which)(\[\d+\]):")
+
+
+def _python_element(m: "re.Match[str]") -> str:
+    return ("items" if m.group(1) == "descs" else "keys") + m.group(2) + ":"
 
 
 def in_operation(e: BaseException, op: str, message: "str | None" = None) -> BaseException:

@@ -123,6 +123,20 @@ class Key:
         return k
 
     @classmethod
+    def _many(cls, owner_ids: list, categories: list, series_type: SeriesType, names: list,
+              resolutions: list) -> "list[Key]":
+        """Keys without an interval or features from parts already checked and converted,
+        one per owner id (_of's work in one loop, for a bulk add's 100,000)."""
+        new, setattr_ = object.__new__, object.__setattr__
+        out = []
+        for oid, cat, name, res in zip(owner_ids, categories, names, resolutions):
+            k = new(cls)
+            setattr_(k, "__dict__", {"owner_id": oid, "owner_category": cat, "series_type": series_type,
+                                     "name": name, "resolution": res, "interval": None, "features": {}})
+            out.append(k)
+        return out
+
+    @classmethod
     def from_lookup(cls, q: Any) -> "Key":
         """The key a tsstore_lookup filled by the library holds (its strings are read now)."""
         return cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),

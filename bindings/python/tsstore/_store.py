@@ -297,6 +297,13 @@ class Store:
             return self._add_bulk(items)
 
     def _add_bulk(self, items: Iterable[dict]) -> list[Key]:
+        items = items if type(items) is list else list(items)
+        cols = _plain_columns(items)
+        if cols is not None:
+            try:
+                return _add_plain(self, items, cols)
+            except TsStoreError as e:
+                raise in_operation(e, "add_time_series_bulk") from None
         batch = Batch(self, "add_time_series_bulk")
         for i, item in enumerate(items):
             try:
@@ -1186,28 +1193,25 @@ _CATEGORY_OF = {c.value: c for c in OwnerCategory}
 _DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
 
 
-def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
-    """The descriptor array of items, filled column by column: every item's values, shape,
-    timestamps, percentiles and strings go into one block each, and the descriptors point
-    into them. The blocks are returned too: they must outlive the add."""
-    n = len(items)
+def _descriptors(cols: dict) -> tuple[np.ndarray, list]:
+    """The descriptor array of a batch from its columns (_item_columns, _plain_columns):
+    every item's values, shape, timestamps, percentiles and strings go into one block each,
+    and the descriptors point into them. The blocks are returned too: they must outlive the
+    add."""
+    arrs = cols["arrs"]
+    n = len(arrs)
     d = np.zeros(n, dtype=_DESC_DTYPE)
     d["struct_size"] = _DESC_SIZE
-    d["series_type"] = [int(it.ts.series_type) for it in items]  # int(): numpy converts an enum member slowly
-    d["owner_id"] = [it.owner_id for it in items]
-    d["owner_category"] = [it.owner_category for it in items]
-    d["dtype"] = [it.code for it in items]
-    d["initial_ms"] = [it.initial for it in items]
-    d["count"] = [it.count for it in items]
-    for field, attr in (("resolution", "res"), ("horizon", "hor"), ("interval", "iv")):
-        periods = [getattr(it, attr) for it in items]
+    for field in ("series_type", "owner_id", "owner_category", "dtype", "initial_ms", "count"):
+        d[field] = cols[field]
+    for field in ("resolution", "horizon", "interval"):
+        periods = cols[field]
         if periods.count(periods[0]) == n:  # one period object for all (structs compare by identity): one value
             d[field]["value"], d[field]["unit"] = periods[0].value, periods[0].unit
         else:
             d[field]["value"] = [p.value for p in periods]
             d[field]["unit"] = [p.unit for p in periods]
     keep: list = []
-    arrs = [it.arr for it in items]
     nbytes = np.array([a.nbytes for a in arrs], dtype=np.uint64)
     d["nbytes"] = nbytes
     d["data"] = _data_addresses(arrs, nbytes, keep)
@@ -1215,12 +1219,12 @@ def _descriptors(items: list[_Item]) -> tuple[np.ndarray, list]:
     shapes = np.fromiter(itertools.chain.from_iterable(a.shape for a in arrs), dtype=np.int64, count=int(ndims.sum()))
     keep.append(shapes)
     d["shape"], d["ndim"] = _starts(ndims * 8, shapes.ctypes.data), ndims
-    if any(it.stamps is not None for it in items):
-        d["timestamps_ms"], _ = _block([it.stamps for it in items], np.int64, keep)
-    if any(it.pct is not None for it in items):
-        d["percentiles"], d["n_percentiles"] = _block([it.pct for it in items], np.float64, keep)
+    if cols["stamps"] is not None:
+        d["timestamps_ms"], _ = _block(cols["stamps"], np.int64, keep)
+    if cols["pct"] is not None:
+        d["percentiles"], d["n_percentiles"] = _block(cols["pct"], np.float64, keep)
     for i, field in enumerate(("owner_type", "name", "features_json", "units", "ext")):
-        d[field] = _strings_block([it.strs[i] for it in items], keep)
+        d[field] = _strings_block(cols["strs"][i], keep)
     return d, keep
 
 
@@ -1307,21 +1311,122 @@ def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[
     (whose arrays get datasets sized to it)."""
     if not items:
         return []
-    descs, keep = _descriptors(items)
+    descs, keep = _descriptors(_item_columns(items))
     if batch:
         st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
     else:
         st = lib.tsstore_add(store._handle(), descs.ctypes.data)
     del keep  # the library copied what the descriptors point at
     if st:
-        e = error(st)
-        msg = str(e)
-        m = re.search(r"\bdescs\[(\d+)\]", msg)
-        which = items[int(m.group(1))] if m and int(m.group(1)) < len(items) else items[0] if len(items) == 1 else None
-        if which is not None:
-            msg = which.respell(msg)
-        raise type(e)(msg, e.status)
+        _raise_add_error(st, len(items), items.__getitem__)
     return [it.key() for it in items]
+
+
+def _raise_add_error(st: int, n: int, item_at: Any) -> None:
+    """Raises the library's error for an add of n items, with the periods of the item it
+    names (item_at(i) gives its _Item) as the caller wrote them."""
+    e = error(st)
+    msg = str(e)
+    m = re.search(r"\bdescs\[(\d+)\]", msg)
+    i = int(m.group(1)) if m and int(m.group(1)) < n else 0 if n == 1 else None
+    if i is not None:
+        msg = item_at(i).respell(msg)
+    raise type(e)(msg, e.status)
+
+
+_PLAIN_KEYS = frozenset(("ts", "owner_id", "owner_type", "owner_category"))
+_UNSET = object()
+
+
+def _plain_columns(items: list) -> "dict | None":
+    """The descriptor columns of a bulk add whose every item is the plain case, in one pass:
+    a dict of ts (a SingleTimeSeries over a C-contiguous ndarray of a stored dtype),
+    owner_id (an int), owner_type and perhaps owner_category, and nothing else. Timestamps,
+    periods and texts are converted once per distinct object (a bulk add repeats them; all
+    are immutable). None when any item is something else: the general path (_Item) then
+    checks every item and words any refusal."""
+    n = len(items)
+    if n == 0:
+        return None
+    owner_ids, cats, codes, initial, res, arrs = [], [], [], [], [], []
+    types, names = [], []
+    last_t = last_r = last_ot = last_name = last_dt = _UNSET
+    t_ms = r_p = ot_b = name_b = code = None
+    sts, component = SingleTimeSeries, OwnerCategory.COMPONENT
+    try:
+        for item in items:
+            if type(item) is not dict or not item.keys() <= _PLAIN_KEYS:
+                return None
+            ts, oid, ot = item["ts"], item["owner_id"], item["owner_type"]
+            cat = item.get("owner_category", component)
+            if type(ts) is not sts or type(oid) is not int or not _INT64_MIN <= oid <= _INT64_MAX:
+                return None
+            cat = _CATEGORY_OF.get(cat) if type(cat) in (int, OwnerCategory) else None
+            a = ts.data
+            if cat is None or type(a) is not np.ndarray or not a.ndim or not a.flags.c_contiguous or 0 in a.shape:
+                return None
+            if a.dtype is not last_dt:
+                code, last_dt = cv._CODE_OF.get(a.dtype), a.dtype
+                if code is None:
+                    return None
+            t, r, name = ts.initial_timestamp, ts.resolution, ts.name
+            if t is not last_t:
+                t_ms, last_t = cv.millis(t), t
+            if r is not last_r:
+                r_p, last_r = cv.period(r, "ts.resolution"), r
+            if ot is not last_ot:
+                ot_b, last_ot = cv.text_arg(ot, "owner_type"), ot
+            if name is not last_name:
+                name_b, last_name = cv.text_arg(name, "name"), name
+            owner_ids.append(oid)
+            cats.append(cat)
+            codes.append(code)
+            initial.append(t_ms)
+            res.append(r_p)
+            arrs.append(a)
+            types.append(ot_b)
+            names.append(name_b)
+    except (TsStoreError, TypeError, ValueError):
+        return None  # the general path raises it, naming the item
+    none = [None] * n
+    # A column of one value is given as that value: numpy sets it at once, not item by item.
+    return dict(series_type=int(SeriesType.SINGLE_TIME_SERIES), owner_id=owner_ids, categories=cats,
+                owner_category=_one_or_all(cats), dtype=_one_or_all(codes), initial_ms=_one_or_all(initial),
+                count=0, resolution=res, horizon=[cv.NO_PERIOD] * n, interval=[cv.NO_PERIOD] * n, arrs=arrs,
+                stamps=None, pct=None, strs=(types, names, none, none, none))
+
+
+def _one_or_all(values: list) -> Any:
+    """values[0] when every value is it, else values."""
+    return values[0] if values.count(values[0]) == len(values) else values
+
+
+def _add_plain(store: "Store", items: list, cols: dict) -> list[Key]:
+    """Adds a batch _plain_columns described, in one C call, and makes its keys."""
+    descs, keep = _descriptors(cols)
+    st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
+    del keep
+    if st:
+        _raise_add_error(st, len(items), lambda i: _Item(**items[i]))
+    values: dict = {}
+    for p in cols["resolution"]:
+        if id(p) not in values:
+            values[id(p)] = cv.period_value(p)
+    ts_of = [it["ts"] for it in items]
+    return Key._many(cols["owner_id"], cols["categories"], SeriesType.SINGLE_TIME_SERIES,
+                     [t.name for t in ts_of], [values[id(p)] for p in cols["resolution"]])
+
+
+def _item_columns(items: list[_Item]) -> dict:
+    """The descriptor columns of checked items."""
+    return dict(series_type=[int(it.ts.series_type) for it in items],  # int(): numpy converts an enum member slowly
+                owner_id=[it.owner_id for it in items], owner_category=[it.owner_category for it in items],
+                dtype=[it.code for it in items], initial_ms=[it.initial for it in items],
+                count=[it.count for it in items], resolution=[it.res for it in items],
+                horizon=[it.hor for it in items], interval=[it.iv for it in items], arrs=[it.arr for it in items],
+                stamps=[it.stamps for it in items] if any(it.stamps is not None for it in items) else None,
+                pct=[it.pct for it in items] if any(it.pct is not None for it in items) else None,
+                strs=tuple([it.strs[i] for it in items] for i in range(5)))
 
 
 class Batch:
