@@ -482,21 +482,24 @@ def _static_pandas(stamps: np.ndarray, data: np.ndarray, name: str) -> Any:
     return pd.DataFrame(data.reshape(len(stamps), -1), index=index, copy=False)
 
 
-def array_view(buf: np.ndarray, info: Any) -> np.ndarray:
-    """The array info describes, over the bytes the library wrote into buf."""
-    shape = tuple(info.shape[: info.ndim])
-    return buf[: info.nbytes].view(cv.DTYPES[info.dtype]).reshape(shape)
+def array_view(buf: Any, info: Any) -> np.ndarray:
+    """The array info describes, over the bytes the library wrote at the start of buf (a
+    numpy array of bytes or a ctypes buffer). One numpy call for the common 1-D series."""
+    dt = cv.DTYPES[info.dtype]
+    arr = np.frombuffer(buf, dtype=dt, count=info.nbytes // dt.itemsize)
+    return arr if info.ndim == 1 else arr.reshape(tuple(info.shape[: info.ndim]))
 
 
 def series_of(info: Any, arr: np.ndarray, name: str, stamps: Any = None, percentiles: Any = None) -> Any:
     """The Python series a read returned: info describes it, arr holds its values."""
-    typ = info.key.series_type
-    res = cv.period_value(info.key.resolution)
+    key = info.key  # a new ctypes object at each access
+    typ = key.series_type
+    res = cv.period_value(key.resolution)
     if typ == SeriesType.SINGLE_TIME_SERIES:
         return SingleTimeSeries(name, cv.from_millis(info.initial_ms), res, arr)
     if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
         return NonSequentialTimeSeries(name, stamps.view("datetime64[ms]"), arr)
-    t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_value(info.horizon), cv.period_value(info.key.interval)
+    t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_value(info.horizon), cv.period_value(key.interval)
     if typ == SeriesType.PROBABILISTIC:
         return Probabilistic(name, t0, res, hor, iv, info.count, [float(p) for p in percentiles], arr)
     if typ == SeriesType.SCENARIOS:

@@ -348,13 +348,20 @@ class Store:
         end)) or start and length (steps); for forecasts, the windows starting in [start,
         end], or count windows from start. A DeterministicSingleTimeSeries reads as a
         Deterministic."""
+        whole = start is None and end is None and length is None and count is None
+        if whole and type(owner) is Key and name is None and not feature_values and features is None \
+                and resolution is None and interval is None and time_series_type is SingleTimeSeries:
+            try:  # a Key alone, the loop's case: _lookup_of's checks all pass
+                return self._read(owner.lookup(), owner, lib.tsstore_get)
+            except (TsStoreError, TypeError, ValueError) as e:
+                raise in_operation(e, "get_time_series") from None
         try:
             q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
                                      resolution, interval, features, feature_values)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "get_time_series") from None
         try:
-            if start is None and end is None and length is None and count is None:
+            if whole:
                 return self._read(q, key, lib.tsstore_get)
             return self._read_part(q, key, start, end, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
@@ -432,8 +439,9 @@ class Store:
         """One read into a numpy array: one C call when the key's size is known from its
         last read (the usual case in a loop), else a first call that only sizes it.
         NonSequential timestamps and percentiles take one more call each."""
-        h, q, info = self._handle(), byref(lookup), _info()
-        guess: Any = 0 if key is None else key.__dict__.get("_nbytes", 0)
+        h, info = self._handle(), _info()
+        # lookup is key's own when a Key is given: its byref is made once per Key.
+        q, guess = (byref(lookup), 0) if key is None else (key.lookup_ref(), key.__dict__.get("_nbytes", 0))
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
@@ -442,9 +450,9 @@ class Store:
             cbuf = (c_uint8 * info.nbytes)()
             st = call(h, q, *bounds, cbuf, info.nbytes, byref(info))
         check(st)
-        if not bounds and key is not None:
+        if not bounds and key is not None and info.nbytes != guess:
             object.__setattr__(key, "_nbytes", info.nbytes)
-        return self._series(lookup, info, array_view(np.frombuffer(cbuf, dtype=np.uint8), info), bounds,
+        return self._series(lookup, info, array_view(cbuf, info), bounds,
                             None if key is None else key.name)
 
     def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
