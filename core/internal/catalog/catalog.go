@@ -637,17 +637,17 @@ var lookupBatches = [...]int{1, 16, 128, 512}
 // about twenty statements rather than 10,000. The rows returned share one allocation.
 func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	out := make([]*Row, len(ks))
-	type rest struct{ cat, typ, name, res, iv, fh string }
-	groups := map[rest][]int{}
-	var order []rest
+	groups := map[lookupGroup][]int{}
+	var order []lookupGroup
 	for i, k := range ks {
-		g := rest{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval, string(k.FeaturesHash)}
+		g := lookupGroup{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval, string(k.FeaturesHash)}
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
 		groups[g] = append(groups[g], i)
 	}
 	slab := make([]Row, 0, len(ks))
+	var tableRows int64 = -1
 	args := make([]any, 0, lookupBatches[len(lookupBatches)-1]+6)
 	byOwner := map[int64][]int{}
 	// One set of scan targets for every row (a []any of 20 pointers a row otherwise): each
@@ -656,6 +656,22 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	targets := scratch.scanTargets()
 	for _, g := range order {
 		idx := groups[g]
+		if len(idx) >= lookupScanMin {
+			if tableRows < 0 {
+				if err := c.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM time_series_associations`).Scan(&tableRows); err != nil {
+					return nil, err
+				}
+			}
+			if int64(len(idx))*lookupScanShare >= tableRows {
+				scanned, err := c.lookupByScan(g, idx, ks, out, &slab)
+				if err != nil {
+					return nil, err
+				}
+				if scanned {
+					continue
+				}
+			}
+		}
 		for len(idx) > 0 {
 			b := lookupBatches[len(lookupBatches)-1]
 			for _, size := range lookupBatches {
@@ -704,6 +720,84 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	}
 	return out, nil
 }
+
+// lookupGroup is what the identities of one LookupMany query share: all but the owner.
+type lookupGroup struct{ cat, typ, name, res, iv, fh string }
+
+// A group of at least lookupScanMin identities that is at least 1/lookupScanShare of the table
+// (by its highest row id) is looked up in one pass over the table, its rows read through the
+// driver, rather than by owner lists: 1.3 against 3.1 µs a row for 10,000 of 10,000.
+const (
+	lookupScanMin   = 256
+	lookupScanShare = 4
+)
+
+// lookupByScan sets out[i] for the identities at idx (all of group g) from one pass over the
+// rows of g, appending the rows found to slab. It reports false, having set nothing, when a
+// row holds a column of another type than its field (the caller then looks the group up by
+// owner, through database/sql, which converts such columns).
+func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*Row, slab *[]Row) (bool, error) {
+	byOwner := make(map[int64][]int, len(idx))
+	for _, i := range idx {
+		byOwner[ks[i].OwnerID] = append(byOwner[ks[i].OwnerID], i)
+	}
+	mark := len(*slab)
+	var found [][]int // byOwner's entry of each row appended, in order
+	foreign := false
+	err := c.conn.Raw(func(dc any) error {
+		ds, err := c.driverStatement(dc, lookupScanQuery)
+		if err != nil {
+			return err
+		}
+		for i, v := range [6]any{g.cat, g.typ, g.name, g.res, g.iv, []byte(g.fh)} {
+			ds.args[i].Value = v
+		}
+		q, ok := ds.stmt.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)
+		}
+		rows, err := q.QueryContext(ctx, ds.args)
+		if err != nil {
+			return err
+		}
+		vals := make([]driver.Value, 20)
+		for {
+			if err := rows.Next(vals); err != nil {
+				cerr := rows.Close()
+				if errors.Is(err, io.EOF) {
+					err = nil
+				}
+				return errors.Join(err, cerr)
+			}
+			owner, ok := vals[1].(int64)
+			at := byOwner[owner]
+			if !ok || at == nil {
+				continue // a row of the group no identity asked for
+			}
+			var r Row
+			if !r.fromDriver(vals) {
+				foreign = true
+				return rows.Close()
+			}
+			*slab = append(*slab, r)
+			found = append(found, at)
+		}
+	})
+	if err != nil || foreign {
+		*slab = (*slab)[:mark]
+		return false, err
+	}
+	for j, at := range found {
+		for _, i := range at {
+			out[i] = &(*slab)[mark+j]
+		}
+	}
+	return true, nil
+}
+
+const lookupScanQuery = `SELECT ` + rowColumns + ` FROM time_series_associations
+		WHERE owner_category = ? AND time_series_type = ? AND name = ? AND COALESCE(resolution, '') = ?
+		AND COALESCE(interval, '') = ? AND features_hash = ?`
 
 func lookupManyQuery(owners int) string {
 	return `SELECT ` + rowColumns + ` FROM time_series_associations

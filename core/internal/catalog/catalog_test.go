@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -271,5 +272,61 @@ func TestLookupConvertsForeignColumnTypes(t *testing.T) {
 	if got, err := c.Lookup(Identity{OwnerID: 2, OwnerCategory: "Component", SeriesType: "SingleTimeSeries", Name: "a",
 		Resolution: "PT1H", FeaturesHash: r.FeaturesHash}); err != nil || got != nil {
 		t.Fatalf("lookup of a missing row: %+v %v", got, err)
+	}
+}
+
+// LookupMany finds a group that is a large share of the table in one pass over it, and what
+// it finds equals one Lookup per identity: asked-for rows among rows of other names and of
+// owners nobody asked for, missing identities (nil), an identity asked twice; and when a row
+// holds a column of another type (a BLOB units), the same rows through the owner lists.
+func TestLookupManyByScanEqualsLookups(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var rows []*Row
+	for i := 0; i < 900; i++ {
+		r := row(int64(i), []string{"a", "b"}[i%2])
+		r.DataHash = append([]byte{byte(i), byte(i >> 8)}, make([]byte, 30)...)
+		r.Units = sql.NullString{String: "MW", Valid: i%3 == 0}
+		rows = append(rows, r)
+	}
+	if _, err := c.InsertRows(rows); err != nil {
+		t.Fatal(err)
+	}
+	var ks []Identity
+	for i := 0; i < 1000; i += 3 { // every third owner of "a": ~150 stored, ~17 past the table
+		ks = append(ks, identity(row(int64(i), "a")))
+	}
+	for i := 0; i < 1000; i += 2 { // most of the "a" rows, so that the group is a large share
+		ks = append(ks, identity(row(int64(i), "a")))
+	}
+	if len(ks) < lookupScanMin || int64(len(ks))*lookupScanShare < 900 {
+		t.Fatalf("%d identities do not take the scan", len(ks))
+	}
+	check := func(when string) {
+		t.Helper()
+		got, err := c.LookupMany(ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range ks {
+			want, err := c.Lookup(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (got[i] == nil) != (want == nil) || (want != nil && !reflect.DeepEqual(*got[i], *want)) {
+				t.Fatalf("%s: identity %d (owner %d): LookupMany %+v, Lookup %+v", when, i, k.OwnerID, got[i], want)
+			}
+		}
+	}
+	check("scan")
+	if _, err := c.exec(`UPDATE time_series_associations SET units = X'6d57' WHERE owner_id = 6`); err != nil {
+		t.Fatal(err)
+	}
+	check("a BLOB column")
+	if got, _ := c.LookupMany(ks[2:3]); got[0] == nil || got[0].Units.String != "mW" {
+		t.Fatalf("the BLOB units read as %+v", got[0])
 	}
 }
