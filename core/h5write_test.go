@@ -266,3 +266,44 @@ func addForeignDimension(t *testing.T, path, where string) {
 		t.Fatal(err)
 	}
 }
+
+// A unit that fails after defining a packed dataset (its standalone write poisoned) leaves
+// the dataset defined and none of its hash slots written; the next sync writes that
+// companion whole, so the file holds no null string in any slot, before and after a reopen
+// adds to the family (docs/format.md §7.8).
+func TestFailedUnitLeavesNoNullSlot(t *testing.T) {
+	requireTool(t, "ncdump")
+	requireTool(t, "h5dump")
+	s, path := newStore(t)
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 1)), nil)
+	poisonStandalone(t, s, outage())
+	if _, err := s.Add(gen(77), outage(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err == nil {
+		t.Fatal("the flush of a poisoned write succeeded")
+	}
+	mustAdd(t, s, gen(2), hourly("q", ramp(48, 1)), nil)
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	const companion = "/time_series/single/sts_f64_s_24_PT1H_h"
+	null := regexp.MustCompile(`\bNULL\b`) // h5dump's null string (its type says STR_NULLTERM)
+	if d := run(t, "h5dump", "-d", companion, path); null.MatchString(d) || !strings.Contains(d, `""`) {
+		t.Fatalf("after the failed unit, h5dump shows a null slot or no empty one:\n%s", d)
+	}
+	s = openAgain(t, path)
+	mustAdd(t, s, gen(3), hourly("r", ramp(24, 5)), nil)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := run(t, "h5dump", "-d", companion, path); null.MatchString(d) || strings.Count(d, `"`) < 4 {
+		t.Fatalf("after a reopen and an add, h5dump shows a null slot:\n%s", d)
+	}
+	if d := run(t, "ncdump", path); strings.Contains(d, "NIL") {
+		t.Fatalf("ncdump shows a null slot:\n%s", d)
+	}
+}

@@ -405,12 +405,31 @@ func (f *File) closeLocked() error {
 		f.journal = nil // the driver frees it as the file closes
 	}
 	if f.h5 != nil {
-		return f.h5.file.Close()
+		return errors.Join(f.writeUnwrittenCompanions(), f.h5.file.Close())
 	}
 	if f.inMemory {
 		return ncmem.Dataset{Dataset: f.root}.Close()
 	}
 	return f.root.Close()
+}
+
+// writeUnwrittenCompanions writes every slot of each hash companion defined this session that
+// no write has covered: a unit that failed after defining a dataset leaves one, and its
+// storage holds null strings until written, which the file must never keep (docs/format.md
+// §7.8).
+func (f *File) writeUnwrittenCompanions() error {
+	if f.readOnly {
+		return nil
+	}
+	for _, ds := range f.h5.unwritten {
+		if ds.unwritten {
+			if err := f.putSlots(ds, 0, ds.slots); err != nil {
+				return err
+			}
+		}
+	}
+	f.h5.unwritten = f.h5.unwritten[:0]
+	return nil
 }
 
 // Close closes the file; closing twice is harmless.
@@ -450,6 +469,9 @@ func (f *File) JournalFailure() error {
 // the catalog commits — core/unit.go).
 func (f *File) syncLocked() error {
 	if f.h5 != nil {
+		if err := f.writeUnwrittenCompanions(); err != nil {
+			return err
+		}
 		if err := f.syncH5(); err != nil {
 			return err
 		}

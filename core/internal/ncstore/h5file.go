@@ -36,6 +36,9 @@ type h5view struct {
 	// written is the standalone variables defined since the last sync, whose datasets stay
 	// open until it (h5write.go, keepWritten).
 	written []*Variable
+	// unwritten is the packed datasets defined since the last sync whose hash companion may
+	// not be written yet (Packed.unwritten; writeUnwrittenCompanions).
+	unwritten []*Packed
 
 	// For a writable file (h5write.go): the netCDF dimensions the group held at open, the
 	// one created last, whether the names were walked by name rather than creation order,

@@ -362,6 +362,7 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 		if err := f.definePackedH5(ds, dimNames, lens); err != nil {
 			return nil, err
 		}
+		f.h5.unwritten = append(f.h5.unwritten, ds)
 		f.families[fam] = append(f.families[fam], ds)
 		sortByName(f.families[fam])
 		return ds, nil
