@@ -539,7 +539,8 @@ def test_plain_bulk_add_stores_what_the_general_path_stores(tmp_path, monkeypatc
 
 @pytest.mark.parametrize("bad", [dict(owner_id="7"), dict(owner_type=7), dict(owner_category="Bus"),
                                  dict(ts_resolution="hourly"), dict(ts_data=np.zeros(0)),
-                                 dict(ts_data=np.array(["a"] * 24)), dict(units="MW"), dict(same_as=3)])
+                                 dict(ts_data=np.array(["a"] * 24)), dict(units="MW"), dict(same_as=3),
+                                 dict(drop="owner_type"), dict(drop="ts")])
 def test_plain_bulk_add_refuses_as_the_general_path_does(tmp_path, monkeypatch, bad):
     """An item the one-pass conversion cannot take (or a duplicate of item 3) is refused
     with the general path's message, naming the item, and nothing is stored."""
@@ -551,6 +552,8 @@ def test_plain_bulk_add_refuses_as_the_general_path_does(tmp_path, monkeypatch, 
         for k, v in bad.items():
             if k == "same_as":
                 items[5] = dict(items[v])
+            elif k == "drop":
+                del items[5][v]
             elif k.startswith("ts_"):
                 setattr(ts, k[3:], v)
             else:

@@ -1343,6 +1343,7 @@ def _raise_add_error(st: int, n: int, item_at: Any) -> None:
 
 
 _PLAIN_KEYS = frozenset(("ts", "owner_id", "owner_type", "owner_category"))
+_PLAIN_NEEDS = frozenset(("ts", "owner_id", "owner_type"))
 _UNSET = object()
 
 
@@ -1363,7 +1364,7 @@ def _plain_columns(items: list) -> "dict | None":
     sts, component = SingleTimeSeries, OwnerCategory.COMPONENT
     try:
         for item in items:
-            if type(item) is not dict or not item.keys() <= _PLAIN_KEYS:
+            if type(item) is not dict or not _PLAIN_NEEDS <= item.keys() <= _PLAIN_KEYS:
                 return None
             ts, oid, ot = item["ts"], item["owner_id"], item["owner_type"]
             cat = item.get("owner_category", component)
