@@ -749,14 +749,7 @@ func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*R
 		if err != nil {
 			return err
 		}
-		for i, v := range [6]any{g.cat, g.typ, g.name, g.res, g.iv, []byte(g.fh)} {
-			ds.args[i].Value = v
-		}
-		q, ok := ds.stmt.(driver.StmtQueryContext)
-		if !ok {
-			return fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)
-		}
-		rows, err := q.QueryContext(ctx, ds.args)
+		rows, err := ds.query(g.cat, g.typ, g.name, g.res, g.iv, []byte(g.fh))
 		if err != nil {
 			return err
 		}
@@ -839,14 +832,7 @@ func (c *Catalog) driverRow(query string, args [7]any, dest []driver.Value) (fou
 		if err != nil {
 			return err
 		}
-		for i, v := range args {
-			ds.args[i].Value = v
-		}
-		q, ok := ds.stmt.(driver.StmtQueryContext)
-		if !ok {
-			return fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)
-		}
-		rows, err := q.QueryContext(ctx, ds.args)
+		rows, err := ds.query(args[:]...)
 		if err != nil {
 			return err
 		}
@@ -860,6 +846,18 @@ func (c *Catalog) driverRow(query string, args [7]any, dest []driver.Value) (fou
 		return errors.Join(err, cerr)
 	})
 	return found, err
+}
+
+// query runs the statement with args, one for each of its parameters, in order.
+func (ds *driverStmt) query(args ...any) (driver.Rows, error) {
+	for i, v := range args {
+		ds.args[i].Value = v
+	}
+	q, ok := ds.stmt.(driver.StmtQueryContext)
+	if !ok {
+		return nil, fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)
+	}
+	return q.QueryContext(ctx, ds.args)
 }
 
 // driverStatement prepares query on the driver connection dc the first time it is asked for,
