@@ -144,8 +144,8 @@ def _single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, o
     res = {}
     for pair in set(zip(rv, ru)):
         res[pair] = cv.period_value(raw.tsstore_period(pair[0], pair[1]))
-    single = SingleTimeSeries
-    return [single(k.name, stamps[t], res[(v, u)], r) for k, t, v, u, r in zip(keys, starts, rv, ru, rows)]
+    return SingleTimeSeries._many([k.name for k in keys], [stamps[t] for t in starts],
+                                  [res[p] for p in zip(rv, ru)], rows)
 
 
 # has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
