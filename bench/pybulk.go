@@ -15,7 +15,7 @@ import (
 var (
 	pyBulkN       = flag.Int("pybulk-n", 100_000, "python-bulk: series in the batch add")
 	pyBulkReadN   = flag.Int("pybulk-read-n", 10_000, "python-bulk: series read by get_many")
-	pyBulkRepeats = flag.Int("pybulk-repeats", 3, "python-bulk: runs of each, best taken")
+	pyBulkRepeats = flag.Int("pybulk-repeats", 3, "python-bulk: rounds of Python, Go add and Go read in turn, each figure its best round")
 )
 
 // pyBulkWorkload runs the two bulk paths a Python modeller uses — one durable batch add
@@ -24,20 +24,6 @@ var (
 func pyBulkWorkload(cfg *config) ([]result, error) {
 	n, m, reps := *pyBulkN, *pyBulkReadN, max(*pyBulkRepeats, 1)
 	lib, err := filepath.Abs(*callsLibDir)
-	if err != nil {
-		return nil, err
-	}
-	py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "bulk.py"), filepath.Join(cfg.dir, "pybulk"),
-		strconv.Itoa(n), "24", strconv.Itoa(m), "168", strconv.Itoa(reps))
-	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
-	pyFigs, err := keyValues(py)
-	if err != nil {
-		return nil, fmt.Errorf("python-bulk (Python %s; `make pyenv` builds one): %w", *callsPython, err)
-	}
-	goAdd, err := bestOf(reps, func() (time.Duration, error) {
-		d, _, err := goBulkAdd(storePath(cfg, "pybulk_go_add"), n, 24)
-		return d, err
-	})
 	if err != nil {
 		return nil, err
 	}
@@ -51,16 +37,35 @@ func pyBulkWorkload(cfg *config) ([]result, error) {
 		return nil, err
 	}
 	defer s.Close()
-	goRead, err := bestOf(reps, func() (time.Duration, error) {
-		t := time.Now()
-		_, err := s.GetMany(keys)
-		return time.Since(t), err
-	})
+	// Rounds of Python, then Go's add, then Go's read, in turn (bench/calls.go, interleaved),
+	// one Python process a round.
+	figs, err := interleaved(reps,
+		func() (map[string]float64, error) {
+			py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "bulk.py"), filepath.Join(cfg.dir, "pybulk"),
+				strconv.Itoa(n), "24", strconv.Itoa(m), "168", "1")
+			py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
+			f, err := keyValues(py)
+			if err != nil {
+				err = fmt.Errorf("python-bulk (Python %s; `make pyenv` builds one): %w", *callsPython, err)
+			}
+			return f, err
+		},
+		func() (map[string]float64, error) {
+			d, _, err := goBulkAdd(storePath(cfg, "pybulk_go_add"), n, 24)
+			return map[string]float64{"add": float64(d)}, err
+		},
+		func() (map[string]float64, error) {
+			t := time.Now()
+			_, err := s.GetMany(keys)
+			return map[string]float64{"read": float64(time.Since(t))}, err
+		})
 	if err != nil {
 		return nil, err
 	}
+	pyFigs, goAdd, goRead := figs[0], time.Duration(figs[1]["add"]), time.Duration(figs[2]["read"])
 	addUS, readUS := perSeries(goAdd, n), perSeries(goRead, m)
-	addCase, readCase := fmt.Sprintf("%d × 24 f64, durable, best of %d", n, reps), fmt.Sprintf("%d × 168 f64, best of %d", m, reps)
+	addCase := fmt.Sprintf("%d × 24 f64, durable, best of %d interleaved rounds", n, reps)
+	readCase := fmt.Sprintf("%d × 168 f64, best of %d interleaved rounds", m, reps)
 	return []result{
 		{"python-bulk", addCase, "batch add + flush, Go core (AddBatch)", addUS, "µs/series"},
 		{"python-bulk", addCase, "batch add + flush, Python (add_time_series_bulk)", pyFigs["add_us"], "µs/series"},
@@ -74,20 +79,6 @@ func pyBulkWorkload(cfg *config) ([]result, error) {
 }
 
 func perSeries(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) }
-
-func bestOf(reps int, run func() (time.Duration, error)) (time.Duration, error) {
-	var best time.Duration
-	for i := 0; i < reps; i++ {
-		d, err := run()
-		if err != nil {
-			return 0, err
-		}
-		if i == 0 || d < best {
-			best = d
-		}
-	}
-	return best, nil
-}
 
 // goBulkAdd writes n hourly series of length steps in one batch and flushes, as bulk.py does.
 func goBulkAdd(path string, n, length int) (time.Duration, []core.Key, error) {
