@@ -577,3 +577,32 @@ def test_plain_bulk_add_refuses_as_the_general_path_does(tmp_path, monkeypatch, 
     assert messages[0] == messages[1]
     assert messages[0][1].startswith("add_time_series_bulk: ")
     assert "items[5]" in messages[0][1] and "descs" not in messages[0][1]
+
+
+def test_a_key_reads_right_through_its_remembered_size(tmp_path):
+    """get_time_series(key) reads into a buffer of the size the key's last read had: the same
+    Key read from a store where its series is longer, then shorter, then from the first
+    again, and keys of other types read twice, each return their own values."""
+    short, long_ = str(tmp_path / "short.nc"), str(tmp_path / "long.nc")
+    stamps = [dt.datetime(2024, 1, 1, h, tzinfo=dt.timezone.utc) for h in (0, 5, 7)]
+    with tsstore.Store.create(short) as s:
+        key = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+        ns = s.add_time_series(tsstore.NonSequentialTimeSeries("n", stamps, np.array([1.0, 2.0, 3.0])),
+                               owner_id=1, owner_type="G")
+        fc = s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", dt.timedelta(hours=4), "PT2H", 3,
+                                                     np.arange(12.0).reshape(4, 3)), owner_id=1, owner_type="G")
+    with tsstore.Store.create(long_) as s:
+        s.add_time_series(hourly("p", np.arange(48.0) + 100), owner_id=1, owner_type="G")
+    with tsstore.Store.open(short, read_only=True) as a, tsstore.Store.open(long_, read_only=True) as b:
+        for store, want in ((a, np.arange(24.0)), (a, np.arange(24.0)), (b, np.arange(48.0) + 100),
+                            (a, np.arange(24.0)), (b, np.arange(48.0) + 100)):
+            got = store.get_time_series(key)
+            np.testing.assert_array_equal(got.data, want)
+            assert got.initial_timestamp == T0 and got.resolution == dt.timedelta(hours=1) and got.name == "p"
+        for _ in range(2):
+            got = a.get_time_series(ns)
+            np.testing.assert_array_equal(got.data, [1.0, 2.0, 3.0])
+            assert list(got.timestamps.astype("datetime64[h]").astype(int) % 24) == [0, 5, 7]
+            got = a.get_time_series(fc)
+            assert isinstance(got, tsstore.Deterministic) and got.data.shape == (4, 3) and got.count == 3
+            np.testing.assert_array_equal(got.data, np.arange(12.0).reshape(4, 3))

@@ -175,6 +175,13 @@ class SingleTimeSeries:
         _no_pandas(self.data, "SingleTimeSeries")
 
     @classmethod
+    def _of(cls, name: str, initial_timestamp: Any, resolution: Any, data: np.ndarray) -> "SingleTimeSeries":
+        """A series from the parts a read made, set as _many sets them."""
+        s = object.__new__(cls)
+        s.__dict__ = {"name": name, "initial_timestamp": initial_timestamp, "resolution": resolution, "data": data}
+        return s
+
+    @classmethod
     def _many(cls, names: Iterable, starts: Iterable, resolutions: Iterable, arrays: Iterable) -> list:
         """Series from the parts a bulk read made (numpy arrays, converted times and periods),
         their fields set as __init__ would set them; its check is for a caller's data. A
