@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -172,7 +173,8 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 	// What the C and Python gets do: read into a new buffer of the size the key's last read
 	// had, describing the series first only when that is not known.
 	known := make([]int, n)
-	get := func(i int) error {
+	var get func(i int) error
+	get = func(i int) error {
 		k := keys[i].Lookup()
 		if known[i] == 0 {
 			_, ext, err := s.Describe(k, core.Part{})
@@ -182,7 +184,13 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 			known[i] = ext.Bytes
 		}
 		_, ext, err := s.ReadInto(k, core.Part{}, make([]byte, known[i]))
-		known[i] = ext.Bytes
+		if errors.Is(err, core.ErrBufferTooSmall) { // grown since: described again, as calls.c
+			known[i] = 0
+			return get(i)
+		}
+		if err == nil {
+			known[i] = ext.Bytes
+		}
 		return err
 	}
 	for i := range keys { // warm-up, as calls.c and calls.py: every key read once

@@ -38,11 +38,12 @@ func pyBulkWorkload(cfg *config) ([]result, error) {
 	}
 	defer s.Close()
 	// Rounds of Python, then Go's add, then Go's read, in turn (bench/calls.go, interleaved),
-	// one Python process a round.
+	// one Python process a round. Each process makes two of everything: its repeated
+	// get_many is then a second call on an open store, as Go's is from the second round on.
 	figs, err := interleaved(reps,
 		func() (map[string]float64, error) {
 			py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "bulk.py"), filepath.Join(cfg.dir, "pybulk"),
-				strconv.Itoa(n), "24", strconv.Itoa(m), "168", "1")
+				strconv.Itoa(n), "24", strconv.Itoa(m), "168", "2")
 			py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
 			f, err := keyValues(py)
 			if err != nil {
