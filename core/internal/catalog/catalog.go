@@ -466,12 +466,8 @@ func (c *Catalog) setIndexesAside(n int) ([]string, error) {
 	if n < bulkIndexRows {
 		return nil, nil
 	}
-	var top int64
-	if err := c.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM time_series_associations`).Scan(&top); err != nil {
+	if top, err := c.highestID(); err != nil || top > int64(n) {
 		return nil, err
-	}
-	if top > int64(n) {
-		return nil, nil
 	}
 	rows, err := c.conn.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'index'
 		AND tbl_name = 'time_series_associations' AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%' ORDER BY rowid`)
@@ -496,6 +492,14 @@ func (c *Catalog) setIndexesAside(n int) ([]string, error) {
 		}
 	}
 	return stmts, nil
+}
+
+// highestID is the highest row id of time_series_associations, 0 when it is empty: never
+// below its number of rows, and one b-tree descent where counting them reads every row.
+func (c *Catalog) highestID() (int64, error) {
+	var top int64
+	err := c.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM time_series_associations`).Scan(&top)
+	return top, err
 }
 
 // rebuildIndexes runs the CREATE INDEX statements setIndexesAside returned.
@@ -658,7 +662,8 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 		idx := groups[g]
 		if len(idx) >= lookupScanMin {
 			if tableRows < 0 {
-				if err := c.conn.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM time_series_associations`).Scan(&tableRows); err != nil {
+				var err error
+				if tableRows, err = c.highestID(); err != nil {
 					return nil, err
 				}
 			}
@@ -788,19 +793,20 @@ func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*R
 	return true, nil
 }
 
-const lookupScanQuery = `SELECT ` + rowColumns + ` FROM time_series_associations
-		WHERE owner_category = ? AND time_series_type = ? AND name = ? AND COALESCE(resolution, '') = ?
-		AND COALESCE(interval, '') = ? AND features_hash = ?`
+// groupWhere matches every column of an identity but the owner, with NULL periods as ""
+// (uq_ts_assoc_coalesced), its parameters in lookupGroup's order and Identity.args' after the
+// owner. The three lookups below put the owner before it: one, a list, or none.
+const groupWhere = `owner_category = ? AND time_series_type = ? AND name = ?
+		AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`
+
+const lookupScanQuery = `SELECT ` + rowColumns + ` FROM time_series_associations WHERE ` + groupWhere
 
 func lookupManyQuery(owners int) string {
 	return `SELECT ` + rowColumns + ` FROM time_series_associations
-		WHERE owner_id IN (?` + strings.Repeat(", ?", owners-1) + `) AND owner_category = ? AND time_series_type = ?
-		AND name = ? AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`
+		WHERE owner_id IN (?` + strings.Repeat(", ?", owners-1) + `) AND ` + groupWhere
 }
 
-const identityWhere = ` FROM time_series_associations
-		WHERE owner_id = ? AND owner_category = ? AND time_series_type = ? AND name = ?
-		AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`
+const identityWhere = ` FROM time_series_associations WHERE owner_id = ? AND ` + groupWhere
 
 // Exists reports whether the row of k exists, reading no column of it (has_time_series: a
 // full-row Lookup costs twice as much, most of it scanning columns into Go values).
