@@ -509,13 +509,13 @@ def array_view(buf: Any, info: Any) -> np.ndarray:
     return arr if info.ndim == 1 else arr.reshape(tuple(info.shape[: info.ndim]))
 
 
-def series_of(info: Any, arr: np.ndarray, name: str, stamps: Any = None, percentiles: Any = None) -> Any:
-    """The Python series a read returned: info describes it, arr holds its values."""
-    key = info.key  # a new ctypes object at each access
+def series_of(info: Any, key: Any, arr: np.ndarray, name: str, stamps: Any = None, percentiles: Any = None) -> Any:
+    """The Python series a read returned: info describes it (key is its info.key, read once by
+    the caller: each access makes a ctypes object), arr holds its values."""
     typ = key.series_type
     res = cv.period_value(key.resolution)
-    if typ == SeriesType.SINGLE_TIME_SERIES:
-        return SingleTimeSeries(name, cv.from_millis(info.initial_ms), res, arr)
+    if typ == SeriesType.SINGLE_TIME_SERIES:  # the loop's case: no __init__, whose check is for a caller's data
+        return SingleTimeSeries._of(name, cv.from_millis(info.initial_ms), res, arr)
     if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
         return NonSequentialTimeSeries(name, stamps.view("datetime64[ms]"), arr)
     t0, hor, iv = cv.from_millis(info.initial_ms), cv.period_value(info.horizon), cv.period_value(key.interval)

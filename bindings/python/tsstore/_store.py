@@ -362,20 +362,13 @@ class Store:
         end)) or start and length (steps); for forecasts, the windows starting in [start,
         end], or count windows from start. A DeterministicSingleTimeSeries reads as a
         Deterministic."""
-        whole = start is None and end is None and length is None and count is None
-        if whole and type(owner) is Key and name is None and not feature_values and features is None \
-                and resolution is None and interval is None and time_series_type is SingleTimeSeries:
-            try:  # a Key alone, the loop's case: _lookup_of's checks all pass
-                return self._read_key(owner)
-            except (TsStoreError, TypeError, ValueError) as e:
-                raise in_operation(e, "get_time_series") from None
         try:
             q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
                                      resolution, interval, features, feature_values)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "get_time_series") from None
         try:
-            if whole:
+            if start is None and end is None and length is None and count is None:
                 return self._read(q, key, lib.tsstore_get)
             return self._read_part(q, key, start, end, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
@@ -449,41 +442,21 @@ class Store:
         lo = cv.millis(first)
         return self._read(key.lookup(), key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
 
-    def _read_key(self, key: Key) -> Any:
-        """A whole series by a Key read before: one C call into a buffer of the size of its
-        last read, this thread's info struct, and a 1-D SingleTimeSeries made without the
-        layers of _read (2 of the 6 µs Python spent around a 24-step get). Anything else -- a
-        first read, a grown series, another type or shape -- takes _read's way."""
-        guess = key.__dict__.get("_nbytes", 0)
-        if not guess:
-            return self._read(key.lookup(), key, lib.tsstore_get)
-        info, ref = _thread_info()
-        cbuf = (c_uint8 * guess)()
-        st = lib.tsstore_get(self._handle(), key.lookup_ref(), cbuf, guess, ref)
-        if st == _TOO_SMALL:
-            return self._read(key.lookup(), key, lib.tsstore_get)
-        check(st)
-        k = info.key
-        if info.nbytes != guess or info.ndim != 1 or k.series_type != SeriesType.SINGLE_TIME_SERIES:
-            object.__setattr__(key, "_nbytes", info.nbytes)
-            return self._series(key.lookup(), info, array_view(cbuf, info), (), key.name)
-        return SingleTimeSeries._of(key.name, cv.from_millis(info.initial_ms), cv.period_value(k.resolution),
-                                    np.frombuffer(cbuf, dtype=cv.DTYPES[info.dtype]))
-
     def _read(self, lookup: Any, key: Key | None, call: Any, *bounds: int) -> Any:
         """One read into a numpy array: one C call when the key's size is known from its
         last read (the usual case in a loop), else a first call that only sizes it.
-        NonSequential timestamps and percentiles take one more call each."""
-        h, info = self._handle(), _info()
+        NonSequential timestamps and percentiles take one more call each. The info struct is
+        this thread's: it is read into Python values before the next read of the thread."""
+        h, (info, info_ref) = self._handle(), _thread_info()
         # lookup is key's own when a Key is given: its byref is made once per Key.
         q, guess = (byref(lookup), 0) if key is None else (key.lookup_ref(), key.__dict__.get("_nbytes", 0))
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
-        st = call(h, q, *bounds, cbuf, guess, byref(info))
+        st = call(h, q, *bounds, cbuf, guess, info_ref)
         if st == _TOO_SMALL:
             cbuf = (c_uint8 * info.nbytes)()
-            st = call(h, q, *bounds, cbuf, info.nbytes, byref(info))
+            st = call(h, q, *bounds, cbuf, info.nbytes, info_ref)
         check(st)
         if not bounds and key is not None and info.nbytes != guess:
             object.__setattr__(key, "_nbytes", info.nbytes)
@@ -491,7 +464,8 @@ class Store:
                             None if key is None else key.name)
 
     def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
-        typ = info.key.series_type
+        key = info.key  # a new ctypes object at each access
+        typ = key.series_type
         stamps = pct = None
         if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
             lo, hi = bounds if len(bounds) == 2 else (_INT64_MIN, _INT64_MAX)
@@ -500,7 +474,7 @@ class Store:
             pct = np.empty(info.n_layers, dtype=np.float64)
             n = c_size_t()
             check(lib.tsstore_get_percentiles(self._handle(), byref(lookup), pct.ctypes.data, len(pct), byref(n)))
-        return series_of(info, arr, name or info.key.name.decode("utf-8"), stamps, pct)
+        return series_of(info, key, arr, name or key.name.decode("utf-8"), stamps, pct)
 
     def _timestamps(self, lookup: Any, lo: int, hi: int, n: int) -> np.ndarray:
         out = np.empty(max(n, 1), dtype=np.int64)
