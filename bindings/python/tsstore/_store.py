@@ -158,8 +158,8 @@ def _single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, o
     res = {}
     for pair in set(zip(rv, ru)):
         res[pair] = cv.period_value(raw.tsstore_period(pair[0], pair[1]))
-    return SingleTimeSeries._many([k.name for k in keys], [stamps[t] for t in starts],
-                                  [res[p] for p in zip(rv, ru)], rows)
+    return list(map(SingleTimeSeries._of, [k.name for k in keys], [stamps[t] for t in starts],
+                    [res[p] for p in zip(rv, ru)], rows))
 
 
 # has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
@@ -1357,7 +1357,8 @@ _UNSET = object()
 
 
 def _plain_columns(items: list) -> "dict | None":
-    """The descriptor columns of a bulk add whose every item is the plain case, in one pass:
+    """The descriptor columns of a bulk add whose every item is the plain case, and the
+    names and resolutions its keys hold, in one pass:
     a dict of ts (a SingleTimeSeries over a C-contiguous ndarray of a stored dtype),
     owner_id (an int), owner_type and perhaps owner_category, and nothing else. Timestamps,
     periods and texts are converted once per distinct object (a bulk add repeats them; all
@@ -1367,9 +1368,9 @@ def _plain_columns(items: list) -> "dict | None":
     if n == 0:
         return None
     owner_ids, cats, codes, initial, res, arrs = [], [], [], [], [], []
-    types, names = [], []
+    types, names, key_names, key_res = [], [], [], []
     last_t = last_r = last_ot = last_name = last_dt = _UNSET
-    t_ms = r_p = ot_b = name_b = code = None
+    t_ms = r_p = r_value = ot_b = name_b = code = None
     sts, component = SingleTimeSeries, OwnerCategory.COMPONENT
     try:
         for item in items:
@@ -1392,6 +1393,7 @@ def _plain_columns(items: list) -> "dict | None":
                 t_ms, last_t = cv.millis(t), t
             if r is not last_r:
                 r_p, last_r = cv.period(r, "ts.resolution"), r
+                r_value = cv.period_value(r_p)  # as the key holds it
             if ot is not last_ot:
                 ot_b, last_ot = cv.text_arg(ot, "owner_type"), ot
             if name is not last_name:
@@ -1404,6 +1406,8 @@ def _plain_columns(items: list) -> "dict | None":
             arrs.append(a)
             types.append(ot_b)
             names.append(name_b)
+            key_names.append(name)
+            key_res.append(r_value)
     except (TsStoreError, TypeError, ValueError):
         return None  # the general path raises it, naming the item
     none = [None] * n
@@ -1411,7 +1415,7 @@ def _plain_columns(items: list) -> "dict | None":
     return dict(series_type=int(SeriesType.SINGLE_TIME_SERIES), owner_id=owner_ids, categories=cats,
                 owner_category=_one_or_all(cats), dtype=_one_or_all(codes), initial_ms=_one_or_all(initial),
                 count=0, resolution=res, horizon=[cv.NO_PERIOD] * n, interval=[cv.NO_PERIOD] * n, arrs=arrs,
-                stamps=None, pct=None, strs=(types, names, none, none, none))
+                stamps=None, pct=None, strs=(types, names, none, none, none), key_names=key_names, key_res=key_res)
 
 
 def _one_or_all(values: list) -> Any:
@@ -1426,13 +1430,8 @@ def _add_plain(store: "Store", items: list, cols: dict) -> list[Key]:
     del keep
     if st:
         _raise_add_error(st, len(items), lambda i: _Item(**items[i]))
-    values: dict = {}
-    for p in cols["resolution"]:
-        if id(p) not in values:
-            values[id(p)] = cv.period_value(p)
-    ts_of = [it["ts"] for it in items]
-    return Key._many(cols["owner_id"], cols["categories"], SeriesType.SINGLE_TIME_SERIES,
-                     [t.name for t in ts_of], [values[id(p)] for p in cols["resolution"]])
+    return Key._many(cols["owner_id"], cols["categories"], SeriesType.SINGLE_TIME_SERIES, cols["key_names"],
+                     cols["key_res"])
 
 
 def _item_columns(items: list[_Item]) -> dict:
