@@ -52,13 +52,7 @@ func callsWorkload(cfg *config) ([]result, error) {
 			return f, err
 		},
 		func() (map[string]float64, error) {
-			py := exec.Command(*callsPython, callsScript(), path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats))
-			py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
-			f, err := keyValues(py)
-			if err != nil {
-				err = fmt.Errorf("calls (Python %s; `make pyenv` builds one): %w", *callsPython, err)
-			}
-			return f, err
+			return pythonFigures("calls", lib, "calls.py", path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats))
 		},
 		func() (map[string]float64, error) { return goCalls(path, n, length, repeats) })
 	if err != nil {
@@ -122,6 +116,19 @@ func barNote(bar string) string {
 func callsScript() string {
 	_, here, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(here), "calls", "calls.py")
+}
+
+// pythonFigures runs script (a file of bench/calls) with args under the benchmark's Python,
+// on the library in lib (a directory), and returns the key=value figures it prints; an error
+// names the workload and how to get such a Python.
+func pythonFigures(workload, lib, script string, args ...string) (map[string]float64, error) {
+	py := exec.Command(*callsPython, append([]string{filepath.Join(filepath.Dir(callsScript()), script)}, args...)...)
+	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
+	figs, err := keyValues(py)
+	if err != nil {
+		return nil, fmt.Errorf("%s (Python %s; `make pyenv` builds one): %w", workload, *callsPython, err)
+	}
+	return figs, nil
 }
 
 // buildCallsDriver compiles calls/calls.c against the built library and the public header.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -44,12 +43,10 @@ func modellerWorkload(cfg *config) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "modeller.py"),
-		filepath.Join(cfg.dir, "modeller_py"), strconv.Itoa(buses), strconv.Itoa(gens), strconv.Itoa(fcs), strconv.Itoa(reps))
-	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
-	pyFigs, err := keyValues(py)
+	pyFigs, err := pythonFigures("modeller", lib, "modeller.py", filepath.Join(cfg.dir, "modeller_py"),
+		strconv.Itoa(buses), strconv.Itoa(gens), strconv.Itoa(fcs), strconv.Itoa(reps))
 	if err != nil {
-		return nil, fmt.Errorf("modeller (Python %s; `make pyenv` builds one): %w", *callsPython, err)
+		return nil, err
 	}
 	goFigs := map[string]float64{}
 	for r := 0; r < reps; r++ {

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -42,14 +41,8 @@ func pyBulkWorkload(cfg *config) ([]result, error) {
 	// get_many is then a second call on an open store, as Go's is from the second round on.
 	figs, err := interleaved(reps,
 		func() (map[string]float64, error) {
-			py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "bulk.py"), filepath.Join(cfg.dir, "pybulk"),
-				strconv.Itoa(n), "24", strconv.Itoa(m), "168", "2")
-			py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
-			f, err := keyValues(py)
-			if err != nil {
-				err = fmt.Errorf("python-bulk (Python %s; `make pyenv` builds one): %w", *callsPython, err)
-			}
-			return f, err
+			return pythonFigures("python-bulk", lib, "bulk.py", filepath.Join(cfg.dir, "pybulk"), strconv.Itoa(n), "24",
+				strconv.Itoa(m), "168", "2")
 		},
 		func() (map[string]float64, error) {
 			d, _, err := goBulkAdd(storePath(cfg, "pybulk_go_add"), n, 24)
