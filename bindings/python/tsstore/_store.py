@@ -486,9 +486,9 @@ class Store:
     def get_many(self, keys: Sequence[Key]) -> list[Any]:
         """Reads many whole series, one pass per packed dataset; results in key order. One C
         call however many keys when every series fits the size of the largest one the last
-        get_many read (the usual case), else two (sizes, then values; the library resolves
-        the keys once for both): the arrays are views into one block of memory the library
-        fills."""
+        get_many read (the usual case; a store's first get_many guesses the first key's size,
+        asked by one small call), else two (sizes, then values; the library resolves the keys
+        once for both): the arrays are views into one block of memory the library fills."""
         n = len(keys)
         if n == 0:
             return []
@@ -499,7 +499,9 @@ class Store:
         # Every item sized as the largest of the last get_many, while that asks for no more than
         # twice what the last one read (at least 64 MiB); else a sizing call first (the library
         # keeps what it resolved for the read right after it).
-        guess = self._many_guess if n * self._many_guess <= max(2 * self._many_total, _GUESS_FLOOR) else 0
+        guess = self._many_guess or self._first_guess(h, which, infos)
+        if n * guess > max(2 * self._many_total, _GUESS_FLOOR):
+            guess = 0
         block, offsets, st = self._get_many_into(h, which, n, infos, np.full(n, guess, dtype=np.uint64))
         if st == _TOO_SMALL:
             block, offsets, st = self._get_many_into(h, which, n, infos, _info_column(infos, n, _NBYTES))
@@ -517,6 +519,12 @@ class Store:
         return out
 
     _many_guess = _many_total = 0
+
+    @staticmethod
+    def _first_guess(h: int, which: Any, infos: Any) -> int:
+        """The size of the first key's series, the guess for every item of a store's first
+        get_many: one small call that spares the sizing call of a batch of like series."""
+        return int(infos[0].nbytes) if lib.tsstore_get_info(h, which, infos) == 0 else 0
 
     @staticmethod
     def _get_many_into(h: int, which: Any, n: int, infos: Any, nbytes: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
