@@ -504,6 +504,53 @@ def test_first_get_many_of_a_store_guesses_from_its_first_key(path, monkeypatch)
         assert [g.data[0] for g in s.get_many(like[:2])] == [0.0, 1.0]
 
 
+def test_bulk_calls_pause_the_collector_and_give_it_back_as_it_was(path):
+    """add_time_series_bulk and get_many make an object per series, none cyclic, with the
+    cyclic collector paused while they make them (at a threshold of 1, where each tracked
+    object sets off a collection); after them, also after a refusal, it is enabled or
+    disabled as it was before."""
+    import gc
+    ran = []
+
+    def inside(call, *args):
+        gc.callbacks.append(counter)
+        try:
+            return call(*args)
+        finally:
+            gc.callbacks.remove(counter)
+
+    def counter(phase, info):
+        if phase == "start":
+            ran.append(info["generation"])
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        with tsstore.Store.create(path) as s:
+            items = [dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G") for i in range(300)]
+            keys = inside(s.add_time_series_bulk, items)
+            added, ran[:] = len(ran), []
+            got = inside(s.get_many, keys)
+            # At a threshold of 1 each new tracked object sets off a collection: the few here
+            # are the calls' own argument tuples and frames around the paused part; a key or a
+            # series each would make it 300 or more.
+            assert added < 30 and len(ran) < 30 and gc.isenabled()
+            assert got[299].data[0] == 299.0
+            missing = tsstore.Key(999, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
+            with pytest.raises(tsstore.NotFoundError):
+                s.get_many(keys[:5] + [missing])
+            with pytest.raises(tsstore.DuplicateTimeSeriesError):
+                s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0)), owner_id=0, owner_type="G")])
+            assert gc.isenabled()
+            gc.disable()
+            s.get_many(keys)
+            with pytest.raises(tsstore.NotFoundError):
+                s.get_many([missing])
+            assert not gc.isenabled()
+    finally:
+        gc.enable()
+        gc.set_threshold(*threshold)
+
+
 def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
     """has_time_series(key) converts a Key's lookup once; a copy made by pickle builds its
     own, and a Key whose field is bad is refused naming the field."""

@@ -489,6 +489,10 @@ class Store:
         get_many read (the usual case; a store's first get_many guesses the first key's size,
         asked by one small call), else two (sizes, then values; the library resolves the keys
         once for both): the arrays are views into one block of memory the library fills."""
+        with _gc_paused():  # a series object per key, none cyclic: as a bulk add's keys
+            return self._get_many(keys)
+
+    def _get_many(self, keys: Sequence[Key]) -> list[Any]:
         n = len(keys)
         if n == 0:
             return []
@@ -1318,10 +1322,11 @@ def _strings_block(values: Sequence[bytes | None], keep: list) -> np.ndarray:
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
     """Python's cyclic garbage collector paused while a bulk add converts its items and
-    makes their keys: those allocate a few objects per series, none of them cyclic, and the
-    collections they set off (each full one walking every object of the process) cost more
-    than the conversion itself (3 of 5 µs a series at 100,000). It is enabled again after,
-    unless it was disabled before."""
+    makes their keys, or a bulk read makes its series: those allocate a few objects per
+    series, none of them cyclic, and the collections they set off (each full one walking
+    every object of the process) cost more than the conversion itself (3 of 5 µs a series
+    of a 100,000 add; 5-7 µs a series of a 10,000 read after that add, docs/benchmarks.md).
+    It is enabled again after, unless it was disabled before."""
     was = gc.isenabled()
     gc.disable()
     try:
