@@ -83,25 +83,28 @@ func compressionOf(p *C.char) (*core.CreateOptions, error) {
 //export tsstore_create
 func tsstore_create(path, compression *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
-	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
-	}
-	*out = 0
-	p, err := reqString(path, "path")
-	if err != nil {
-		return fail(nil, err)
-	}
-	opts, err := compressionOf(compression)
-	if err != nil {
-		return fail(nil, err)
-	}
-	s, err := core.Create(p, opts)
-	return openResult(s, err, out)
+	return openPath(path, out, func(p string) (*core.Store, error) {
+		opts, err := compressionOf(compression)
+		if err != nil {
+			return nil, err
+		}
+		return core.Create(p, opts)
+	})
 }
 
 //export tsstore_open
 func tsstore_open(path *C.char, readOnly C.int32_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
+	return openPath(path, out, func(p string) (*core.Store, error) {
+		if readOnly != 0 {
+			return core.OpenReadOnly(p)
+		}
+		return core.Open(p)
+	})
+}
+
+// openPath checks out (and clears it) and path, then registers the store open makes of it.
+func openPath(path *C.char, out *C.uintptr_t, open func(p string) (*core.Store, error)) C.int32_t {
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
@@ -110,12 +113,7 @@ func tsstore_open(path *C.char, readOnly C.int32_t, out *C.uintptr_t) (status C.
 	if err != nil {
 		return fail(nil, err)
 	}
-	var s *core.Store
-	if readOnly != 0 {
-		s, err = core.OpenReadOnly(p)
-	} else {
-		s, err = core.Open(p)
-	}
+	s, err := open(p)
 	return openResult(s, err, out)
 }
 

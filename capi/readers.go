@@ -105,7 +105,8 @@ func noFail(err error) C.int32_t {
 
 // newReader resolves the lookups and builds a reader over their series.
 func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t,
-	build func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error)) C.int32_t {
+	build func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error)) (status C.int32_t) {
+	defer guard(&status)
 	if out == nil {
 		return fail(nil, invalidArg("out is NULL"))
 	}
@@ -151,7 +152,8 @@ func whichError(err error) error {
 
 var readerInfoSize, groupInfoSize = unsafe.Sizeof(C.tsstore_reader_info{}), unsafe.Sizeof(C.tsstore_group_info{})
 
-func readerInfo(p C.uintptr_t, k kind, out *C.tsstore_reader_info) C.int32_t {
+func readerInfo(p C.uintptr_t, k kind, out *C.tsstore_reader_info) (status C.int32_t) {
+	defer guard(&status)
 	h, err := getReader(p, k)
 	if err == nil && out == nil {
 		err = invalidArg("info is NULL")
@@ -167,7 +169,8 @@ func readerInfo(p C.uintptr_t, k kind, out *C.tsstore_reader_info) C.int32_t {
 	return noFail(err)
 }
 
-func readerGroup(p C.uintptr_t, k kind, g C.size_t, out *C.tsstore_group_info) C.int32_t {
+func readerGroup(p C.uintptr_t, k kind, g C.size_t, out *C.tsstore_group_info) (status C.int32_t) {
+	defer guard(&status)
 	h, err := getReader(p, k)
 	if err == nil && out == nil {
 		err = invalidArg("info is NULL")
@@ -186,7 +189,8 @@ func readerGroup(p C.uintptr_t, k kind, g C.size_t, out *C.tsstore_group_info) C
 	return noFail(err)
 }
 
-func readerGroupKeys(p C.uintptr_t, k kind, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) C.int32_t {
+func readerGroupKeys(p C.uintptr_t, k kind, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) (status C.int32_t) {
+	defer guard(&status)
 	h, err := getReader(p, k)
 	if err == nil {
 		var keys []int
@@ -201,7 +205,8 @@ func readerGroupKeys(p C.uintptr_t, k kind, g C.size_t, dst *C.int64_t, capacity
 	return noFail(err)
 }
 
-func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity C.size_t) C.int32_t {
+func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity C.size_t) (status C.int32_t) {
+	defer guard(&status)
 	h, err := getReader(p, k)
 	if err != nil {
 		return noFail(err)
@@ -218,8 +223,25 @@ func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity 
 	return noFail(h.r.bind(int(g), buf))
 }
 
-// readerRead runs one step and, when the debug log is on, logs what it did.
-func readerRead(p C.uintptr_t, k kind, name string, read func(reader) error) C.int32_t {
+// readerStep reads step (a forecast reader: window) i of the grid.
+func readerStep(p C.uintptr_t, k kind, name string, i C.int64_t) C.int32_t {
+	return readerRead(p, k, name, func(r reader) error {
+		step, err := stepArg(i)
+		if err != nil {
+			return err
+		}
+		return r.readStep(step)
+	})
+}
+
+// readerAt reads the step (window) that starts at ms.
+func readerAt(p C.uintptr_t, k kind, name string, ms C.int64_t) C.int32_t {
+	return readerRead(p, k, name, func(r reader) error { return r.readAt(fromMillis(ms)) })
+}
+
+// readerRead runs one read and, when the debug log is on, logs what it did.
+func readerRead(p C.uintptr_t, k kind, name string, read func(reader) error) (status C.int32_t) {
+	defer guard(&status)
 	h, err := getReader(p, k)
 	if err != nil {
 		return noFail(err)
@@ -241,14 +263,17 @@ func stepArg(i C.int64_t) (int, error) {
 }
 
 func readerFree(p C.uintptr_t, k kind) {
+	defer guardVoid()
 	if h, ok := unregister(uintptr(p), k).(*readerHandle); ok && h.close != nil {
 		h.close()
 	}
 }
 
+// The exports: each kind's call of every operation, side by side. Each hands its kind to
+// the shared body above, which runs under the panic guard.
+
 //export tsstore_static_reader_new
-func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
+func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t) C.int32_t {
 	return newReader(p, kindStaticReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
 		rd, err := s.NewStaticReaderOf(res, qs)
 		if err != nil {
@@ -258,58 +283,9 @@ func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, whic
 	})
 }
 
-//export tsstore_static_reader_info
-func tsstore_static_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) (status C.int32_t) {
-	defer guard(&status)
-	return readerInfo(p, kindStaticReader, info)
-}
-
-//export tsstore_static_reader_group
-func tsstore_static_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) (status C.int32_t) {
-	defer guard(&status)
-	return readerGroup(p, kindStaticReader, g, info)
-}
-
-//export tsstore_static_reader_group_keys
-func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerGroupKeys(p, kindStaticReader, g, dst, capacity, n)
-}
-
-//export tsstore_static_reader_bind
-func tsstore_static_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerBind(p, kindStaticReader, g, dst, capacity)
-}
-
-//export tsstore_static_reader_read
-func tsstore_static_reader_read(p C.uintptr_t, step C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerRead(p, kindStaticReader, "tsstore_static_reader_read", func(r reader) error {
-		i, err := stepArg(step)
-		if err != nil {
-			return err
-		}
-		return r.readStep(i)
-	})
-}
-
-//export tsstore_static_reader_read_at
-func tsstore_static_reader_read_at(p C.uintptr_t, timestampMS C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerRead(p, kindStaticReader, "tsstore_static_reader_read_at", func(r reader) error { return r.readAt(fromMillis(timestampMS)) })
-}
-
-//export tsstore_static_reader_free
-func tsstore_static_reader_free(p C.uintptr_t) {
-	defer guardVoid()
-	readerFree(p, kindStaticReader)
-}
-
 //export tsstore_forecast_reader_new
 func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t,
-	out *C.uintptr_t) (status C.int32_t) {
-	defer guard(&status)
+	out *C.uintptr_t) C.int32_t {
 	return newReader(p, kindForecastReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
 		typ, err := typeIn(seriesType, "series_type", false)
 		if err != nil {
@@ -323,50 +299,68 @@ func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution
 	})
 }
 
+//export tsstore_static_reader_info
+func tsstore_static_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) C.int32_t {
+	return readerInfo(p, kindStaticReader, info)
+}
+
 //export tsstore_forecast_reader_info
-func tsstore_forecast_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) (status C.int32_t) {
-	defer guard(&status)
+func tsstore_forecast_reader_info(p C.uintptr_t, info *C.tsstore_reader_info) C.int32_t {
 	return readerInfo(p, kindForecastReader, info)
 }
 
+//export tsstore_static_reader_group
+func tsstore_static_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) C.int32_t {
+	return readerGroup(p, kindStaticReader, g, info)
+}
+
 //export tsstore_forecast_reader_group
-func tsstore_forecast_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) (status C.int32_t) {
-	defer guard(&status)
+func tsstore_forecast_reader_group(p C.uintptr_t, g C.size_t, info *C.tsstore_group_info) C.int32_t {
 	return readerGroup(p, kindForecastReader, g, info)
 }
 
+//export tsstore_static_reader_group_keys
+func tsstore_static_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) C.int32_t {
+	return readerGroupKeys(p, kindStaticReader, g, dst, capacity, n)
+}
+
 //export tsstore_forecast_reader_group_keys
-func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) (status C.int32_t) {
-	defer guard(&status)
+func tsstore_forecast_reader_group_keys(p C.uintptr_t, g C.size_t, dst *C.int64_t, capacity C.size_t, n *C.size_t) C.int32_t {
 	return readerGroupKeys(p, kindForecastReader, g, dst, capacity, n)
 }
 
+//export tsstore_static_reader_bind
+func tsstore_static_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) C.int32_t {
+	return readerBind(p, kindStaticReader, g, dst, capacity)
+}
+
 //export tsstore_forecast_reader_bind
-func tsstore_forecast_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) (status C.int32_t) {
-	defer guard(&status)
+func tsstore_forecast_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer, capacity C.size_t) C.int32_t {
 	return readerBind(p, kindForecastReader, g, dst, capacity)
 }
 
+//export tsstore_static_reader_read
+func tsstore_static_reader_read(p C.uintptr_t, step C.int64_t) C.int32_t {
+	return readerStep(p, kindStaticReader, "tsstore_static_reader_read", step)
+}
+
 //export tsstore_forecast_reader_read
-func tsstore_forecast_reader_read(p C.uintptr_t, window C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerRead(p, kindForecastReader, "tsstore_forecast_reader_read", func(r reader) error {
-		i, err := stepArg(window)
-		if err != nil {
-			return err
-		}
-		return r.readStep(i)
-	})
+func tsstore_forecast_reader_read(p C.uintptr_t, window C.int64_t) C.int32_t {
+	return readerStep(p, kindForecastReader, "tsstore_forecast_reader_read", window)
+}
+
+//export tsstore_static_reader_read_at
+func tsstore_static_reader_read_at(p C.uintptr_t, timestampMS C.int64_t) C.int32_t {
+	return readerAt(p, kindStaticReader, "tsstore_static_reader_read_at", timestampMS)
 }
 
 //export tsstore_forecast_reader_read_at
-func tsstore_forecast_reader_read_at(p C.uintptr_t, startMS C.int64_t) (status C.int32_t) {
-	defer guard(&status)
-	return readerRead(p, kindForecastReader, "tsstore_forecast_reader_read_at", func(r reader) error { return r.readAt(fromMillis(startMS)) })
+func tsstore_forecast_reader_read_at(p C.uintptr_t, startMS C.int64_t) C.int32_t {
+	return readerAt(p, kindForecastReader, "tsstore_forecast_reader_read_at", startMS)
 }
 
+//export tsstore_static_reader_free
+func tsstore_static_reader_free(p C.uintptr_t) { readerFree(p, kindStaticReader) }
+
 //export tsstore_forecast_reader_free
-func tsstore_forecast_reader_free(p C.uintptr_t) {
-	defer guardVoid()
-	readerFree(p, kindForecastReader)
-}
+func tsstore_forecast_reader_free(p C.uintptr_t) { readerFree(p, kindForecastReader) }
