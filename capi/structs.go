@@ -261,6 +261,10 @@ func optStringPtr(p *C.char) *string {
 // block (valid until the thread's next call) or one a list handle owns.
 type strPack struct {
 	buf []byte
+	// The last infoStrings added, and the metadata they hold: a listing or bulk read's
+	// neighbours usually share their name, owner type and features, written once.
+	prev     *core.Metadata
+	prevOffs infoStrings
 }
 
 // add appends s and its NUL, returning its offset in the block.
@@ -294,7 +298,26 @@ func at(base unsafe.Pointer, off int) *C.char { return (*C.char)(unsafe.Add(base
 type infoStrings struct{ name, features, ownerType, units, ext int }
 
 func (p *strPack) addInfo(m *core.Metadata) infoStrings {
-	return infoStrings{p.add(m.Name), p.add(m.Features.JSON()), p.add(m.OwnerType), p.add(m.Units), p.add(m.Ext)}
+	q, o := p.prev, p.prevOffs
+	if q == nil || q.FeaturesHash != m.FeaturesHash {
+		o.features = p.add(m.Features.JSON()) // the hash names the set: equal hashes, equal text
+	}
+	if q == nil {
+		o = infoStrings{p.add(m.Name), o.features, p.add(m.OwnerType), p.add(m.Units), p.add(m.Ext)}
+	} else {
+		o.name, o.ownerType = p.again(q.Name, m.Name, o.name), p.again(q.OwnerType, m.OwnerType, o.ownerType)
+		o.units, o.ext = p.again(q.Units, m.Units, o.units), p.again(q.Ext, m.Ext, o.ext)
+	}
+	p.prev, p.prevOffs = m, o
+	return o
+}
+
+// again is off, where prev was added, when s equals prev; else s added.
+func (p *strPack) again(prev, s string, off int) int {
+	if s == prev {
+		return off
+	}
+	return p.add(s)
 }
 
 var infoSize = unsafe.Sizeof(C.tsstore_series_info{})

@@ -496,6 +496,27 @@ def test_first_get_many_of_a_store_guesses_from_its_first_key(path):
         assert [g.data[0] for g in s.get_many(like[:2])] == [0.0, 1.0]
 
 
+def test_get_many_gives_each_series_its_own_start_and_resolution(path):
+    """A bulk read of like arrays whose starts and resolutions differ (a calendar one among
+    them) gives each series its own; one whose series share them gives each the same."""
+    periods = ["PT1H", "PT30M", tsstore.Period(months=1), "PT1H", "P1D"]
+    starts = [T0, T0 + dt.timedelta(days=3), T0, T0 + dt.timedelta(hours=7), T0]
+    with tsstore.Store.create(path) as s:
+        mixed = [s.add_time_series(tsstore.SingleTimeSeries("p", t, r, np.arange(12.0) + i), owner_id=i,
+                                   owner_type="G") for i, (t, r) in enumerate(zip(starts, periods))]
+        same = s.add_time_series_bulk(dict(ts=hourly("q", np.arange(12.0)), owner_id=i, owner_type="G")
+                                      for i in range(4))
+        for batch in (mixed, same, mixed[::-1] + same):
+            for k, g in zip(batch, s.get_many(batch)):
+                want = s.get_time_series(k)
+                assert (g.initial_timestamp, g.resolution) == (want.initial_timestamp, want.resolution)
+                np.testing.assert_array_equal(g.data, want.data)
+        got = s.get_many(mixed)
+        assert [g.resolution for g in got] == [dt.timedelta(hours=1), dt.timedelta(minutes=30),
+                                               tsstore.Period(months=1), dt.timedelta(hours=1), dt.timedelta(days=1)]
+        assert [g.initial_timestamp.replace(tzinfo=None) for g in got] == [t.replace(tzinfo=None) for t in starts]
+
+
 def test_bulk_calls_pause_the_collector_and_give_it_back_as_it_was(path):
     """add_time_series_bulk and get_many make an object per series, none cyclic, with the
     cyclic collector paused while they make them (at a threshold of 1, where each tracked

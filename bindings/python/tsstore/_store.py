@@ -151,15 +151,21 @@ def _single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, o
         return None
     dtype = cv.DTYPES[int(dtypes[0])]
     rows = list(block[: n * stride].reshape(n, stride)[:, :nb].view(dtype))
-    starts, stamps = _info_column(infos, n, _INITIAL).tolist(), {}
-    for ms in set(starts):
-        stamps[ms] = cv.from_millis(ms)
-    rv, ru = _info_column(infos, n, _RES_VALUE).tolist(), _info_column(infos, n, _RES_UNIT).tolist()
-    res = {}
-    for pair in set(zip(rv, ru)):
-        res[pair] = cv.period_value(raw.tsstore_period(pair[0], pair[1]))
-    return list(map(SingleTimeSeries._of, [k.name for k in keys], [stamps[t] for t in starts],
-                    [res[p] for p in zip(rv, ru)], rows))
+    starts = _converted(cv.from_millis, _info_column(infos, n, _INITIAL))
+    res = _converted(lambda v, u: cv.period_value(raw.tsstore_period(v, u)),
+                     _info_column(infos, n, _RES_VALUE), _info_column(infos, n, _RES_UNIT))
+    return list(map(SingleTimeSeries._of, [k.name for k in keys], starts, res, rows))
+
+
+def _converted(convert: Any, *columns: np.ndarray) -> Any:
+    """convert of each item's values in columns, each distinct tuple of them converted once:
+    the one result repeated when every item has the same (a bulk read's series usually share
+    their start and resolution), else a list."""
+    if all((c == c[0]).all() for c in columns):
+        return itertools.repeat(convert(*(c[0].item() for c in columns)), len(columns[0]))
+    values = list(zip(*(c.tolist() for c in columns)))
+    done = {v: convert(*v) for v in set(values)}
+    return [done[v] for v in values]
 
 
 # has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
