@@ -564,6 +564,61 @@ def test_bulk_calls_pause_the_collector_and_give_it_back_as_it_was(path):
         gc.set_threshold(*threshold)
 
 
+def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypatch):
+    """Thread B's get_many starts while thread A's bulk add has the collector paused, and B
+    is held between reading the collector's state and pausing it until A has ended: the
+    collector is on once both are done. (Each pause restoring what it read itself, B read
+    "off" from A and left it off for good.)"""
+    import gc
+    import threading
+    from tsstore import _store
+    b_moved, a_done = threading.Event(), threading.Event()
+
+    class HoldsB:
+        def __getattr__(self, name):
+            return getattr(gc, name)
+
+        def isenabled(self):
+            on = gc.isenabled()
+            if threading.current_thread().name == "B":
+                b_moved.set()
+                a_done.wait(10)
+            return on
+    monkeypatch.setattr(_store, "gc", HoldsB())
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
+                                       for i in range(10)])
+
+        def items():  # A stays inside its pause until B has moved
+            for i in range(10, 20):
+                if i == 15:
+                    b_moved.wait(10)
+                yield dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
+
+        def a():
+            try:
+                s.add_time_series_bulk(items())
+            finally:
+                a_done.set()
+
+        def b():
+            try:
+                s.get_many(keys)
+            finally:
+                b_moved.set()
+        threads = [threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")]
+        try:
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(30)
+            assert not any(t.is_alive() for t in threads)
+            assert gc.isenabled()
+            assert s.get_many(keys[:1])[0].data[0] == 0.0 and s.has_time_series(keys[0])
+        finally:
+            gc.enable()
+
+
 def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
     """has_time_series(key) converts a Key's lookup once; a copy made by pickle builds its
     own, and a Key whose field is bad is refused naming the field."""
