@@ -1363,20 +1363,20 @@ def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[
     (whose arrays get datasets sized to it)."""
     if not items:
         return []
-    descs, keep = _descriptors(_item_columns(items))
-    if batch:
-        st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
-    else:
-        st = lib.tsstore_add(store._handle(), descs.ctypes.data)
-    del keep  # the library copied what the descriptors point at
-    if st:
-        _raise_add_error(st, len(items), items.__getitem__)
+    _send(store, _item_columns(items), len(items), batch, items.__getitem__)
     return [it.key() for it in items]
 
 
-def _raise_add_error(st: int, n: int, item_at: Any) -> None:
-    """Raises the library's error for an add of n items, with the periods of the item it
-    names (item_at(i) gives its _Item) as the caller wrote them."""
+def _send(store: "Store", cols: dict, n: int, batch: bool, item_at: Any) -> None:
+    """Adds the n items of descriptor columns cols in one C call (tsstore_add_batch for a
+    batch, tsstore_add for one item), raising the library's refusal with the periods of the
+    item it names (item_at(i) gives its _Item) as the caller wrote them."""
+    descs, keep = _descriptors(cols)
+    h = store._handle()
+    st = lib.tsstore_add_batch(h, descs.ctypes.data, n) if batch else lib.tsstore_add(h, descs.ctypes.data)
+    del keep  # the library copied what the descriptors point at
+    if not st:
+        return
     e = error(st)
     msg = str(e)
     m = re.search(r"\bdescs\[(\d+)\]", msg)
@@ -1460,11 +1460,7 @@ def _one_or_all(values: list) -> Any:
 
 def _add_plain(store: "Store", items: list, cols: dict) -> list[Key]:
     """Adds a batch _plain_columns described, in one C call, and makes its keys."""
-    descs, keep = _descriptors(cols)
-    st = lib.tsstore_add_batch(store._handle(), descs.ctypes.data, len(items))
-    del keep
-    if st:
-        _raise_add_error(st, len(items), lambda i: _Item(**items[i]))
+    _send(store, cols, len(items), True, lambda i: _Item(**items[i]))
     return Key._many(cols["owner_id"], cols["categories"], SeriesType.SINGLE_TIME_SERIES, cols["key_names"],
                      cols["key_res"])
 
