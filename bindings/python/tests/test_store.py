@@ -565,14 +565,14 @@ def test_bulk_calls_pause_the_collector_and_give_it_back_as_it_was(path):
 
 
 def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypatch):
-    """Thread B's get_many starts while thread A's bulk add has the collector paused, and B
+    """Thread B's get_many starts once thread A's bulk add has the collector paused, and B
     is held between reading the collector's state and pausing it until A has ended: the
     collector is on once both are done. (Each pause restoring what it read itself, B read
     "off" from A and left it off for good.)"""
     import gc
     import threading
     from tsstore import _store
-    b_moved, a_done = threading.Event(), threading.Event()
+    a_inside, b_moved, a_done = threading.Event(), threading.Event(), threading.Event()
 
     class HoldsB:
         def __getattr__(self, name):
@@ -589,8 +589,10 @@ def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypa
         keys = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
                                        for i in range(10)])
 
-        def items():  # A stays inside its pause until B has moved
+        def items():  # consumed inside A's pause, which stays on until B has moved
             for i in range(10, 20):
+                if i == 10:
+                    a_inside.set()
                 if i == 15:
                     b_moved.wait(10)
                 yield dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
@@ -608,8 +610,9 @@ def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypa
                 b_moved.set()
         threads = [threading.Thread(target=a, name="A"), threading.Thread(target=b, name="B")]
         try:
-            for t in threads:
-                t.start()
+            threads[0].start()
+            assert a_inside.wait(10)  # B starts only once A has paused the collector
+            threads[1].start()
             for t in threads:
                 t.join(30)
             assert not any(t.is_alive() for t in threads)
