@@ -53,9 +53,11 @@ clib: deps
 	cmake --build $(CMAKE_BUILD) -j2 -- --no-print-directory
 
 # The ctest suite: unit, abi (exported symbols = header; install + find_package), examples,
-# memcheck (valgrind), race (Go's race detector on the C library path).
+# memcheck (valgrind), race (Go's race detector on the C library path), python, julia.
+# CTEST_FLAGS narrows it (make test's group passes -E julia_tests: its own group runs
+# that suite).
 ctest: clib
-	ctest --test-dir $(CMAKE_BUILD) --output-on-failure
+	ctest --test-dir $(CMAKE_BUILD) --output-on-failure $(CTEST_FLAGS)
 
 # The Python binding's environment: a virtual environment with numpy, pytest, mypy and the
 # readers the interop tests compare against (netCDF4, h5py, xarray + dask, pandas), distributed

@@ -20,6 +20,7 @@ include("LibTsStore.jl")
 using .LibTsStore
 const L = LibTsStore
 
+include("compat.jl")
 include("errors.jl")
 include("convert.jl")
 include("types.jl")
@@ -27,6 +28,7 @@ include("store.jl")
 include("readers.jl")
 include("catalog.jl")
 
+export Quarter  # Dates.Quarter where Julia has it (1.6+), compat.jl's stand-in on 1.5
 export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTimeSeries, Deterministic, Probabilistic,
        Scenarios, OwnerCategory, COMPONENT, SUPPLEMENTAL_ATTRIBUTE, SeriesType, SINGLE_TIME_SERIES,
        NON_SEQUENTIAL_TIME_SERIES, DETERMINISTIC, DETERMINISTIC_SINGLE_TIME_SERIES, PROBABILISTIC, SCENARIOS,

@@ -43,11 +43,11 @@ that stays valid only until the calling thread's next call into it, and a finali
 Store's or a reader's, closing it) may run at any allocation: f copies them out first.
 """
 function without_finalizers(f)
-    GC.enable_finalizers(false)
+    enable_finalizers(false)
     try
         return f()
     finally
-        GC.enable_finalizers(true)
+        enable_finalizers(true)
     end
 end
 

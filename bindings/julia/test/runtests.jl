@@ -1,6 +1,7 @@
 # The TsStore.jl test suite: round trips of every type and dtype, errors from real bad input,
-# readers, associations, queries, lifetimes. Run with
-#   TSSTORE_LIBRARY=/path/to/libtsstore.so julia --project=bindings/julia -e 'using Pkg; Pkg.test()'
+# readers, associations, queries, lifetimes. Run with bindings/julia/test/run.sh (make test's
+# group julia: a Julia provided, 2 threads), or by hand:
+#   TSSTORE_LIBRARY=/path/to/libtsstore.so julia --project=bindings/julia --threads=2 bindings/julia/test/runtests.jl
 using Test
 using Dates
 using TsStore
@@ -342,7 +343,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
     end
 
     @testset "tasks share one store" begin
-        @test Threads.nthreads() > 1  # test/run.sh starts julia with --threads=4
+        @test Threads.nthreads() > 1  # test/run.sh starts julia with --threads=2
         TsStore.create(tmpstore()) do s
             tasks = Task[]
             for t in 1:6

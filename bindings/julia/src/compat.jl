@@ -1,0 +1,27 @@
+# Stand-ins for the APIs newer than the oldest Julia this package supports ([compat] in
+# Project.toml: 1.5, tested here), each defined only where the running Julia lacks it, in the
+# manner of Compat.jl. Newer Julias use their own.
+
+# Dates.Quarter (Julia 1.6): the calendar period of three months. The stand-in is a
+# DatePeriod that converts to months and steps a DateTime as 3 months, which is all a store
+# period needs; TsStore exports it so `Quarter(1)` reads the same on every Julia.
+@static if isdefined(Dates, :Quarter)
+    const Quarter = Dates.Quarter
+else
+    struct Quarter <: Dates.DatePeriod
+        value::Int64
+        Quarter(v::Integer) = new(Int64(v))
+    end
+    Dates.value(q::Quarter) = q.value
+    Base.:+(t::TimeType, q::Quarter) = t + Month(3 * q.value)
+    Base.:-(t::TimeType, q::Quarter) = t - Month(3 * q.value)
+    Base.show(io::IO, q::Quarter) = print(io, q.value, q.value == 1 ? " quarter" : " quarters")
+end
+
+# GC.enable_finalizers(on) (Julia 1.6): holds back or lets run this thread's finalizers; 1.5
+# has the runtime call it wraps.
+@static if isdefined(GC, :enable_finalizers)
+    enable_finalizers(on::Bool) = GC.enable_finalizers(on)
+else
+    enable_finalizers(on::Bool) = ccall(:jl_gc_enable_finalizers, Cvoid, (Ptr{Cvoid}, Int32), Core.getptls(), on)
+end
