@@ -27,12 +27,21 @@ type FeatureValue struct {
 func Int(v int64) FeatureValue { return FeatureValue{kind: hashing.KindInt, i: v} }
 
 // Float normalises -0.0 to 0.0: SQLite stores both as 0.0, and the features hash must be
-// computed from the value the catalog can hand back (docs/format.md §13.3).
+// computed from the value the catalog can hand back (docs/format.md §13.3). Every NaN
+// becomes the one quiet NaN the hash canonicalises to, so that two NaNs are identical.
 func Float(v float64) FeatureValue {
 	if v == 0 {
 		v = 0
 	}
-	return FeatureValue{kind: hashing.KindFloat, f: v}
+	return FeatureValue{kind: hashing.KindFloat, f: canonicalNaN(v)}
+}
+
+// canonicalNaN is v, or the quiet NaN of the hash domain (docs/format.md §6.2) for any NaN.
+func canonicalNaN(v float64) float64 {
+	if math.IsNaN(v) {
+		return hashing.CanonicalNaN64()
+	}
+	return v
 }
 func BoolValue(v bool) FeatureValue { return FeatureValue{kind: hashing.KindBool, b: v} }
 func Str(v string) FeatureValue     { return FeatureValue{kind: hashing.KindStr, s: v} }
@@ -117,7 +126,25 @@ var reservedFeatureNames = map[string]bool{
 	"timestamps": true, "units": true,
 }
 
-// validate refuses reserved and malformed names and non-UTF-8 strings.
+// validateStorable is validate for a map to be written: it also refuses a NaN float. SQLite
+// stores a NaN REAL as NULL, which the other implementation cannot read back (docs/format.md
+// §12), so this build never writes one; it reads and looks up the NaN sets others wrote
+// (§13.3), which is why validate itself lets NaN through.
+func (f Features) validateStorable() error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	for k, v := range f {
+		if v.kind == hashing.KindFloat && math.IsNaN(v.f) {
+			return invalid("", "features."+k, "NaN cannot be stored as a feature value (SQLite stores it as NULL, "+
+				"which other readers of the format refuse); a lookup may name NaN, to read a series another writer stored")
+		}
+	}
+	return nil
+}
+
+// validate refuses reserved and malformed names and non-UTF-8 strings: what a lookup, a
+// filter and a write all refuse.
 func (f Features) validate() error {
 	for k, v := range f {
 		if k == "" {
@@ -131,11 +158,6 @@ func (f Features) validate() error {
 		}
 		if v.kind == 0 {
 			return invalid("", "features."+k, "feature value has no kind; build it with core.Int, Float, BoolValue or Str")
-		}
-		// SQLite stores a NaN REAL as NULL, so a NaN feature could not be read back as the
-		// value its hash was computed from.
-		if v.kind == hashing.KindFloat && math.IsNaN(v.f) {
-			return invalid("", "features."+k, "NaN cannot be stored as a feature value (SQLite reads it back as NULL)")
 		}
 		if v.kind == hashing.KindStr && !utf8.ValidString(v.s) {
 			return invalid("", "features."+k, "string value is not valid UTF-8")
@@ -326,8 +348,9 @@ func formatFloatJSON(x float64) string {
 
 // ParseFeaturesJSON reads a flat JSON object of feature values. A number without a decimal
 // point or exponent is an int (it must fit in int64), any other number a float; true/false
-// are bools; strings are strings. {"$float": "Inf"|"-Inf"} spells the infinities JSON
-// cannot (NaN is refused: see validate). Nested objects, arrays and null are refused, naming the key.
+// are bools; strings are strings. {"$float": "+Inf"|"-Inf"|"NaN"} spells the floats JSON
+// cannot (a NaN names a set another writer stored; writing one is refused: validateStorable).
+// Nested objects, arrays and null are refused, naming the key.
 func ParseFeaturesJSON(s string) (Features, error) {
 	const op = "parse_features"
 	if strings.TrimSpace(s) == "" {

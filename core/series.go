@@ -136,7 +136,7 @@ func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) e
 	if err := validateText("ext", opts.Ext, false); err != nil {
 		return err
 	}
-	if err := opts.Features.validate(); err != nil {
+	if err := opts.Features.validateStorable(); err != nil {
 		return err
 	}
 	*p = prepared{features: opts.Features.entries()}

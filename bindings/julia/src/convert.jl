@@ -214,9 +214,10 @@ end
 json_value(v::Bool) = v ? "true" : "false"
 json_value(v::Integer) = string(v)
 function json_value(v::AbstractFloat)
-    # JSON has no infinities: the library spells them {"$float": "+Inf"} both ways
-    # (core/features.go); NaN cannot be stored (docs/format.md §13.3).
-    isnan(v) && throw(InvalidParameterError("feature value NaN cannot be stored (docs/format.md §13.3)"))
+    # JSON has no infinities or NaN: the library spells them {"$float": "+Inf"} and
+    # {"$float": "NaN"} both ways (core/features.go). A NaN names a series another writer
+    # stored; the library refuses to write one (docs/format.md §13.3).
+    isnan(v) && return "{\"\$float\":\"NaN\"}"
     isinf(v) && return v > 0 ? "{\"\$float\":\"+Inf\"}" : "{\"\$float\":\"-Inf\"}"
     return repr(Float64(v))
 end

@@ -171,7 +171,7 @@ same_period(a, b) = (a === nothing || b === nothing) ? a === b : period(a) == pe
 Base.:(==)(a::Key, b::Key) =
     a.owner_id == b.owner_id && a.owner_category == b.owner_category && a.series_type == b.series_type &&
     a.name == b.name && same_period(a.resolution, b.resolution) && same_period(a.interval, b.interval) &&
-    a.features == b.features
+    isequal(a.features, b.features)  # a NaN feature (docs/format.md §13.3) is itself
 Base.hash(k::Key, h::UInt) = hash((k.owner_id, k.owner_category, k.series_type, k.name), h)
 
 """The key a tsstore_lookup filled by the library holds (its strings read now: call this before

@@ -6,6 +6,8 @@ using Test
 using Dates
 using TsStore
 
+include("hashes.jl")
+
 const T0 = DateTime(2024, 1, 1)
 
 tmpstore() = joinpath(mktempdir(), "system.nc")
@@ -56,11 +58,12 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
                                                                  "w" => 0.5, "on" => true))) ==
               Dict{String,Any}("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true)
-        # Infinities travel as the library's {"$float": "+Inf"}; NaN is refused.
+        # Infinities and NaN travel as the library's {"$float": "+Inf"} / {"$float": "NaN"}.
         @test TsStore.features_json(Dict("cap" => Inf)) == "{\"cap\":{\"\$float\":\"+Inf\"}}"
+        @test TsStore.features_json(Dict("cap" => NaN)) == "{\"cap\":{\"\$float\":\"NaN\"}}"
         @test TsStore.parse_features("{\"cap\":{\"\$float\":\"-Inf\"},\"w\":0.5}") ==
               Dict{String,Any}("cap" => -Inf, "w" => 0.5)
-        @test_throws TsStore.InvalidParameterError TsStore.features_json(Dict("cap" => NaN))
+        @test isnan(TsStore.parse_features("{\"cap\":{\"\$float\":\"NaN\"}}")["cap"])
     end
 
     @testset "every dtype and element shape round-trips" begin
@@ -360,6 +363,8 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test length(list_keys(s)) == 180
         end
     end
+
+    include("nan_feature.jl")
 
     @testset "the library" begin
         @test TsStore.library_version() ÷ 100 == TsStore.LibTsStore.TSSTORE_VERSION_NUMBER ÷ 100

@@ -332,10 +332,10 @@ def enum_arg(cls: Any, value: Any, field: str) -> Any:
 
 
 def features_json(features: dict | None, field: str = "features") -> bytes | None:
-    """The JSON object the library takes; ints, floats, bools and strings only. ±Inf, which
-    JSON lacks, go as {"$float": "+Inf"} / {"$float": "-Inf"}, the spelling the library
-    reads and writes (core/features.go); NaN is refused here, naming the feature (the
-    catalog could not hand it back: docs/format.md §13.3)."""
+    """The JSON object the library takes; ints, floats, bools and strings only. ±Inf and NaN,
+    which JSON lacks, go as {"$float": "+Inf"} / {"$float": "-Inf"} / {"$float": "NaN"}, the
+    spelling the library reads and writes (core/features.go). A NaN names a series another
+    writer stored in a lookup; the library refuses to write one (docs/format.md §13.3)."""
     if not features:
         return None
     out: dict[str, Any] = {}
@@ -347,10 +347,7 @@ def features_json(features: dict | None, field: str = "features") -> bytes | Non
         if not isinstance(v, (bool, int, float, str)):
             raise TypeError(f"{field}[{k!r}]: values are int, float, bool or str, not {type(v).__name__} ({v!r})")
         if isinstance(v, float) and not math.isfinite(v):
-            if math.isnan(v):
-                raise InvalidParameterError(f"{field}[{k!r}]: NaN cannot be a feature value (the catalog cannot "
-                                            "store it; docs/format.md §13.3)", 1)
-            v = {"$float": "+Inf" if v > 0 else "-Inf"}
+            v = {"$float": "NaN" if math.isnan(v) else "+Inf" if v > 0 else "-Inf"}
         elif isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
             raise InvalidParameterError(f"{field}[{k!r}]: {v} does not fit a signed 64-bit integer", 1)
         out[k] = v
@@ -364,7 +361,7 @@ def _special_float(obj: dict) -> Any:
 
 
 def features_from_json(text: bytes | str | None) -> dict:
-    """The features dict of the library's JSON, ±Inf as Python floats."""
+    """The features dict of the library's JSON, ±Inf and NaN as Python floats."""
     if not text:
         return {}
     return json.loads(text, object_hook=_special_float)

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
 	"os"
 	"strconv"
@@ -584,7 +585,12 @@ func (c *Catalog) FeatureSet(hash []byte) ([]hashing.Feature, error) {
 		case "int":
 			f.Kind, f.Int = hashing.KindInt, vi.Int64
 		case "float":
+			// SQLite stores a NaN REAL as NULL: a float row holding NULL was written for a
+			// NaN (docs/format.md §13.3), which is what its features_hash was computed from.
 			f.Kind, f.Float = hashing.KindFloat, vf.Float64
+			if !vf.Valid {
+				f.Float = hashing.CanonicalNaN64()
+			}
 		case "bool":
 			f.Kind, f.Bool = hashing.KindBool, vb.Bool
 		case "str":
@@ -1014,6 +1020,11 @@ func (f *Filter) where() (string, []any) {
 			cond += "fs.value_int = ?)"
 			args = append(args, e.Key, "int", e.Int)
 		case hashing.KindFloat:
+			if math.IsNaN(e.Float) { // stored as NULL (FeatureSet)
+				cond += "fs.value_float IS NULL)"
+				args = append(args, e.Key, "float")
+				break
+			}
 			cond += "fs.value_float = ?)"
 			args = append(args, e.Key, "float", e.Float)
 		case hashing.KindBool:

@@ -206,6 +206,9 @@ const (
 	KindStr   FeatureKind = 's'
 )
 
+// CanonicalNaN64 is the quiet NaN every f64 NaN is hashed as.
+func CanonicalNaN64() float64 { return math.Float64frombits(canonicalNaN64) }
+
 // Feature is one entry of a feature map as the hash sees it.
 type Feature struct {
 	Key   string
