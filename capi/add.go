@@ -4,8 +4,6 @@ package main
 import "C"
 
 import (
-	"errors"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -19,14 +17,14 @@ func tsstore_add(p C.uintptr_t, desc *C.tsstore_series_desc) (status C.int32_t) 
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if desc == nil {
-			return invalidArg("desc is NULL")
+			return nullOut("desc")
 		}
-		it, err := itemOf(desc, "desc", nil)
+		it, err := itemOf(desc, one, nil)
 		if err != nil {
 			return err
 		}
 		_, err = s.Add(it.Owner, it.Series, it.Options)
-		return descError(err, false)
+		return err
 	})
 }
 
@@ -38,12 +36,12 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) 
 			return nil
 		}
 		if descs == nil {
-			return invalidArg("descs is NULL but n is %d", n)
+			return badArg(core.ArgKeys, "descs is NULL but n is %d", n)
 		}
 		if n > 1<<32 {
-			return invalidArg("n: %d is too large", n)
+			return badArg(core.ArgKeys, "n: %d is too large", n)
 		}
-		stride, err := structSize(descs.struct_size, descSize, "descs[0]", "TSSTORE_SERIES_DESC_INIT")
+		stride, err := structSize(descs.struct_size, descSize, elem("items", 0), core.ArgSeries, "TSSTORE_SERIES_DESC_INIT")
 		if err != nil {
 			return err
 		}
@@ -52,44 +50,8 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) 
 			return err
 		}
 		_, err = s.AddBatch(items)
-		return descError(err, true)
-	})
-}
-
-// descFields are the core's names of a series' fields and the descriptor's, longest first.
-var descFields = []struct{ core, c string }{
-	{"data.shape", "shape"}, {"data.dtype", "dtype"}, {"data.data", "data"}, {"timestamps", "timestamps_ms"},
-	{"features", "features_json"}, {"data", "data"},
-}
-
-// descError names the field of a refused add as the caller wrote it: "desc.shape[0]" or
-// "descs[3].timestamps_ms", where the core says "data.shape[0]" or "items[3].timestamps".
-func descError(err error, batch bool) error {
-	var e *core.Error
-	if !errors.As(err, &e) {
 		return err
-	}
-	prefix, field := "desc", e.Field
-	if batch {
-		prefix = "descs[0]"
-		if rest, ok := strings.CutPrefix(field, "items["); ok {
-			if i := strings.Index(rest, "]"); i >= 0 {
-				prefix, field = "descs["+rest[:i+1], strings.TrimPrefix(rest[i+1:], ".")
-			}
-		}
-	}
-	for _, f := range descFields {
-		if rest, ok := strings.CutPrefix(field, f.core); ok && (rest == "" || rest[0] == '[' || rest[0] == '.') {
-			field = f.c + rest
-			break
-		}
-	}
-	if field == "" || field == "key" {
-		e.Field = prefix
-	} else {
-		e.Field = prefix + "." + field
-	}
-	return err
+	})
 }
 
 // batchItems reads the n descriptors of a batch add. Each descriptor's strings are read in
@@ -105,7 +67,7 @@ func batchItems(descs *C.tsstore_series_desc, stride uintptr, n int) ([]core.Bat
 	for i := range items {
 		d := element(descs, stride, i)
 		var err error
-		if items[i], err = itemOf(d, "descs["+itoa(i)+"]", br); err != nil {
+		if items[i], err = itemOf(d, elem("items", i), br); err != nil {
 			return nil, err
 		}
 		offsets[i], sizes[i] = total, uint64(d.nbytes) // nbytes matches the shape: checked
@@ -182,13 +144,13 @@ func readStrings(d *C.tsstore_series_desc, br *batchReader) descStrings {
 // core keeps it pending until the unit commits, and the caller's buffer is theirs again.
 // In a batch (br not nil) the array is only checked: batchItems copies every array at
 // once, and until then the series' Data is nil.
-func itemOf(d *C.tsstore_series_desc, field string, br *batchReader) (core.BatchItem, error) {
+func itemOf(d *C.tsstore_series_desc, w where, br *batchReader) (core.BatchItem, error) {
 	var it core.BatchItem
-	if _, err := structSize(d.struct_size, descSize, field, "TSSTORE_SERIES_DESC_INIT"); err != nil {
+	if _, err := structSize(d.struct_size, descSize, w, core.ArgSeries, "TSSTORE_SERIES_DESC_INIT"); err != nil {
 		return it, err
 	}
 	strs := readStrings(d, br)
-	owner, opts, err := ownerOf(d, field, &strs, br)
+	owner, opts, err := ownerOf(d, w, &strs, br)
 	if err != nil {
 		return it, err
 	}
@@ -196,40 +158,40 @@ func itemOf(d *C.tsstore_series_desc, field string, br *batchReader) (core.Batch
 		br.prev, br.last = d, strs
 	}
 	if strs.null[1] {
-		return it, invalidArg("%s.name is NULL", field)
+		return it, w.bad(core.ArgName, "", "is NULL")
 	}
 	name := strs.v[1]
-	arr, err := typedArray(d.dtype, d.shape, d.ndim, d.data, d.nbytes, field, br == nil)
+	arr, err := typedArray(d.dtype, d.shape, d.ndim, d.data, d.nbytes, w, br == nil)
 	if err != nil {
 		return it, err
 	}
-	typ, err := typeIn(d.series_type, field+".series_type", false)
+	typ, err := typeIn(d.series_type, w, false)
 	if err != nil {
 		return it, err
 	}
 	var ts core.TimeSeries
 	switch *typ {
 	case core.SingleTimeSeriesType:
-		ts, err = singleOf(d, field, name, arr)
+		ts, err = singleOf(d, w, name, arr)
 	case core.NonSequentialTimeSeriesType:
-		ts, err = nonSequentialOf(d, field, name, arr)
+		ts, err = nonSequentialOf(d, w, name, arr)
 	case core.DeterministicType, core.ProbabilisticType, core.ScenariosType:
-		ts, err = forecastOf(d, field, *typ, name, arr)
+		ts, err = forecastOf(d, w, *typ, name, arr)
 	default:
-		err = invalidArg("%s.series_type: %s cannot be added (a DeterministicSingleTimeSeries is derived with tsstore_transform_single_time_series)", field, *typ)
+		err = w.bad(core.ArgSeriesType, "", "%s cannot be added (a DeterministicSingleTimeSeries is derived with tsstore_transform_single_time_series)", *typ)
 	}
 	return core.BatchItem{Owner: owner, Series: ts, Options: opts}, err
 }
 
-func ownerOf(d *C.tsstore_series_desc, field string, strs *descStrings, br *batchReader) (core.Owner, *core.AddOptions, error) {
-	c, err := categoryIn(d.owner_category, field+".owner_category", false)
+func ownerOf(d *C.tsstore_series_desc, w where, strs *descStrings, br *batchReader) (core.Owner, *core.AddOptions, error) {
+	c, err := categoryIn(d.owner_category, w, false)
 	if err != nil {
 		return core.Owner{}, nil, err
 	}
 	if strs.null[0] {
-		return core.Owner{}, nil, invalidArg("%s.owner_type is NULL", field)
+		return core.Owner{}, nil, w.bad(core.ArgOwnerType, "", "is NULL")
 	}
-	f, err := featuresOf(strs, field+".features_json", br)
+	f, err := featuresOf(strs, w, br)
 	if err != nil {
 		return core.Owner{}, nil, err
 	}
@@ -239,7 +201,7 @@ func ownerOf(d *C.tsstore_series_desc, field string, strs *descStrings, br *batc
 
 // featuresOf parses a descriptor's features_json as featuresIn does. In a batch, a text
 // seen before is not parsed again: its items share the parsed map, which the core only reads.
-func featuresOf(strs *descStrings, field string, br *batchReader) (core.Features, error) {
+func featuresOf(strs *descStrings, w where, br *batchReader) (core.Features, error) {
 	if strs.null[2] {
 		return nil, nil
 	}
@@ -248,12 +210,12 @@ func featuresOf(strs *descStrings, field string, br *batchReader) (core.Features
 		return core.Features{}, nil
 	}
 	if br == nil {
-		return parseFeatures(text, field)
+		return parseFeatures(text, w)
 	}
 	f, ok := br.parsed[text]
 	if !ok {
 		var err error
-		if f, err = parseFeatures(text, field); err != nil {
+		if f, err = parseFeatures(text, w); err != nil {
 			return nil, err
 		}
 		br.parsed[text] = f
@@ -261,18 +223,18 @@ func featuresOf(strs *descStrings, field string, br *batchReader) (core.Features
 	return f, nil
 }
 
-func singleOf(d *C.tsstore_series_desc, field, name string, arr core.TypedArray) (core.TimeSeries, error) {
-	res, err := reqPeriodIn(d.resolution, field+".resolution")
+func singleOf(d *C.tsstore_series_desc, w where, name string, arr core.TypedArray) (core.TimeSeries, error) {
+	res, err := reqPeriodIn(d.resolution, w, core.ArgResolution)
 	if err != nil {
 		return nil, err
 	}
 	return &core.SingleTimeSeries{Name: name, InitialTimestamp: fromMillis(d.initial_ms), Resolution: res, Data: arr}, nil
 }
 
-func nonSequentialOf(d *C.tsstore_series_desc, field, name string, arr core.TypedArray) (core.TimeSeries, error) {
+func nonSequentialOf(d *C.tsstore_series_desc, w where, name string, arr core.TypedArray) (core.TimeSeries, error) {
 	n := arr.Shape[0]
 	if d.timestamps_ms == nil {
-		return nil, invalidArg("%s.timestamps_ms is NULL; a NonSequentialTimeSeries needs shape[0] = %d of them", field, n)
+		return nil, w.bad(core.ArgTimestamps, "", "is NULL; a NonSequentialTimeSeries needs shape[0] = %d of them", n)
 	}
 	ts := &core.NonSequentialTimeSeries{Name: name, Data: arr, Timestamps: make([]time.Time, n)}
 	for i, v := range valuesFromC[int64](unsafe.Pointer(d.timestamps_ms), n) {
@@ -281,28 +243,28 @@ func nonSequentialOf(d *C.tsstore_series_desc, field, name string, arr core.Type
 	return ts, nil
 }
 
-func forecastOf(d *C.tsstore_series_desc, field string, typ core.SeriesType, name string, arr core.TypedArray) (core.TimeSeries, error) {
+func forecastOf(d *C.tsstore_series_desc, w where, typ core.SeriesType, name string, arr core.TypedArray) (core.TimeSeries, error) {
 	var periods [3]core.Period
 	var err error
 	for i, f := range []struct {
-		p    C.tsstore_period
-		name string
-	}{{d.resolution, "resolution"}, {d.horizon, "horizon"}, {d.interval, "interval"}} {
-		if periods[i], err = reqPeriodIn(f.p, field+"."+f.name); err != nil {
+		p   C.tsstore_period
+		arg core.Arg
+	}{{d.resolution, core.ArgResolution}, {d.horizon, core.ArgHorizon}, {d.interval, core.ArgInterval}} {
+		if periods[i], err = reqPeriodIn(f.p, w, f.arg); err != nil {
 			return nil, err
 		}
 	}
 	if d.count <= 0 || d.count > 1<<40 {
-		return nil, invalidArg("%s.count: %d windows; a forecast has at least one", field, d.count)
+		return nil, w.bad(core.ArgCount, "", "%d windows; a forecast has at least one", d.count)
 	}
 	t0, c := fromMillis(d.initial_ms), int(d.count)
 	switch typ {
 	case core.ProbabilisticType:
 		if d.n_percentiles > 1<<20 {
-			return nil, invalidArg("%s.n_percentiles: %d is too large", field, d.n_percentiles)
+			return nil, w.badField(core.ArgPercentiles, "n_percentiles", "%d is too large", d.n_percentiles)
 		}
 		if d.n_percentiles > 0 && d.percentiles == nil {
-			return nil, invalidArg("%s.percentiles is NULL but n_percentiles is %d", field, d.n_percentiles)
+			return nil, w.bad(core.ArgPercentiles, "", "is NULL but n_percentiles is %d", d.n_percentiles)
 		}
 		ps := valuesFromC[float64](unsafe.Pointer(d.percentiles), int(d.n_percentiles))
 		return &core.Probabilistic{Name: name, InitialTimestamp: t0, Resolution: periods[0], Horizon: periods[1],

@@ -19,41 +19,43 @@ type assocRow struct {
 
 func tableArg(table C.int32_t) error {
 	if table != 0 && table != 1 {
-		return invalidArg("table: unknown code %d (0 supplemental, 1 parent/child)", table)
+		return badArg(core.ArgTable, "unknown code %d (0 supplemental, 1 parent/child)", table)
 	}
 	return nil
 }
 
 // idList reads an optional id list: NULL is nil (no filter), non-NULL of length 0 is empty.
-func idList(p *C.int64_t, n C.size_t, field string) ([]int64, error) {
+func idList(p *C.int64_t, n C.size_t, arg core.Arg) ([]int64, error) {
 	if p == nil {
 		if n > 0 {
-			return nil, invalidArg("%s is NULL but its length is %d", field, n)
+			return nil, badArg(arg, "is NULL but its length is %d", n)
 		}
 		return nil, nil
 	}
 	if n > 1<<32 {
-		return nil, invalidArg("%s: length %d is too large", field, n)
+		return nil, badArg(arg, "length %d is too large", n)
 	}
 	return valuesFromC[int64](unsafe.Pointer(p), int(n)), nil
 }
 
-func typeList(p *C.char, field string) ([]string, error) {
+func typeList(p *C.char, arg core.Arg) ([]string, error) {
 	if p == nil {
 		return nil, nil
 	}
-	t, err := utf8String(p, field)
+	t, err := utf8String(p, one, arg)
 	return []string{t}, err
 }
 
-// utf8String reads a C string that must be UTF-8, naming the argument when it is not (the
-// core would name its own field).
-func utf8String(p *C.char, field string) (string, error) {
-	s, err := reqString(p, field)
-	if err == nil && !utf8.ValidString(s) {
-		err = invalidArg("%s: %q is not UTF-8", field, s)
+// utf8String reads w's string arg, which must be UTF-8.
+func utf8String(p *C.char, w where, arg core.Arg) (string, error) {
+	if p == nil {
+		return "", w.bad(arg, "", "is NULL")
 	}
-	return s, err
+	s := C.GoString(p)
+	if !utf8.ValidString(s) {
+		return "", w.bad(arg, "", "%q is not UTF-8", s)
+	}
+	return s, nil
 }
 
 var associationSize = unsafe.Sizeof(C.tsstore_association{})
@@ -87,27 +89,26 @@ func tsstore_add_associations(p C.uintptr_t, table C.int32_t, in *C.tsstore_asso
 // associationsIn reads rows[n] of the caller's.
 func associationsIn(in *C.tsstore_association, n C.size_t) ([]assocRow, error) {
 	if n > 1<<32 {
-		return nil, invalidArg("n: %d is too large", n)
+		return nil, badArg(core.ArgKeys, "n %d is too large", n)
 	}
 	if n == 0 {
 		return nil, nil
 	}
 	if in == nil {
-		return nil, invalidArg("rows is NULL but n is %d", n)
+		return nil, badArg(core.ArgKeys, "rows is NULL but n is %d", n)
 	}
-	stride, err := structSize(in.struct_size, associationSize, "rows[0]", "TSSTORE_ASSOCIATION_INIT")
+	stride, err := structSize(in.struct_size, associationSize, elem("items", 0), core.ArgNone, "TSSTORE_ASSOCIATION_INIT")
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]assocRow, n)
 	for i := range rows {
 		e := element(in, stride, i)
-		field := "rows[" + itoa(i) + "]"
-		at, err := utf8String(e.a_type, field+".a_type")
+		at, err := utf8String(e.a_type, elem("items", i), core.ArgAType)
 		if err != nil {
 			return nil, err
 		}
-		bt, err := utf8String(e.b_type, field+".b_type")
+		bt, err := utf8String(e.b_type, elem("items", i), core.ArgBType)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +125,7 @@ func tsstore_has_association(p C.uintptr_t, table C.int32_t, a, b C.int64_t, fou
 			return err
 		}
 		if found == nil {
-			return invalidArg("found is NULL")
+			return nullOut("found")
 		}
 		var ok bool
 		var err error
@@ -154,16 +155,16 @@ type assocFilter struct {
 func readFilter(aIDs *C.int64_t, nA C.size_t, bIDs *C.int64_t, nB C.size_t, aType, bType *C.char) (assocFilter, error) {
 	var f assocFilter
 	var err error
-	if f.aIDs, err = idList(aIDs, nA, "a_ids"); err != nil {
+	if f.aIDs, err = idList(aIDs, nA, core.ArgAIDs); err != nil {
 		return f, err
 	}
-	if f.bIDs, err = idList(bIDs, nB, "b_ids"); err != nil {
+	if f.bIDs, err = idList(bIDs, nB, core.ArgBIDs); err != nil {
 		return f, err
 	}
-	if f.aType, err = typeList(aType, "a_type"); err != nil {
+	if f.aType, err = typeList(aType, core.ArgAType); err != nil {
 		return f, err
 	}
-	if f.bType, err = typeList(bType, "b_type"); err != nil {
+	if f.bType, err = typeList(bType, core.ArgBType); err != nil {
 		return f, err
 	}
 	f.supplemental = core.SupplementalFilter{ComponentIDs: f.aIDs, AttributeIDs: f.bIDs, ComponentTypes: f.aType, AttributeTypes: f.bType}
@@ -176,7 +177,7 @@ func tsstore_list_associations(p C.uintptr_t, table C.int32_t, aIDs *C.int64_t, 
 	aType, bType *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
 	var rows []assocRow
@@ -261,9 +262,9 @@ func tsstore_association_counts(p C.uintptr_t, table C.int32_t, counts *C.tsstor
 			return err
 		}
 		if counts == nil {
-			return invalidArg("counts is NULL")
+			return nullOut("counts")
 		}
-		if _, err := structSize(counts.struct_size, unsafe.Sizeof(C.tsstore_association_tally{}), "counts", "TSSTORE_ASSOCIATION_TALLY_INIT"); err != nil {
+		if _, err := outSize(counts.struct_size, unsafe.Sizeof(C.tsstore_association_tally{}), "counts", "TSSTORE_ASSOCIATION_TALLY_INIT"); err != nil {
 			return err
 		}
 		var c core.AssociationCounts
@@ -310,7 +311,7 @@ func tsstore_associations_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	l, err := getAssociations(p)
 	if err == nil && n == nil {
-		err = invalidArg("len is NULL")
+		err = nullOut("len")
 	}
 	if err == nil {
 		*n = C.size_t(len(l.rows))
@@ -330,15 +331,15 @@ func tsstore_associations_get(p C.uintptr_t, first, n C.size_t, dst *C.tsstore_a
 
 func (l *assocList) put(first, n C.size_t, dst *C.tsstore_association) error {
 	if uint64(first) > uint64(len(l.rows)) || uint64(n) > uint64(len(l.rows))-uint64(first) {
-		return invalidArg("first %d, n %d: the list holds %d rows", first, n, len(l.rows))
+		return badArg(core.ArgNone, "first %d, n %d: the list holds %d rows", first, n, len(l.rows))
 	}
 	if n == 0 {
 		return nil
 	}
 	if dst == nil {
-		return invalidArg("dst is NULL")
+		return nullOut("dst")
 	}
-	stride, err := structSize(dst.struct_size, associationSize, "dst[0]", "TSSTORE_ASSOCIATION_INIT")
+	stride, err := outSize(dst.struct_size, associationSize, "dst[0]", "TSSTORE_ASSOCIATION_INIT")
 	if err != nil {
 		return err
 	}

@@ -3,39 +3,51 @@
 #include <string.h>
 #include "capi.h"
 
-/* One message per C thread (the exported functions run on their caller's thread), in a
- * buffer a pthread key owns and frees when the thread ends. Not __thread: a shared library
+/* One error record per C thread (the exported functions run on their caller's thread), in a
+ * block a pthread key owns and frees when the thread ends. Not __thread: a shared library
  * loaded with dlopen (Python's ctypes, Julia's ccall) must not need static TLS, which glibc
- * has only a few hundred spare bytes of and the Go runtime already uses. */
+ * has only a few hundred spare bytes of and the Go runtime already uses. The record is the
+ * last failure's status, argument code, item and four strings (operation, detail, reason,
+ * message), each NUL-terminated, one after the other. */
 static pthread_key_t ts_error_key;
 static pthread_once_t ts_error_once = PTHREAD_ONCE_INIT;
 
 static void ts_make_key(void) { pthread_key_create(&ts_error_key, free); }
 
-static char *ts_error_buffer(void) {
+/* No failure yet: every string empty (the union's zeroed byte after the record). */
+static const union {
+    ts_error_record r;
+    char bytes[sizeof(ts_error_record) + 1];
+} ts_no_error = {.r = {0, 0, -1, {0, 0, 0, 0}}};
+
+void ts_set_error_record(int32_t status, int32_t arg, int64_t item, const char *text, const size_t lens[TS_ERROR_STRINGS]) {
     pthread_once(&ts_error_once, ts_make_key);
-    char *b = pthread_getspecific(ts_error_key);
-    if (b == NULL) {
-        b = calloc(1, TS_ERROR_CAP);
-        if (b != NULL && pthread_setspecific(ts_error_key, b) != 0) {
-            free(b);
-            b = NULL;
-        }
+    size_t total = 0;
+    for (int i = 0; i < TS_ERROR_STRINGS; i++) total += lens[i] + 1;
+    ts_error_record *r = malloc(sizeof *r + total);
+    if (r == NULL) return; /* the previous record stays: better than none */
+    r->status = status, r->arg = arg, r->item = item;
+    size_t at = 0;
+    for (int i = 0; i < TS_ERROR_STRINGS; i++) {
+        r->offsets[i] = at;
+        memcpy(r->text + at, text, lens[i]);
+        r->text[at + lens[i]] = 0;
+        text += lens[i];
+        at += lens[i] + 1;
     }
-    return b;
+    free(pthread_getspecific(ts_error_key));
+    if (pthread_setspecific(ts_error_key, r) != 0) free(r);
 }
 
-void ts_set_error(const char *msg, size_t len) {
-    char *b = ts_error_buffer();
-    if (b == NULL) return;
-    if (len >= TS_ERROR_CAP) len = TS_ERROR_CAP - 1;
-    if (msg != NULL) memcpy(b, msg, len);
-    b[msg != NULL ? len : 0] = 0;
+const ts_error_record *ts_get_error_record(void) {
+    pthread_once(&ts_error_once, ts_make_key);
+    const ts_error_record *r = pthread_getspecific(ts_error_key);
+    return r != NULL ? r : &ts_no_error.r;
 }
 
 const char *ts_get_error(void) {
-    const char *b = ts_error_buffer();
-    return b != NULL ? b : "";
+    const ts_error_record *r = ts_get_error_record();
+    return r->text + r->offsets[TS_ERROR_MESSAGE];
 }
 
 /* Calls a host's log callback (a C function pointer Go cannot call itself). */

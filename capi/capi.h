@@ -9,10 +9,22 @@
 #define TSSTORE_TYPES_ONLY
 #include "../include/tsstore.h"
 
-#define TS_ERROR_CAP 4096
 /* Internal helpers: hidden, so the library exports exactly the functions of tsstore.h. */
 #define TS_HIDDEN __attribute__((visibility("hidden")))
-TS_HIDDEN void ts_set_error(const char *msg, size_t len);
+/* The calling thread's last failure (capi.c): its strings are operation, detail, reason and
+ * message, in that order, at text + offsets[i]. */
+#define TS_ERROR_STRINGS 4
+#define TS_ERROR_MESSAGE 3
+typedef struct ts_error_record {
+    int32_t status;
+    int32_t arg;
+    int64_t item;
+    size_t offsets[TS_ERROR_STRINGS];
+    char text[];
+} ts_error_record;
+TS_HIDDEN void ts_set_error_record(int32_t status, int32_t arg, int64_t item, const char *text,
+                                   const size_t lens[TS_ERROR_STRINGS]);
+TS_HIDDEN const ts_error_record *ts_get_error_record(void);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
 /* The calling thread's block for the strings of struct answers: each call frees the last. */

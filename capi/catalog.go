@@ -38,7 +38,7 @@ func getStrings(p C.uintptr_t) (*stringsHandle, error) {
 func tsstore_list_distinct(p C.uintptr_t, field C.int32_t, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
 	var vals []string
@@ -55,7 +55,7 @@ func tsstore_list_distinct(p C.uintptr_t, field C.int32_t, out *C.uintptr_t) (st
 		case C.TSSTORE_FIELD_INTERVAL:
 			ps, err = s.Intervals(core.KeyFilter{})
 		default:
-			return invalidArg("field: unknown code %d (TSSTORE_FIELD_NAME … TSSTORE_FIELD_INTERVAL, 0–3)", field)
+			return badArg(core.ArgField, "unknown code %d (TSSTORE_FIELD_NAME … TSSTORE_FIELD_INTERVAL, 0–3)", field)
 		}
 		for _, p := range ps {
 			vals = append(vals, p.String())
@@ -73,7 +73,7 @@ func tsstore_strings_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	h, err := getStrings(p)
 	if err == nil && n == nil {
-		err = invalidArg("len is NULL")
+		err = nullOut("len")
 	}
 	if err == nil {
 		*n = C.size_t(len(h.offs))
@@ -88,9 +88,9 @@ func tsstore_strings_get(p C.uintptr_t, i C.size_t, out **C.char) (status C.int3
 	switch {
 	case err != nil:
 	case out == nil:
-		err = invalidArg("out is NULL")
+		err = nullOut("out")
 	case uint64(i) >= uint64(len(h.offs)):
-		err = invalidArg("i: %d is outside the list's %d strings", i, len(h.offs))
+		err = badArg(core.ArgNone, "i: %d is outside the list's %d strings", i, len(h.offs))
 	default:
 		*out = at(h.mem, h.offs[i])
 	}
@@ -109,9 +109,9 @@ var countsSize = unsafe.Sizeof(C.tsstore_type_counts{})
 
 func putCounts(out *C.tsstore_type_counts, byType map[core.SeriesType]int) error {
 	if out == nil {
-		return invalidArg("counts is NULL")
+		return nullOut("counts")
 	}
-	if _, err := structSize(out.struct_size, countsSize, "counts", "TSSTORE_TYPE_COUNTS_INIT"); err != nil {
+	if _, err := outSize(out.struct_size, countsSize, "counts", "TSSTORE_TYPE_COUNTS_INIT"); err != nil {
 		return err
 	}
 	c := func(t core.SeriesType) C.int64_t { return C.int64_t(byType[t]) }
@@ -138,7 +138,7 @@ func tsstore_count_arrays(p C.uintptr_t, n *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if n == nil {
-			return invalidArg("n is NULL")
+			return nullOut("n")
 		}
 		v, err := s.CountArrays(core.KeyFilter{})
 		if err == nil {
@@ -174,7 +174,7 @@ func putRecords[T any, V any](dst *T, capacity C.size_t, n *C.size_t, vals []V, 
 	}
 	if dst == nil {
 		if capacity > 0 {
-			return invalidArg("dst is NULL but capacity is %d", capacity)
+			return badArg(core.ArgBuffer, "is NULL but capacity is %d", capacity)
 		}
 		return nil
 	}
@@ -184,7 +184,7 @@ func putRecords[T any, V any](dst *T, capacity C.size_t, n *C.size_t, vals []V, 
 	if len(vals) == 0 {
 		return nil
 	}
-	stride, err := structSize(size(dst), ours, "dst[0]", init)
+	stride, err := outSize(size(dst), ours, "dst[0]", init)
 	if err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func tsstore_check_static_consistency(p C.uintptr_t, consistent *C.int32_t) (sta
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if consistent == nil {
-			return invalidArg("consistent is NULL")
+			return nullOut("consistent")
 		}
 		rs, err := s.CheckStaticConsistency()
 		if err != nil {
@@ -253,15 +253,15 @@ func tsstore_copy_series(p C.uintptr_t, which *C.tsstore_lookup, ownerID C.int64
 	newName *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
-		c, err := categoryIn(category, "owner_category", false)
+		c, err := categoryIn(category, one, false)
 		if err != nil {
 			return err
 		}
-		ot, err := reqString(ownerType, "owner_type")
+		ot, err := reqString(ownerType, core.ArgOwnerType)
 		if err != nil {
 			return err
 		}
@@ -278,11 +278,11 @@ func tsstore_copy_series(p C.uintptr_t, which *C.tsstore_lookup, ownerID C.int64
 func tsstore_rename_series(p C.uintptr_t, which *C.tsstore_lookup, newName *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
-		n, err := reqString(newName, "new_name")
+		n, err := reqString(newName, core.ArgNewName)
 		if err != nil {
 			return err
 		}
@@ -299,7 +299,7 @@ func tsstore_rename_series(p C.uintptr_t, which *C.tsstore_lookup, newName *C.ch
 func tsstore_replace_owner_id(p C.uintptr_t, oldID C.int64_t, category C.int32_t, newID C.int64_t, moved *C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		c, err := categoryIn(category, "owner_category", false)
+		c, err := categoryIn(category, one, false)
 		if err != nil {
 			return err
 		}
@@ -326,7 +326,7 @@ func tsstore_compact_rewrite(p C.uintptr_t, report *C.tsstore_compact_report) (s
 func compactWith(p C.uintptr_t, opts *core.CompactOptions, report *C.tsstore_compact_report) C.int32_t {
 	return withStore(p, func(s *core.Store) error {
 		if report != nil {
-			if _, err := structSize(report.struct_size, unsafe.Sizeof(C.tsstore_compact_report{}), "report", "TSSTORE_COMPACT_REPORT_INIT"); err != nil {
+			if _, err := outSize(report.struct_size, unsafe.Sizeof(C.tsstore_compact_report{}), "report", "TSSTORE_COMPACT_REPORT_INIT"); err != nil {
 				return err
 			}
 		}
@@ -349,9 +349,9 @@ func tsstore_verify_integrity(p C.uintptr_t, report *C.tsstore_integrity_report,
 	var lines []string
 	st := withStore(p, func(s *core.Store) error {
 		if report == nil {
-			return invalidArg("report is NULL")
+			return nullOut("report")
 		}
-		if _, err := structSize(report.struct_size, unsafe.Sizeof(C.tsstore_integrity_report{}), "report", "TSSTORE_INTEGRITY_REPORT_INIT"); err != nil {
+		if _, err := outSize(report.struct_size, unsafe.Sizeof(C.tsstore_integrity_report{}), "report", "TSSTORE_INTEGRITY_REPORT_INIT"); err != nil {
 			return err
 		}
 		rep, err := s.VerifyIntegrity()

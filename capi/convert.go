@@ -71,9 +71,9 @@ func optString(p *C.char) string {
 }
 
 // reqString reads a C string that must not be NULL.
-func reqString(p *C.char, field string) (string, error) {
+func reqString(p *C.char, arg core.Arg) (string, error) {
 	if p == nil {
-		return "", invalidArg("%s is NULL", field)
+		return "", badArg(arg, "is NULL")
 	}
 	return C.GoString(p), nil
 }
@@ -89,41 +89,41 @@ const maxNdim = 1024
 // size before reading any memory: the core then checks the bytes against the shape.
 // With copyData false the bytes are not read and Data is left nil (for batchItems, which
 // copies every array of a batch at once).
-func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, field string, copyData bool) (core.TypedArray, error) {
+func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, w where, copyData bool) (core.TypedArray, error) {
 	if dtype < 0 || dtype > 5 {
-		return core.TypedArray{}, invalidArg("%s.dtype: unknown code %d (0 f64 … 5 bool)", field, dtype)
+		return core.TypedArray{}, w.bad(core.ArgDType, "", "unknown code %d (0 f64 … 5 bool)", dtype)
 	}
 	if ndim == 0 || ndim > maxNdim {
-		return core.TypedArray{}, invalidArg("%s.ndim: %d is not in 1–%d", field, ndim, maxNdim)
+		return core.TypedArray{}, w.badField(core.ArgShape, "ndim", "%d is not in 1–%d", ndim, maxNdim)
 	}
 	if shape == nil {
-		return core.TypedArray{}, invalidArg("%s.shape is NULL", field)
+		return core.TypedArray{}, w.bad(core.ArgShape, "", "is NULL")
 	}
 	dims := valuesFromC[int64](unsafe.Pointer(shape), int(ndim))
 	out := make([]int, ndim)
 	for i, d := range dims {
 		if d <= 0 || d > 1<<40 {
-			return core.TypedArray{}, invalidArg("%s.shape[%d]: %d is not a positive axis length", field, i, d)
+			return core.TypedArray{}, w.bad(core.ArgShape, itoa(i), "%d is not a positive axis length", d)
 		}
 		out[i] = int(d)
 	}
 	if nbytes > 0 && data == nil {
-		return core.TypedArray{}, invalidArg("%s.data is NULL but nbytes is %d", field, nbytes)
+		return core.TypedArray{}, w.bad(core.ArgData, "", "is NULL but nbytes is %d", nbytes)
 	}
 	if uint64(nbytes) > 1<<46 {
-		return core.TypedArray{}, invalidArg("%s.nbytes: %d is too large", field, nbytes)
+		return core.TypedArray{}, w.badField(core.ArgData, "nbytes", "%d is too large", nbytes)
 	}
 	// The size is checked here, before any caller memory is read, and named as the caller
 	// wrote it (the core would check it again under its own name).
 	want := uint64(core.DType(dtype).Width())
 	for _, d := range out {
 		if want > (1<<46)/uint64(d) { // checked before multiplying: the product could wrap
-			return core.TypedArray{}, invalidArg("%s.shape: %v holds more than 2^46 bytes", field, dims)
+			return core.TypedArray{}, w.bad(core.ArgShape, "", "%v holds more than 2^46 bytes", dims)
 		}
 		want *= uint64(d)
 	}
 	if uint64(nbytes) != want {
-		return core.TypedArray{}, invalidArg("%s.nbytes: %d bytes do not match shape %v of %s (%d bytes)", field, nbytes,
+		return core.TypedArray{}, w.badField(core.ArgData, "nbytes", "%d bytes do not match shape %v of %s (%d bytes)", nbytes,
 			dims, core.DType(dtype), want)
 	}
 	if !copyData {
@@ -142,7 +142,7 @@ func putString(s string, buf *C.char, capacity C.size_t, needed *C.size_t) error
 		return nil
 	}
 	if buf == nil {
-		return invalidArg("buf is NULL but capacity is %d", capacity)
+		return badArg(core.ArgBuffer, "buf is NULL but capacity is %d", capacity)
 	}
 	if uint64(capacity) < uint64(n) {
 		return tooSmall(uintptr(n), "bytes")
@@ -160,7 +160,7 @@ func putBytes(b []byte, buf unsafe.Pointer, capacity C.size_t, needed *C.size_t)
 		return nil
 	}
 	if buf == nil {
-		return invalidArg("buf is NULL but capacity is %d", capacity)
+		return badArg(core.ArgBuffer, "buf is NULL but capacity is %d", capacity)
 	}
 	if uint64(capacity) < uint64(len(b)) {
 		return tooSmall(uintptr(len(b)), "bytes")
@@ -220,7 +220,7 @@ func putElements[T int64 | float64](v []T, buf unsafe.Pointer, capacity C.size_t
 		return nil
 	}
 	if buf == nil {
-		return invalidArg("dst is NULL but capacity is %d", capacity)
+		return badArg(core.ArgBuffer, "is NULL but capacity is %d", capacity)
 	}
 	if uint64(capacity) < uint64(len(v)) {
 		return tooSmall(uintptr(len(v)), "elements")

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -16,18 +17,18 @@ import (
 
 // Status codes of include/tsstore.h; the numbers never change.
 const (
-	statusOK                   = 0
-	statusInvalidParameter     = 1
-	statusNotFound             = 2
-	statusDuplicateTimeSeries  = 3
-	statusDuplicateAssociation = 4
-	statusIntegrity            = 5
-	statusReadOnly             = 6
-	statusIO                   = 7
-	statusIncompatibleFormat   = 8
-	statusInternal             = 9
-	statusBufferTooSmall       = 10
-	statusInvalidHandle        = 11
+	statusOK                   = C.TSSTORE_OK
+	statusInvalidParameter     = C.TSSTORE_E_INVALID_PARAMETER
+	statusNotFound             = C.TSSTORE_E_NOT_FOUND
+	statusDuplicateTimeSeries  = C.TSSTORE_E_DUPLICATE_TIME_SERIES
+	statusDuplicateAssociation = C.TSSTORE_E_DUPLICATE_ASSOCIATION
+	statusIntegrity            = C.TSSTORE_E_INTEGRITY
+	statusReadOnly             = C.TSSTORE_E_READ_ONLY
+	statusIO                   = C.TSSTORE_E_IO
+	statusIncompatibleFormat   = C.TSSTORE_E_INCOMPATIBLE_FORMAT
+	statusInternal             = C.TSSTORE_E_INTERNAL
+	statusBufferTooSmall       = C.TSSTORE_E_BUFFER_TOO_SMALL
+	statusInvalidHandle        = C.TSSTORE_E_INVALID_HANDLE
 )
 
 var statusNames = [...]string{
@@ -46,7 +47,11 @@ var cStatusNames = func() []*C.char {
 	return out
 }()
 
-// kinds maps the core's error kinds onto status codes.
+// errInvalidHandle is the kind of a handle argument that names no live object of its kind;
+// the core has no such kind, since it never sees handles.
+var errInvalidHandle = errors.New("invalid handle")
+
+// kinds maps the error kinds onto status codes.
 var kinds = []struct {
 	err    error
 	status C.int32_t
@@ -55,34 +60,61 @@ var kinds = []struct {
 	{core.ErrDuplicateTimeSeries, statusDuplicateTimeSeries}, {core.ErrDuplicateAssociation, statusDuplicateAssociation},
 	{core.ErrIntegrity, statusIntegrity}, {core.ErrReadOnly, statusReadOnly}, {core.ErrIO, statusIO},
 	{core.ErrIncompatibleFormat, statusIncompatibleFormat}, {core.ErrInternal, statusInternal},
-	{core.ErrBufferTooSmall, statusBufferTooSmall},
+	{core.ErrBufferTooSmall, statusBufferTooSmall}, {errInvalidHandle, statusInvalidHandle},
 }
 
-// apiError is a failure of the translation layer itself (a NULL pointer, a bad handle).
-type apiError struct {
-	status C.int32_t
-	msg    string
+// where is a struct argument of a call, as the header spells it: the whole argument
+// ("desc", "which", "filter"), or element item of an array argument ("descs", "which",
+// "rows"). The errors about its fields name it so.
+type where struct {
+	list string // the core's name of the list the element is of ("items", "which"): "" for one struct
+	item int
 }
 
-func (e *apiError) Error() string { return e.msg }
+// one is the struct argument of a call that takes one.
+var one = where{}
 
-func invalidArg(format string, args ...any) error {
-	return &apiError{statusInvalidParameter, fmt.Sprintf(format, args...)}
+// elem is element i of the array argument the core calls list.
+func elem(list string, i int) where { return where{list, i} }
+
+// bad is an invalid-parameter failure of arg (a field of w, or a plain argument) with an
+// optional detail within it (a feature's name, an axis).
+func (w where) bad(arg core.Arg, detail, format string, args ...any) error {
+	return &core.Error{Kind: core.ErrInvalidParameter, Arg: arg, Detail: detail, Items: w.list, Item: w.item,
+		Msg: fmt.Sprintf(format, args...)}
 }
+
+// badField is bad for a field the header spells apart from its argument's usual name
+// (desc.ndim and desc.nbytes are ARG_SHAPE and ARG_DATA; filter.match_owner_id ARG_OWNER_ID).
+func (w where) badField(arg core.Arg, cField, format string, args ...any) error {
+	return &spelled{w.bad(arg, "", format, args...).(*core.Error), cField}
+}
+
+// spelled is a failure whose C message names the header's field cField.
+type spelled struct {
+	err    *core.Error
+	cField string
+}
+
+func (e *spelled) Error() string { return e.err.Error() }
+func (e *spelled) Unwrap() error { return e.err }
+
+// badArg is an invalid-parameter failure of a plain argument.
+func badArg(arg core.Arg, format string, args ...any) error { return one.bad(arg, "", format, args...) }
+
+// nullOut is a required out pointer (or other pointer argument) given as NULL.
+func nullOut(name string) error { return one.bad(core.ArgOut, name, "is NULL") }
 
 func badHandle(what string) error {
-	return &apiError{statusInvalidHandle, what + " is NULL, freed, or not a handle of that kind"}
+	return &core.Error{Kind: errInvalidHandle, Msg: what + " is NULL, freed, or not a handle of that kind"}
 }
 
 func tooSmall(needed uintptr, unit string) error {
-	return &apiError{statusBufferTooSmall, fmt.Sprintf("the buffer is too small: %d %s needed", needed, unit)}
+	return &core.Error{Kind: core.ErrBufferTooSmall, Arg: core.ArgBuffer,
+		Msg: fmt.Sprintf("the buffer is too small: %d %s needed", needed, unit)}
 }
 
 func statusOf(err error) C.int32_t {
-	var ae *apiError
-	if errors.As(err, &ae) {
-		return ae.status
-	}
 	for _, k := range kinds {
 		if errors.Is(err, k.err) {
 			return k.status
@@ -91,28 +123,81 @@ func statusOf(err error) C.int32_t {
 	return statusInternal
 }
 
-// fail records err as the calling thread's last error (and the store's, when there is
-// one) and returns its status.
+// maxErrorText bounds each string of an error record, so that a message quoting a huge
+// argument does not make a huge record.
+const maxErrorText = 4095
+
+// fail records err as the calling thread's last error (and its message as the store's, when
+// there is one) and returns its status. fn is the exported function that failed.
 func fail(st *storeHandle, err error) C.int32_t {
-	msg := err.Error()
-	if len(msg) >= C.TS_ERROR_CAP {
-		msg = truncateUTF8(msg, C.TS_ERROR_CAP-1)
-	}
-	setThreadError(msg)
+	r := recordOf(err, callerName())
 	if st != nil {
-		st.setError(msg)
+		st.setError(r.message)
 	}
-	logf("error: %s", msg)
+	logf("error: %s", r.message)
+	r.store()
 	return statusOf(err)
 }
 
-func setThreadError(msg string) {
-	if msg == "" {
-		C.ts_set_error(nil, 0)
-		return
+// errorRecord is a failure as the C interface reports it (tsstore_error_info).
+type errorRecord struct {
+	status                             C.int32_t
+	arg                                core.Arg
+	item                               int64
+	operation, detail, reason, message string
+}
+
+// recordOf describes err as the header spells it: the argument named as the C function fn
+// takes it ("descs[3].shape[0]", "which.features_json"), the message starting with the
+// core's operation.
+func recordOf(err error, fn string) errorRecord {
+	r := errorRecord{status: statusOf(err), item: -1, reason: err.Error(), message: err.Error()}
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return r
 	}
-	b := []byte(msg)
-	C.ts_set_error((*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b)))
+	var sp *spelled
+	cField := ""
+	if errors.As(err, &sp) {
+		cField = sp.cField
+	}
+	r.arg, r.detail, r.operation, r.reason = e.Arg, e.Detail, e.Op, e.Msg
+	if e.Err != nil {
+		r.reason += ": " + e.Err.Error()
+	}
+	if e.Items != "" {
+		r.item = int64(e.Item)
+	}
+	var b strings.Builder
+	b.WriteString("tsstore: ")
+	if e.Op != "" {
+		b.WriteString(e.Op + ": ")
+	}
+	if path := cPath(e, fn, cField); path != "" {
+		b.WriteString(path + ": ")
+	}
+	b.WriteString(r.reason)
+	if e.Kind != nil {
+		b.WriteString(" (" + e.Kind.Error() + ")")
+	}
+	r.message = b.String()
+	return r
+}
+
+// store writes r into the calling thread's error record (capi.c).
+func (r errorRecord) store() {
+	texts := [C.TS_ERROR_STRINGS]string{r.operation, r.detail, r.reason, r.message}
+	var lens [C.TS_ERROR_STRINGS]C.size_t
+	var all []byte
+	for i, t := range texts {
+		if len(t) > maxErrorText {
+			t = truncateUTF8(t, maxErrorText)
+		}
+		lens[i] = C.size_t(len(t))
+		all = append(all, t...)
+	}
+	all = append(all, 0) // never an empty slice to take the address of
+	C.ts_set_error_record(r.status, C.int32_t(r.arg), C.int64_t(r.item), (*C.char)(unsafe.Pointer(&all[0])), &lens[0])
 }
 
 func truncateUTF8(s string, n int) string {
@@ -130,13 +215,26 @@ func guard(status *C.int32_t) {
 		if os.Getenv("TSSTORE_DEBUG") != "" {
 			msg += "\n" + string(debug.Stack())
 		}
-		*status = fail(nil, &apiError{statusInternal, msg})
+		*status = fail(nil, &core.Error{Kind: core.ErrInternal, Msg: msg})
 	}
 }
 
 // guardVoid is guard for the functions that return nothing (the free functions).
 func guardVoid() {
 	if r := recover(); r != nil {
-		fail(nil, &apiError{statusInternal, fmt.Sprintf("internal error: %v", r)})
+		fail(nil, &core.Error{Kind: core.ErrInternal, Msg: fmt.Sprintf("internal error: %v", r)})
 	}
+}
+
+// notFound is the header's NOT_FOUND for a missing file or directory, whatever layer saw it.
+func notFound(err error) error {
+	e := &core.Error{Kind: core.ErrNotFound, Arg: core.ArgPath, Msg: err.Error()}
+	var ce *core.Error
+	if errors.As(err, &ce) {
+		e.Op, e.Msg = ce.Op, ce.Msg
+		if ce.Err != nil {
+			e.Msg += ": " + ce.Err.Error()
+		}
+	}
+	return e
 }

@@ -40,7 +40,7 @@ func getKeys(p C.uintptr_t) (*keysHandle, error) {
 // listInto runs a listing and hands out its handle.
 func listInto(p C.uintptr_t, out *C.uintptr_t, list func(*core.Store) ([]core.Metadata, error)) C.int32_t {
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
 	var ms []core.Metadata
@@ -83,7 +83,7 @@ func tsstore_keys_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	h, err := getKeys(p)
 	if err == nil && n == nil {
-		err = invalidArg("len is NULL")
+		err = nullOut("len")
 	}
 	if err != nil {
 		return fail(nil, err)
@@ -107,15 +107,15 @@ func tsstore_keys_get(p C.uintptr_t, first, n C.size_t, infos *C.tsstore_series_
 
 func (h *keysHandle) put(first, n C.size_t, infos *C.tsstore_series_info) error {
 	if uint64(first) > uint64(len(h.ms)) || uint64(n) > uint64(len(h.ms))-uint64(first) {
-		return invalidArg("first %d, n %d: the list holds %d entries", first, n, len(h.ms))
+		return badArg(core.ArgNone, "first %d, n %d: the list holds %d entries", first, n, len(h.ms))
 	}
 	if n == 0 {
 		return nil
 	}
 	if infos == nil {
-		return invalidArg("infos is NULL")
+		return nullOut("infos")
 	}
-	stride, err := structSize(infos.struct_size, infoSize, "infos[0]", "TSSTORE_SERIES_INFO_INIT")
+	stride, err := outSize(infos.struct_size, infoSize, "infos[0]", "TSSTORE_SERIES_INFO_INIT")
 	if err != nil {
 		return err
 	}

@@ -11,8 +11,6 @@ import "C"
 import (
 	"errors"
 	"io/fs"
-	"runtime"
-	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -61,7 +59,7 @@ func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The header's NOT_FOUND: no such file or directory, whatever layer saw it.
-			return fail(nil, &apiError{statusNotFound, strings.TrimSuffix(err.Error(), " (i/o error)") + " (not found)"})
+			return fail(nil, notFound(err))
 		}
 		return fail(nil, err)
 	}
@@ -106,10 +104,10 @@ func tsstore_open(path *C.char, readOnly C.int32_t, out *C.uintptr_t) (status C.
 // openPath checks out (and clears it) and path, then registers the store open makes of it.
 func openPath(path *C.char, out *C.uintptr_t, open func(p string) (*core.Store, error)) C.int32_t {
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
-	p, err := reqString(path, "path")
+	p, err := reqString(path, core.ArgPath)
 	if err != nil {
 		return fail(nil, err)
 	}
@@ -121,7 +119,7 @@ func openPath(path *C.char, out *C.uintptr_t, open func(p string) (*core.Store, 
 func tsstore_open_in_memory(compression *C.char, out *C.uintptr_t) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
 	opts, err := compressionOf(compression)
@@ -162,22 +160,6 @@ func withStore(p C.uintptr_t, fn func(*core.Store) error) C.int32_t {
 	return statusOK
 }
 
-// callerName is the exported function that called withStore.
-func callerName() string {
-	pc := make([]uintptr, 8)
-	n := runtime.Callers(3, pc)
-	frames := runtime.CallersFrames(pc[:n])
-	for {
-		f, more := frames.Next()
-		if i := strings.LastIndex(f.Function, ".tsstore_"); i >= 0 {
-			return f.Function[i+1:]
-		}
-		if !more {
-			return "call"
-		}
-	}
-}
-
 //export tsstore_set_log_callback
 func tsstore_set_log_callback(fn unsafe.Pointer, user unsafe.Pointer) (status C.int32_t) {
 	defer guard(&status)
@@ -197,7 +179,7 @@ func tsstore_flush(p C.uintptr_t) (status C.int32_t) {
 func tsstore_persist(p C.uintptr_t, path *C.char) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		dst, err := reqString(path, "path")
+		dst, err := reqString(path, core.ArgPath)
 		if err != nil {
 			return err
 		}

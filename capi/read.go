@@ -14,15 +14,15 @@ import (
 
 // cBytes views the caller's buffer dst[capacity] as a Go slice the core writes into. It is
 // never nil, so the core writes there rather than allocating.
-func cBytes(dst unsafe.Pointer, capacity C.size_t, field string) ([]byte, error) {
+func cBytes(dst unsafe.Pointer, capacity C.size_t, w where) ([]byte, error) {
 	if dst == nil {
 		if capacity > 0 {
-			return nil, invalidArg("%s is NULL but its capacity is %d", field, capacity)
+			return nil, w.bad(core.ArgBuffer, "", "is NULL but its capacity is %d", capacity)
 		}
 		return []byte{}, nil
 	}
 	if uint64(capacity) > 1<<46 {
-		return nil, invalidArg("%s: capacity %d is too large", field, capacity)
+		return nil, w.bad(core.ArgBuffer, "", "capacity %d is too large", capacity)
 	}
 	return unsafe.Slice((*byte)(dst), int(capacity)), nil
 }
@@ -32,9 +32,9 @@ func tsstore_has(p C.uintptr_t, which *C.tsstore_lookup, found *C.int32_t) (stat
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if found == nil {
-			return invalidArg("found is NULL")
+			return nullOut("found")
 		}
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
@@ -58,9 +58,9 @@ func tsstore_get_info(p C.uintptr_t, which *C.tsstore_lookup, info *C.tsstore_se
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if info == nil {
-			return invalidArg("info is NULL")
+			return nullOut("info")
 		}
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
@@ -80,14 +80,14 @@ func tsstore_get_info(p C.uintptr_t, which *C.tsstore_lookup, info *C.tsstore_se
 func readInto(p C.uintptr_t, which *C.tsstore_lookup, part core.Part, dst unsafe.Pointer, capacity C.size_t,
 	info *C.tsstore_series_info) C.int32_t {
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
 		if err := checkInfoOut(info); err != nil {
 			return err
 		}
-		buf, err := cBytes(dst, capacity, "dst")
+		buf, err := cBytes(dst, capacity, one)
 		if err != nil {
 			return err
 		}
@@ -126,7 +126,7 @@ func tsstore_get_timestamps(p C.uintptr_t, which *C.tsstore_lookup, startMS, end
 	n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func putMillis(stamps []time.Time, dst *C.int64_t, capacity C.size_t, n *C.size_
 func tsstore_get_percentiles(p C.uintptr_t, which *C.tsstore_lookup, dst *C.double, capacity C.size_t, n *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}
@@ -178,10 +178,10 @@ func tsstore_get_many(p C.uintptr_t, which *C.tsstore_lookup, n C.size_t, dst *u
 			return err
 		}
 		if n > 0 && infos == nil {
-			return invalidArg("infos is NULL; it receives the description of every series")
+			return one.bad(core.ArgOut, "infos", "is NULL; it receives the description of every series")
 		}
 		if (dst == nil) != (capacity == nil) {
-			return invalidArg("dst and capacity must both be NULL (describe only) or both be given")
+			return badArg(core.ArgBuffer, "dst and capacity must both be NULL (describe only) or both be given")
 		}
 		var ms []*core.Metadata
 		var exts []core.Extent
@@ -208,7 +208,7 @@ func manyBuffers(dst *unsafe.Pointer, capacity *C.size_t, n int) ([][]byte, erro
 	caps := unsafe.Slice(capacity, n)
 	bufs := make([][]byte, n)
 	for i := range bufs {
-		b, err := cBytes(ptrs[i], caps[i], "dst["+itoa(i)+"]")
+		b, err := cBytes(ptrs[i], caps[i], elem("dst", i))
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +220,7 @@ func manyBuffers(dst *unsafe.Pointer, capacity *C.size_t, n int) ([][]byte, erro
 func hashIn(h *C.uint8_t) ([32]byte, error) {
 	var out [32]byte
 	if h == nil {
-		return out, invalidArg("hash32 is NULL")
+		return out, badArg(core.ArgHash, "is NULL")
 	}
 	copy(out[:], fromC(unsafe.Pointer(h), 32))
 	return out, nil
@@ -260,7 +260,7 @@ func tsstore_get_array(p C.uintptr_t, hash *C.uint8_t, dst unsafe.Pointer, capac
 func tsstore_remove(p C.uintptr_t, which *C.tsstore_lookup) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
-		q, err := lookupIn(which, "which")
+		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
 		}

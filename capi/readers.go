@@ -4,8 +4,6 @@ package main
 import "C"
 
 import (
-	"errors"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -33,7 +31,7 @@ func (r staticReader) info() C.tsstore_reader_info {
 func (r staticReader) group(g int) (C.tsstore_group_info, []int, error) {
 	gs := r.rd.Groups()
 	if g < 0 || g >= len(gs) {
-		return C.tsstore_group_info{}, nil, invalidArg("group: %d is outside the reader's %d groups", g, len(gs))
+		return C.tsstore_group_info{}, nil, badArg(core.ArgGroup, "%d is outside the reader's %d groups", g, len(gs))
 	}
 	in, err := groupInfo(gs[g].DType, len(gs[g].Keys), 1, 1, gs[g].ElementShape, len(gs[g].Values.Data))
 	return in, gs[g].Keys, err
@@ -54,7 +52,7 @@ func (r forecastReader) info() C.tsstore_reader_info {
 func (r forecastReader) group(g int) (C.tsstore_group_info, []int, error) {
 	gs := r.rd.Groups()
 	if g < 0 || g >= len(gs) {
-		return C.tsstore_group_info{}, nil, invalidArg("group: %d is outside the reader's %d groups", g, len(gs))
+		return C.tsstore_group_info{}, nil, badArg(core.ArgGroup, "%d is outside the reader's %d groups", g, len(gs))
 	}
 	fg := gs[g]
 	in, err := groupInfo(fg.DType, len(fg.Keys), fg.Layers, fg.Steps, fg.ElementShape, len(fg.Values.Data))
@@ -69,7 +67,7 @@ func groupInfo(dt core.DType, keys, layers, steps int, eshape []int, nbytes int)
 	in := C.tsstore_group_info{dtype: C.int32_t(dt), n_keys: C.int64_t(keys), layers: C.int64_t(layers),
 		steps: C.int64_t(steps), element_ndim: C.int32_t(len(eshape)), nbytes: C.uint64_t(nbytes)}
 	if len(eshape) > C.TSSTORE_MAX_RANK {
-		return in, invalidArg("the group's element rank %d exceeds TSSTORE_MAX_RANK", len(eshape))
+		return in, one.bad(core.ArgOut, "info", "the group's element rank %d exceeds TSSTORE_MAX_RANK", len(eshape))
 	}
 	for i, d := range eshape {
 		in.element_shape[i] = C.int64_t(d)
@@ -108,15 +106,15 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 	build func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error)) (status C.int32_t) {
 	defer guard(&status)
 	if out == nil {
-		return fail(nil, invalidArg("out is NULL"))
+		return fail(nil, nullOut("out"))
 	}
 	*out = 0
 	var h *readerHandle
 	st := withStore(p, func(s *core.Store) error {
 		if resolution == nil {
-			return invalidArg("resolution is NULL")
+			return nullOut("resolution")
 		}
-		res, err := reqPeriodIn(*resolution, "resolution")
+		res, err := reqPeriodIn(*resolution, one, core.ArgResolution)
 		if err != nil {
 			return err
 		}
@@ -126,7 +124,7 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 		}
 		r, closeFn, err := build(s, res, qs)
 		if err != nil {
-			return whichError(err)
+			return (err)
 		}
 		sh, _ := getStore(p)
 		h = &readerHandle{r: r, close: closeFn, st: sh}
@@ -138,29 +136,17 @@ func newReader(p C.uintptr_t, k kind, resolution *C.tsstore_period, which *C.tss
 	return st
 }
 
-// whichError names a reader's refused item as the caller passed it: "which[3]", where the
-// core, given keys, says "keys[3]".
-func whichError(err error) error {
-	var e *core.Error
-	if errors.As(err, &e) {
-		if rest, ok := strings.CutPrefix(e.Field, "keys["); ok {
-			e.Field = "which[" + rest
-		}
-	}
-	return err
-}
-
 var readerInfoSize, groupInfoSize = unsafe.Sizeof(C.tsstore_reader_info{}), unsafe.Sizeof(C.tsstore_group_info{})
 
 func readerInfo(p C.uintptr_t, k kind, out *C.tsstore_reader_info) (status C.int32_t) {
 	defer guard(&status)
 	h, err := getReader(p, k)
 	if err == nil && out == nil {
-		err = invalidArg("info is NULL")
+		err = nullOut("info")
 	}
 	if err == nil {
 		var size uintptr
-		if size, err = structSize(out.struct_size, readerInfoSize, "info", "TSSTORE_READER_INFO_INIT"); err == nil {
+		if size, err = outSize(out.struct_size, readerInfoSize, "info", "TSSTORE_READER_INFO_INIT"); err == nil {
 			in := h.r.info()
 			in.struct_size = C.uint32_t(size)
 			*out = in
@@ -173,11 +159,11 @@ func readerGroup(p C.uintptr_t, k kind, g C.size_t, out *C.tsstore_group_info) (
 	defer guard(&status)
 	h, err := getReader(p, k)
 	if err == nil && out == nil {
-		err = invalidArg("info is NULL")
+		err = nullOut("info")
 	}
 	var size uintptr
 	if err == nil {
-		size, err = structSize(out.struct_size, groupInfoSize, "info", "TSSTORE_GROUP_INFO_INIT")
+		size, err = outSize(out.struct_size, groupInfoSize, "info", "TSSTORE_GROUP_INFO_INIT")
 	}
 	if err == nil {
 		var in C.tsstore_group_info
@@ -214,11 +200,11 @@ func readerBind(p C.uintptr_t, k kind, g C.size_t, dst unsafe.Pointer, capacity 
 	var buf []byte
 	switch {
 	case dst != nil:
-		if buf, err = cBytes(dst, capacity, "dst"); err != nil {
+		if buf, err = cBytes(dst, capacity, one); err != nil {
 			return noFail(err)
 		}
 	case capacity != 0: // as every call refuses a NULL buffer given a size; unbinding gives 0
-		return noFail(invalidArg("dst is NULL but capacity is %d (unbind with dst NULL, capacity 0)", capacity))
+		return noFail(badArg(core.ArgBuffer, "is NULL but capacity is %d (unbind with dst NULL, capacity 0)", capacity))
 	}
 	return noFail(h.r.bind(int(g), buf))
 }
@@ -257,7 +243,7 @@ func readerRead(p C.uintptr_t, k kind, name string, read func(reader) error) (st
 
 func stepArg(i C.int64_t) (int, error) {
 	if i < 0 || i > 1<<40 {
-		return 0, invalidArg("step: %d is out of range", i)
+		return 0, badArg(core.ArgStep, "%d is out of range", i)
 	}
 	return int(i), nil
 }
@@ -287,7 +273,7 @@ func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, whic
 func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t,
 	out *C.uintptr_t) C.int32_t {
 	return newReader(p, kindForecastReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
-		typ, err := typeIn(seriesType, "series_type", false)
+		typ, err := typeIn(seriesType, one, false)
 		if err != nil {
 			return nil, nil, err
 		}

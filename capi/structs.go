@@ -5,6 +5,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"strconv"
 	"unsafe"
 
@@ -15,11 +16,19 @@ import (
 // struct_size, and a caller may hand us a struct from a newer header (larger): we read and
 // write our prefix only, and arrays of structs advance by the caller's struct_size.
 
-// structSize checks a struct's struct_size against this library's v1 size and returns it
-// (the caller's stride).
-func structSize(size C.uint32_t, ours uintptr, field, init string) (uintptr, error) {
+// structSize checks a struct's struct_size against this library's size and returns it (the
+// caller's stride); whole is the code of the struct w as a whole (ArgSeries for a desc).
+func structSize(size C.uint32_t, ours uintptr, w where, whole core.Arg, init string) (uintptr, error) {
 	if uintptr(size) < ours {
-		return 0, invalidArg("%s.struct_size: %d is smaller than this library's %d; set it with %s", field, size, ours, init)
+		return 0, w.bad(whole, "struct_size", "%d is smaller than this library's %d; set it with %s", size, ours, init)
+	}
+	return uintptr(size), nil
+}
+
+// outSize is structSize for an out-parameter named name ("info", "infos[0]").
+func outSize(size C.uint32_t, ours uintptr, name, init string) (uintptr, error) {
+	if uintptr(size) < ours {
+		return 0, one.bad(core.ArgOut, name+".struct_size", "%d is smaller than this library's %d; set it with %s", size, ours, init)
 	}
 	return uintptr(size), nil
 }
@@ -29,17 +38,17 @@ func element[T any](base *T, stride uintptr, i int) *T {
 	return (*T)(unsafe.Add(unsafe.Pointer(base), stride*uintptr(i)))
 }
 
-// periodIn reads a period; unit NONE is nil ("any" in lookups, absent in descriptors).
-func periodIn(p C.tsstore_period, field string) (*core.Period, error) {
+// periodIn reads w's period arg; unit NONE is nil ("any" in lookups, absent in descriptors).
+func periodIn(p C.tsstore_period, w where, arg core.Arg) (*core.Period, error) {
 	switch p.unit {
 	case C.TSSTORE_PERIOD_NONE:
 		if p.value != 0 {
-			return nil, invalidArg("%s: value %d with unit TSSTORE_PERIOD_NONE; set a unit", field, p.value)
+			return nil, w.bad(arg, "", "value %d with unit TSSTORE_PERIOD_NONE; set a unit", p.value)
 		}
 		return nil, nil
 	case C.TSSTORE_PERIOD_MILLIS, C.TSSTORE_PERIOD_MONTHS:
 		if p.value <= 0 {
-			return nil, invalidArg("%s: %d is not a positive period", field, p.value)
+			return nil, w.bad(arg, "", "%d is not a positive period", p.value)
 		}
 		if p.unit == C.TSSTORE_PERIOD_MONTHS {
 			v := core.Months(int64(p.value))
@@ -48,14 +57,14 @@ func periodIn(p C.tsstore_period, field string) (*core.Period, error) {
 		v := core.Milliseconds(int64(p.value))
 		return &v, nil
 	}
-	return nil, invalidArg("%s.unit: unknown code %d (0 none, 1 milliseconds, 2 months)", field, p.unit)
+	return nil, w.bad(arg, "unit", "unknown code %d (0 none, 1 milliseconds, 2 months)", p.unit)
 }
 
 // reqPeriodIn is periodIn for a period that must be given.
-func reqPeriodIn(p C.tsstore_period, field string) (core.Period, error) {
-	v, err := periodIn(p, field)
+func reqPeriodIn(p C.tsstore_period, w where, arg core.Arg) (core.Period, error) {
+	v, err := periodIn(p, w, arg)
 	if err == nil && v == nil {
-		err = invalidArg("%s is required (unit TSSTORE_PERIOD_NONE given)", field)
+		err = w.bad(arg, "", "is required (unit TSSTORE_PERIOD_NONE given)")
 	}
 	if err != nil {
 		return core.Period{}, err
@@ -63,12 +72,12 @@ func reqPeriodIn(p C.tsstore_period, field string) (core.Period, error) {
 	return *v, nil
 }
 
-// periodArg reads a period passed by pointer (NULL: none).
-func periodArg(p *C.tsstore_period, field string) (*core.Period, error) {
+// periodArg reads a period argument arg passed by pointer (NULL: none).
+func periodArg(p *C.tsstore_period, arg core.Arg) (*core.Period, error) {
 	if p == nil {
 		return nil, nil
 	}
-	return periodIn(*p, field)
+	return periodIn(*p, one, arg)
 }
 
 func periodOut(p core.Period) C.tsstore_period {
@@ -81,23 +90,23 @@ func periodOut(p core.Period) C.tsstore_period {
 	return C.tsstore_period{value: C.int64_t(p.Millis()), unit: C.TSSTORE_PERIOD_MILLIS}
 }
 
-func categoryIn(c C.int32_t, field string, anyOK bool) (*core.OwnerCategory, error) {
+func categoryIn(c C.int32_t, w where, anyOK bool) (*core.OwnerCategory, error) {
 	if c == C.TSSTORE_OWNER_ANY && anyOK {
 		return nil, nil
 	}
 	if c < 0 || !core.OwnerCategory(c).Valid() {
-		return nil, invalidArg("%s: unknown code %d (0 Component, 1 SupplementalAttribute%s)", field, c, anyText(anyOK, "TSSTORE_OWNER_ANY"))
+		return nil, w.bad(core.ArgOwnerCategory, "", "unknown code %d (0 Component, 1 SupplementalAttribute%s)", c, anyText(anyOK, "TSSTORE_OWNER_ANY"))
 	}
 	v := core.OwnerCategory(c)
 	return &v, nil
 }
 
-func typeIn(t C.int32_t, field string, anyOK bool) (*core.SeriesType, error) {
+func typeIn(t C.int32_t, w where, anyOK bool) (*core.SeriesType, error) {
 	if t == C.TSSTORE_ANY_TYPE && anyOK {
 		return nil, nil
 	}
 	if t < 0 || !core.SeriesType(t).Valid() {
-		return nil, invalidArg("%s: unknown code %d (0–6%s)", field, t, anyText(anyOK, "TSSTORE_ANY_TYPE"))
+		return nil, w.bad(core.ArgSeriesType, "", "unknown code %d (0–6%s)", t, anyText(anyOK, "TSSTORE_ANY_TYPE"))
 	}
 	v := core.SeriesType(t)
 	return &v, nil
@@ -111,7 +120,7 @@ func anyText(ok bool, name string) string {
 }
 
 // featuresIn reads a features JSON object: NULL is nil (any, in lookups), "" no features.
-func featuresIn(p *C.char, field string) (core.Features, error) {
+func featuresIn(p *C.char, w where) (core.Features, error) {
 	if p == nil {
 		return nil, nil
 	}
@@ -119,43 +128,46 @@ func featuresIn(p *C.char, field string) (core.Features, error) {
 	if s == "" {
 		return core.Features{}, nil
 	}
-	return parseFeatures(s, field)
+	return parseFeatures(s, w)
 }
 
-func parseFeatures(s, field string) (core.Features, error) {
+// parseFeatures parses w's features_json; a refusal (the core's) names the feature.
+func parseFeatures(s string, w where) (core.Features, error) {
 	f, err := core.ParseFeaturesJSON(s)
-	if err != nil {
-		return nil, invalidArg("%s: %v", field, err)
+	var e *core.Error
+	if errors.As(err, &e) {
+		e.Items, e.Item, e.Op = w.list, w.item, ""
 	}
-	return f, nil
+	return f, err
 }
 
 var lookupSize = unsafe.Sizeof(C.tsstore_lookup{})
 
 // lookupIn reads a caller's lookup into the core's.
-func lookupIn(l *C.tsstore_lookup, field string) (core.Lookup, error) {
+func lookupIn(l *C.tsstore_lookup, w where) (core.Lookup, error) {
 	if l == nil {
-		return core.Lookup{}, invalidArg("%s is NULL", field)
+		return core.Lookup{}, w.bad(core.ArgLookup, "", "is NULL")
 	}
-	if _, err := structSize(l.struct_size, lookupSize, field, "TSSTORE_LOOKUP_INIT"); err != nil {
+	if _, err := structSize(l.struct_size, lookupSize, w, core.ArgLookup, "TSSTORE_LOOKUP_INIT"); err != nil {
 		return core.Lookup{}, err
 	}
 	var q core.Lookup
 	var err error
 	q.OwnerID = int64(l.owner_id)
-	if q.Name, err = reqString(l.name, field+".name"); err != nil {
+	if l.name == nil {
+		return q, w.bad(core.ArgName, "", "is NULL")
+	}
+	q.Name = C.GoString(l.name)
+	if q.Type, err = typeIn(l.series_type, w, true); err != nil {
 		return q, err
 	}
-	if q.Type, err = typeIn(l.series_type, field+".series_type", true); err != nil {
+	if q.OwnerCategory, err = categoryIn(l.owner_category, w, true); err != nil {
 		return q, err
 	}
-	if q.OwnerCategory, err = categoryIn(l.owner_category, field+".owner_category", true); err != nil {
+	if q.Resolution, err = periodIn(l.resolution, w, core.ArgResolution); err != nil {
 		return q, err
 	}
-	if q.Resolution, err = periodIn(l.resolution, field+".resolution"); err != nil {
-		return q, err
-	}
-	if q.Interval, err = periodIn(l.interval, field+".interval"); err != nil {
+	if q.Interval, err = periodIn(l.interval, w, core.ArgInterval); err != nil {
 		return q, err
 	}
 	switch l.flags {
@@ -163,25 +175,25 @@ func lookupIn(l *C.tsstore_lookup, field string) (core.Lookup, error) {
 	case C.TSSTORE_LOOKUP_EXACT_FEATURES:
 		q.ExactFeatures = true
 	default:
-		return q, invalidArg("%s.flags: unknown flags %d (0 or TSSTORE_LOOKUP_EXACT_FEATURES)", field, int32(l.flags))
+		return q, w.bad(core.ArgLookup, "flags", "unknown flags %d (0 or TSSTORE_LOOKUP_EXACT_FEATURES)", int32(l.flags))
 	}
-	q.Features, err = featuresIn(l.features_json, field+".features_json")
+	q.Features, err = featuresIn(l.features_json, w)
 	return q, err
 }
 
 // lookupsIn reads which[n].
 func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
 	if n > 1<<32 {
-		return nil, invalidArg("n: %d is too large", n)
+		return nil, badArg(core.ArgKeys, "n %d is too large", n)
 	}
 	if n > 0 && which == nil {
-		return nil, invalidArg("which is NULL but n is %d", n)
+		return nil, badArg(core.ArgKeys, "is NULL but n is %d", n)
 	}
 	qs := make([]core.Lookup, n)
 	if n == 0 {
 		return qs, nil
 	}
-	stride, err := structSize(which.struct_size, lookupSize, "which[0]", "TSSTORE_LOOKUP_INIT")
+	stride, err := structSize(which.struct_size, lookupSize, elem("which", 0), core.ArgLookup, "TSSTORE_LOOKUP_INIT")
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +207,7 @@ func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
 			qs[i].OwnerID = int64(l.owner_id)
 			continue
 		}
-		if qs[i], err = lookupIn(l, "which["+itoa(i)+"]"); err != nil {
+		if qs[i], err = lookupIn(l, elem("which", i)); err != nil {
 			return nil, err
 		}
 		prev = l
@@ -220,7 +232,7 @@ func filterIn(f *C.tsstore_filter) (core.KeyFilter, error) {
 	if f == nil {
 		return kf, nil
 	}
-	if _, err := structSize(f.struct_size, filterSize, "filter", "TSSTORE_FILTER_INIT"); err != nil {
+	if _, err := structSize(f.struct_size, filterSize, one, core.ArgFilter, "TSSTORE_FILTER_INIT"); err != nil {
 		return kf, err
 	}
 	var err error
@@ -230,22 +242,22 @@ func filterIn(f *C.tsstore_filter) (core.KeyFilter, error) {
 		id := int64(f.owner_id)
 		kf.OwnerID = &id
 	default:
-		return kf, invalidArg("filter.match_owner_id: %d is not 0 or 1", f.match_owner_id)
+		return kf, one.badField(core.ArgOwnerID, "match_owner_id", "%d is not 0 or 1", f.match_owner_id)
 	}
-	if kf.OwnerCategory, err = categoryIn(f.owner_category, "filter.owner_category", true); err != nil {
+	if kf.OwnerCategory, err = categoryIn(f.owner_category, one, true); err != nil {
 		return kf, err
 	}
-	if kf.Type, err = typeIn(f.series_type, "filter.series_type", true); err != nil {
+	if kf.Type, err = typeIn(f.series_type, one, true); err != nil {
 		return kf, err
 	}
 	kf.Name, kf.NameGlob, kf.OwnerType = optStringPtr(f.name), optStringPtr(f.name_glob), optStringPtr(f.owner_type)
-	if kf.Resolution, err = periodIn(f.resolution, "filter.resolution"); err != nil {
+	if kf.Resolution, err = periodIn(f.resolution, one, core.ArgResolution); err != nil {
 		return kf, err
 	}
-	if kf.Interval, err = periodIn(f.interval, "filter.interval"); err != nil {
+	if kf.Interval, err = periodIn(f.interval, one, core.ArgInterval); err != nil {
 		return kf, err
 	}
-	kf.Features, err = featuresIn(f.features_json, "filter.features_json")
+	kf.Features, err = featuresIn(f.features_json, one)
 	return kf, err
 }
 
@@ -279,7 +291,7 @@ func (p *strPack) add(s string) int {
 func (p *strPack) inArena() (unsafe.Pointer, error) {
 	mem := unsafe.Pointer(C.ts_arena_take(C.size_t(len(p.buf))))
 	if mem == nil {
-		return nil, &apiError{statusInternal, "out of memory for the answer's strings"}
+		return nil, &core.Error{Kind: core.ErrInternal, Msg: "out of memory for the answer's strings"}
 	}
 	toC(mem, p.buf)
 	return mem, nil
@@ -358,7 +370,7 @@ func fillInfo(m *core.Metadata, ext *core.Extent, base unsafe.Pointer, so infoSt
 
 func fillShape(in *C.tsstore_series_info, dt core.DType, shape []int) error {
 	if len(shape) > C.TSSTORE_MAX_RANK {
-		return invalidArg("the array has rank %d; a series_info describes at most TSSTORE_MAX_RANK (%d)", len(shape), C.TSSTORE_MAX_RANK)
+		return one.bad(core.ArgOut, "info", "the array has rank %d; a series_info describes at most TSSTORE_MAX_RANK (%d)", len(shape), C.TSSTORE_MAX_RANK)
 	}
 	in.ndim = C.int32_t(len(shape))
 	n := uint64(dt.Width())
@@ -377,9 +389,9 @@ func putInfos(out *C.tsstore_series_info, field string, ms []*core.Metadata, ext
 		return nil
 	}
 	if out == nil {
-		return invalidArg("%s is NULL", field)
+		return nullOut(field)
 	}
-	stride, err := structSize(out.struct_size, infoSize, field, "TSSTORE_SERIES_INFO_INIT")
+	stride, err := outSize(out.struct_size, infoSize, field, "TSSTORE_SERIES_INFO_INIT")
 	if err != nil {
 		return err
 	}
@@ -417,7 +429,7 @@ func checkInfoOut(info *C.tsstore_series_info) error {
 	if info == nil {
 		return nil
 	}
-	_, err := structSize(info.struct_size, infoSize, "info", "TSSTORE_SERIES_INFO_INIT")
+	_, err := outSize(info.struct_size, infoSize, "info", "TSSTORE_SERIES_INFO_INIT")
 	return err
 }
 

@@ -13,18 +13,18 @@ import (
 //export tsstore_period_parse
 func tsstore_period_parse(text *C.char, out *C.tsstore_period) (status C.int32_t) {
 	defer guard(&status)
-	s, err := reqString(text, "text")
+	s, err := reqString(text, core.ArgResolution)
 	if err == nil && out == nil {
-		err = invalidArg("out is NULL")
+		err = nullOut("out")
 	}
 	var p core.Period
 	if err == nil {
 		if p, err = core.ParsePeriod(s); err != nil {
-			err = invalidArg("text: %q is not an ISO-8601 duration (%v)", s, err)
+			err = badArg(core.ArgResolution, "%q is not an ISO-8601 duration (%v)", s, err)
 		}
 	}
 	if err == nil && !p.IsPositive() {
-		err = invalidArg("text: %q is not a positive period", s)
+		err = badArg(core.ArgResolution, "%q is not a positive period", s)
 	}
 	if err == nil {
 		*out = periodOut(p)
@@ -36,9 +36,9 @@ func tsstore_period_parse(text *C.char, out *C.tsstore_period) (status C.int32_t
 func tsstore_period_format(period *C.tsstore_period, buf *C.char, capacity C.size_t, needed *C.size_t) (status C.int32_t) {
 	defer guard(&status)
 	if period == nil {
-		return fail(nil, invalidArg("period is NULL"))
+		return fail(nil, nullOut("period"))
 	}
-	p, err := periodIn(*period, "period")
+	p, err := periodIn(*period, one, core.ArgResolution)
 	if err == nil {
 		text := ""
 		if p != nil {
@@ -55,18 +55,18 @@ func tsstore_timeline(initialMS C.int64_t, step *C.tsstore_period, first, n C.in
 	var err error
 	switch {
 	case step == nil:
-		err = invalidArg("step is NULL")
+		err = nullOut("step")
 	case n < 0 || n > 1<<32:
-		err = invalidArg("n: %d is not a count of timestamps", n)
+		err = badArg(core.ArgCount, "%d is not a count of timestamps", n)
 	case first < -(1<<40) || first > 1<<40:
-		err = invalidArg("first: %d is out of range", first)
+		err = badArg(core.ArgStart, "%d is out of range", first)
 	case n > 0 && dst == nil:
-		err = invalidArg("dst is NULL but n is %d", n)
+		err = badArg(core.ArgBuffer, "is NULL but n is %d", n)
 	}
 	if err != nil {
 		return noFail(err)
 	}
-	p, err := reqPeriodIn(*step, "step")
+	p, err := reqPeriodIn(*step, one, core.ArgResolution)
 	if err != nil {
 		return noFail(err)
 	}
@@ -83,23 +83,23 @@ func tsstore_infer_resolution(timestamps *C.int64_t, n C.size_t, regular *C.int3
 	var err error
 	switch {
 	case regular == nil || resolution == nil:
-		err = invalidArg("regular and resolution must not be NULL")
+		err = nullOut("regular and resolution")
 	case n > 1<<32:
-		err = invalidArg("n: %d is too large", n)
+		err = badArg(core.ArgKeys, "n %d is too large", n)
 	case n > 0 && timestamps == nil:
-		err = invalidArg("timestamps_ms is NULL but n is %d", n)
+		err = badArg(core.ArgTimestamps, "is NULL but n is %d", n)
 	}
 	if err != nil {
 		return noFail(err)
 	}
 	ms := valuesFromC[int64](unsafe.Pointer(timestamps), int(n))
 	if len(ms) < 2 {
-		return noFail(invalidArg("n: %d timestamps; a step needs at least two", n))
+		return noFail(badArg(core.ArgTimestamps, "n %d timestamps; a step needs at least two", n))
 	}
 	stamps := make([]time.Time, len(ms))
 	for i, v := range ms {
 		if i > 0 && v <= ms[i-1] {
-			return noFail(invalidArg("timestamps_ms[%d]: %d does not follow %d", i, v, ms[i-1]))
+			return noFail(one.bad(core.ArgTimestamps, itoa(i), "%d does not follow %d", v, ms[i-1]))
 		}
 		stamps[i] = fromMillis(C.int64_t(v))
 	}

@@ -30,7 +30,7 @@ func tsstore_set_write_buffer(p C.uintptr_t, bytes C.int64_t) (status C.int32_t)
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if bytes < 0 || int64(bytes) > int64(^uint(0)>>1) {
-			return invalidArg("bytes: %d is not a buffer size", bytes)
+			return badArg(core.ArgBytes, "%d is not a buffer size", bytes)
 		}
 		return s.SetWriteBuffer(int(bytes))
 	})
@@ -41,7 +41,7 @@ func tsstore_set_read_cache(p C.uintptr_t, bytes C.int64_t) (status C.int32_t) {
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if bytes < 0 || int64(bytes) > int64(^uint(0)>>1) {
-			return invalidArg("bytes: %d is not a cache size", bytes)
+			return badArg(core.ArgBytes, "%d is not a cache size", bytes)
 		}
 		return s.SetReadCache(int(bytes))
 	})
@@ -53,21 +53,21 @@ func tsstore_transform_single_time_series(p C.uintptr_t, horizon, interval *C.ts
 	defer guard(&status)
 	return withStore(p, func(s *core.Store) error {
 		if horizon == nil || interval == nil {
-			return invalidArg("horizon and interval are required (one is NULL)")
+			return badArg(core.ArgHorizon, "horizon and interval are required (one is NULL)")
 		}
-		h, err := reqPeriodIn(*horizon, "horizon")
+		h, err := reqPeriodIn(*horizon, one, core.ArgHorizon)
 		if err != nil {
 			return err
 		}
-		iv, err := reqPeriodIn(*interval, "interval")
+		iv, err := reqPeriodIn(*interval, one, core.ArgInterval)
 		if err != nil {
 			return err
 		}
 		var f core.TransformFilter
-		if f.OwnerCategory, err = categoryIn(category, "owner_category", true); err != nil {
+		if f.OwnerCategory, err = categoryIn(category, one, true); err != nil {
 			return err
 		}
-		if f.Resolution, err = periodArg(resolution, "resolution"); err != nil {
+		if f.Resolution, err = periodArg(resolution, core.ArgResolution); err != nil {
 			return err
 		}
 		n, err := s.TransformSingleTimeSeries(h, iv, &f)

@@ -68,7 +68,7 @@ func ArrayOf[T Element](values []T, shape ...int) TypedArray {
 // Values decodes a TypedArray into Go values; T must match the array's dtype.
 func Values[T Element](a TypedArray) ([]T, error) {
 	if dtypeOf[T]() != a.DType {
-		return nil, invalid("", "dtype", "array holds %s, not %s", a.DType, dtypeOf[T]())
+		return nil, invalid("", ArgDType, "array holds %s, not %s", a.DType, dtypeOf[T]())
 	}
 	n := len(a.Data) / a.DType.Width()
 	out := make([]T, n)
@@ -106,31 +106,31 @@ const maxElements = 1 << 40
 // validate checks the array for writing: a known dtype, a non-empty shape with no zero or
 // negative axis (a fixed netCDF dimension cannot be 0, docs/format.md §7.6), a byte length
 // equal to shape × width, and bools that are 0 or 1.
-func (a TypedArray) validate(field string) error {
+func (a TypedArray) validate() error {
 	if !a.DType.Valid() {
-		return invalid("", field+".dtype", "unknown dtype code %d", uint8(a.DType))
+		return invalid("", ArgDType, "unknown dtype code %d", uint8(a.DType))
 	}
 	if len(a.Shape) == 0 {
-		return invalid("", field+".shape", "shape is empty; the first axis is time")
+		return invalid("", ArgShape, "shape is empty; the first axis is time")
 	}
 	n := 1
 	for i, d := range a.Shape {
 		if d <= 0 {
-			return invalid("", field+".shape", "axis %d of shape %v is %d; every axis must be at least 1", i, a.Shape, d)
+			return invalidIn("", ArgShape, itoa(int64(i)), "axis %d of shape %v is %d; every axis must be at least 1", i, a.Shape, d)
 		}
 		if n > maxElements/d {
-			return invalid("", field+".shape", "shape %v is too large", a.Shape)
+			return invalid("", ArgShape, "shape %v is too large", a.Shape)
 		}
 		n *= d
 	}
 	if want := n * a.DType.Width(); len(a.Data) != want {
-		return invalid("", field+".data", "%d bytes do not match shape %v of %s (%d elements × %d bytes = %d)",
+		return invalid("", ArgData, "%d bytes do not match shape %v of %s (%d elements × %d bytes = %d)",
 			len(a.Data), a.Shape, a.DType, n, a.DType.Width(), want)
 	}
 	if a.DType == Bool {
 		for i, b := range a.Data {
 			if b > 1 {
-				return invalid("", field+".data", "bool element %d is %d; bools are stored as 0 or 1", i, b)
+				return invalidIn("", ArgData, itoa(int64(i)), "bool element %d is %d; bools are stored as 0 or 1", i, b)
 			}
 		}
 	}

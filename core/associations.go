@@ -36,17 +36,19 @@ type edgeQuery struct {
 }
 
 func (f SupplementalFilter) edges() edgeQuery {
-	err := validateNames("filter.component_types", f.ComponentTypes)
+	err := validateNames(ArgAType, "filter.component_types", f.ComponentTypes)
 	if err == nil {
-		err = validateNames("filter.attribute_types", f.AttributeTypes)
+		err = validateNames(ArgBType, "filter.attribute_types", f.AttributeTypes)
 	}
 	return edgeQuery{catalog.EdgeFilter{A: f.ComponentIDs, B: f.AttributeIDs, ATypes: f.ComponentTypes, BTypes: f.AttributeTypes}, err}
 }
 
-func validateNames(field string, names []string) error {
+// validateNames checks the type names of a filter's list (the Go field list, "component_types"),
+// which are the first or second types of the pairs (arg).
+func validateNames(arg Arg, list string, names []string) error {
 	for i, n := range names {
-		if err := validateText(field+"["+itoa(int64(i))+"]", n, false); err != nil {
-			return err
+		if err := validateText(arg, n, false); err != nil {
+			return atItem(err, list, i)
 		}
 	}
 	return nil
@@ -70,9 +72,9 @@ type ParentChildFilter struct {
 }
 
 func (f ParentChildFilter) edges() edgeQuery {
-	err := validateNames("filter.parent_types", f.ParentTypes)
+	err := validateNames(ArgAType, "filter.parent_types", f.ParentTypes)
 	if err == nil {
-		err = validateNames("filter.child_types", f.ChildTypes)
+		err = validateNames(ArgBType, "filter.child_types", f.ChildTypes)
 	}
 	return edgeQuery{catalog.EdgeFilter{A: f.ParentIDs, B: f.ChildIDs, ATypes: f.ParentTypes, BTypes: f.ChildTypes}, err}
 }
@@ -120,19 +122,27 @@ func (s *Store) AddParentChildAssociations(as []ParentChildAssociation) error {
 	return s.addEdges("add_parent_child_associations", catalog.ParentChild, edges, "parent_type", "child_type")
 }
 
+// named gives an association type's error its own Go name ("component_type") as Detail.
+func named(err error, name string) error {
+	if e, ok := err.(*Error); ok {
+		e.Detail = name
+	}
+	return err
+}
+
 func (s *Store) addEdges(op string, t catalog.EdgeTable, edges []catalog.Edge, aField, bField string) error {
 	seen := make(map[[2]int64]int, len(edges))
 	for i, e := range edges {
-		if err := validateText(aField, e.AType, true); err != nil {
-			return withOp(op, itemErr(err, i, len(edges)))
+		if err := validateText(ArgAType, e.AType, true); err != nil {
+			return withOp(op, atItem(named(err, aField), "items", i))
 		}
-		if err := validateText(bField, e.BType, true); err != nil {
-			return withOp(op, itemErr(err, i, len(edges)))
+		if err := validateText(ArgBType, e.BType, true); err != nil {
+			return withOp(op, atItem(named(err, bField), "items", i))
 		}
 		pair := [2]int64{e.A, e.B}
 		if j, dup := seen[pair]; dup {
-			return newErr(ErrDuplicateAssociation, op, "items["+itoa(int64(i))+"]",
-				"the pair (%d, %d) is also item %d of this call", e.A, e.B, j)
+			return atItem(newErr(ErrDuplicateAssociation, op, ArgLookup,
+				"the pair (%d, %d) is also item %d of this call", e.A, e.B, j), "items", i)
 		}
 		seen[pair] = i
 	}
@@ -140,7 +150,7 @@ func (s *Store) addEdges(op string, t catalog.EdgeTable, edges []catalog.Edge, a
 		err := s.cat.InsertEdges(t, edges)
 		var de *catalog.DuplicateEdgeError
 		if errors.As(err, &de) {
-			return newErr(ErrDuplicateAssociation, "", "pair", "%s", de.Detail)
+			return newErr(ErrDuplicateAssociation, "", ArgLookup, "%s", de.Detail)
 		}
 		s.unit.changes += len(edges)
 		return wrapIO("", err, "writing %s", t.Name)
@@ -277,7 +287,7 @@ func (s *Store) replaceEdgeID(op string, t catalog.EdgeTable, old, new int64, bo
 		n, err = s.cat.ReplaceEdgeID(t, old, new, both)
 		var de *catalog.DuplicateEdgeError
 		if errors.As(err, &de) {
-			return newErr(ErrDuplicateAssociation, "", "new", "%s", de.Detail)
+			return newErr(ErrDuplicateAssociation, "", ArgNewID, "%s", de.Detail)
 		}
 		s.unit.changes += int(n)
 		return wrapIO("", err, "updating %s", t.Name)

@@ -50,7 +50,7 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 				r, m, err = s.lookupMetadata(k, k.Features)
 			}
 			if err != nil {
-				return withOp(op, itemField(err, "keys["+itoa(int64(i))+"]"))
+				return withOp(op, atItem(err, "keys", i))
 			}
 			found[i] = foundRow{r, m}
 		}
@@ -79,32 +79,31 @@ func (d destinations) of(i int) []byte {
 // getManyLocked reads the found series into dsts, each sized by the caller.
 func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *time.Time, dsts destinations) ([]TimeSeries, error) {
 	if start != nil && end.Before(*start) {
-		return nil, invalid(op, "end", "is before start")
+		return nil, invalid(op, ArgEnd, "is before start")
 	}
 	out := make([]TimeSeries, len(found))
 	byDS := map[*ncstore.Packed][]*bulkColumn{}
 	var order []*ncstore.Packed
 	for i, fr := range found {
-		field := what + "[" + itoa(int64(i)) + "]"
 		r, m := fr.r, fr.m
 		slot, packed := s.nc.Column(hashing.Digest(m.DataHash))
 		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {
 			// Not in a packed column of the file: read it as Get does.
 			ts, err := s.readSeries(m, r, start, end, dsts.of(i))
 			if err != nil {
-				return nil, withOp(op, itemField(err, field))
+				return nil, withOp(op, atItem(err, what, i))
 			}
 			out[i] = ts
 			continue
 		}
 		ds := slot.Dataset()
 		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
-			return nil, withOp(op, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
+			return nil, withOp(op, corruptAt("", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
 				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape()))
 		}
 		first, n, err := singleRange(m, start, end)
 		if err != nil {
-			return nil, withOp(op, itemField(err, field))
+			return nil, withOp(op, atItem(err, what, i))
 		}
 		if byDS[ds] == nil {
 			order = append(order, ds)

@@ -136,7 +136,7 @@ func (f Features) validateStorable() error {
 	}
 	for k, v := range f {
 		if v.kind == hashing.KindFloat && math.IsNaN(v.f) {
-			return invalid("", "features."+k, "NaN cannot be stored as a feature value (SQLite stores it as NULL, "+
+			return invalidIn("", ArgFeatures, k, "NaN cannot be stored as a feature value (SQLite stores it as NULL, "+
 				"which other readers of the format refuse); a lookup may name NaN, to read a series another writer stored")
 		}
 	}
@@ -148,19 +148,19 @@ func (f Features) validateStorable() error {
 func (f Features) validate() error {
 	for k, v := range f {
 		if k == "" {
-			return invalid("", "features", "a feature name is empty")
+			return invalid("", ArgFeatures, "a feature name is empty")
 		}
 		if !utf8.ValidString(k) {
-			return invalid("", "features", "feature name %q is not valid UTF-8", k)
+			return invalid("", ArgFeatures, "feature name %q is not valid UTF-8", k)
 		}
 		if reservedFeatureNames[k] {
-			return invalid("", "features."+k, "feature name %q is reserved (it shadows a series field)", k)
+			return invalidIn("", ArgFeatures, k, "feature name %q is reserved (it shadows a series field)", k)
 		}
 		if v.kind == 0 {
-			return invalid("", "features."+k, "feature value has no kind; build it with core.Int, Float, BoolValue or Str")
+			return invalidIn("", ArgFeatures, k, "feature value has no kind; build it with core.Int, Float, BoolValue or Str")
 		}
 		if v.kind == hashing.KindStr && !utf8.ValidString(v.s) {
-			return invalid("", "features."+k, "string value is not valid UTF-8")
+			return invalidIn("", ArgFeatures, k, "string value is not valid UTF-8")
 		}
 	}
 	return nil
@@ -357,25 +357,25 @@ func ParseFeaturesJSON(s string) (Features, error) {
 		return Features{}, nil
 	}
 	if !utf8.ValidString(s) {
-		return nil, invalid(op, "features", "JSON is not valid UTF-8")
+		return nil, invalid(op, ArgFeatures, "JSON is not valid UTF-8")
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
 	var raw map[string]json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
-		return nil, invalid(op, "features", "not a JSON object: %v", err)
+		return nil, invalid(op, ArgFeatures, "not a JSON object: %v", err)
 	}
 	if dec.More() {
-		return nil, invalid(op, "features", "trailing data after the JSON object")
+		return nil, invalid(op, ArgFeatures, "trailing data after the JSON object")
 	}
 	if raw == nil {
-		return nil, invalid(op, "features", "JSON null is not a feature object")
+		return nil, invalid(op, ArgFeatures, "JSON null is not a feature object")
 	}
 	out := make(Features, len(raw))
 	for k, msg := range raw {
 		v, err := parseFeatureValue(msg)
 		if err != nil {
-			return nil, invalid(op, "features."+k, "%v", err)
+			return nil, invalidIn(op, ArgFeatures, k, "%v", err)
 		}
 		out[k] = v
 	}

@@ -164,16 +164,16 @@ func (l forecastLayout) extractWindow(out, data []byte, n, j int) {
 
 func windowOf(f Forecast, i int) (TypedArray, error) {
 	arr := f.Array()
-	if err := arr.validate("data"); err != nil {
+	if err := arr.validate(); err != nil {
 		return TypedArray{}, err
 	}
 	lead := leadAxes(f.SeriesType())
 	if len(arr.Shape) < lead+2 {
-		return TypedArray{}, invalid("window", "data.shape", "%v has no window axis", arr.Shape)
+		return TypedArray{}, invalid("window", ArgShape, "%v has no window axis", arr.Shape)
 	}
 	l := layoutOf(f.SeriesType(), arr)
 	if i < 0 || i >= l.count {
-		return TypedArray{}, invalid("window", "window", "%d is outside 0–%d", i, l.count-1)
+		return TypedArray{}, invalid("window", ArgStep, "%d is outside 0–%d", i, l.count-1)
 	}
 	out := ncstore.AlignedBytes(l.windowBytes())
 	l.extractWindow(out, arr.Data, l.count, i)
@@ -185,7 +185,7 @@ func windowOf(f Forecast, i int) (TypedArray, error) {
 // row. Its array is standalone, chunked in window blocks.
 func prepareForecast(p *prepared, f Forecast) error {
 	g, arr, typ := f.Grid(), f.Array(), f.SeriesType()
-	if err := arr.validate("data"); err != nil {
+	if err := arr.validate(); err != nil {
 		return err
 	}
 	h, err := validateGrid(g)
@@ -194,10 +194,10 @@ func prepareForecast(p *prepared, f Forecast) error {
 	}
 	lead := leadAxes(typ)
 	if len(arr.Shape) < lead+2 {
-		return invalid("", "data.shape", "%v has rank %d; a %s is %s", arr.Shape, len(arr.Shape), typ, layoutText(typ))
+		return invalid("", ArgShape, "%v has rank %d; a %s is %s", arr.Shape, len(arr.Shape), typ, layoutText(typ))
 	}
 	if arr.Shape[lead] != h || arr.Shape[lead+1] != g.Count {
-		return invalid("", "data.shape", "%v does not match %s with H = %s / %s = %d and count = %d",
+		return invalid("", ArgShape, "%v does not match %s with H = %s / %s = %d and count = %d",
 			arr.Shape, layoutText(typ), g.Horizon, g.Resolution, h, g.Count)
 	}
 	if pf, ok := f.(*Probabilistic); ok {
@@ -231,26 +231,26 @@ func layoutText(t SeriesType) string {
 // validateGrid checks the periods and count of a forecast and returns H.
 func validateGrid(g ForecastGrid) (int, error) {
 	for _, f := range []struct {
-		name string
-		p    Period
-	}{{"resolution", g.Resolution}, {"horizon", g.Horizon}, {"interval", g.Interval}} {
+		arg Arg
+		p   Period
+	}{{ArgResolution, g.Resolution}, {ArgHorizon, g.Horizon}, {ArgInterval, g.Interval}} {
 		if !f.p.IsPositive() {
-			return 0, invalid("", f.name, "%s is not a positive period", f.p)
+			return 0, invalid("", f.arg, "%s is not a positive period", f.p)
 		}
 	}
 	h := g.Steps()
 	if h == 0 {
-		return 0, invalid("", "horizon", "%s is not a whole multiple of the resolution %s", g.Horizon, g.Resolution)
+		return 0, invalid("", ArgHorizon, "%s is not a whole multiple of the resolution %s", g.Horizon, g.Resolution)
 	}
 	if g.Count <= 0 {
-		return 0, invalid("", "count", "%d windows; a forecast has at least one", g.Count)
+		return 0, invalid("", ArgCount, "%d windows; a forecast has at least one", g.Count)
 	}
 	last, err := g.WindowStart(g.Count - 1)
 	if err == nil {
 		_, err = g.Resolution.Step(last, int64(h-1))
 	}
 	if err != nil {
-		return 0, invalid("", "initial_timestamp", "the last window of %s is not a representable instant: %v",
+		return 0, invalid("", ArgInitialTimestamp, "the last window of %s is not a representable instant: %v",
 			isotime.FormatTimestamp(g.InitialTimestamp), err)
 	}
 	return h, nil
@@ -258,18 +258,18 @@ func validateGrid(g ForecastGrid) (int, error) {
 
 func validatePercentiles(ps []float64, layers int) error {
 	if len(ps) == 0 {
-		return invalid("", "percentiles", "is empty")
+		return invalid("", ArgPercentiles, "is empty")
 	}
 	for i, v := range ps {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return invalid("", "percentiles", "entry %d is %v; percentiles are finite numbers", i, v)
+			return invalid("", ArgPercentiles, "entry %d is %v; percentiles are finite numbers", i, v)
 		}
 		if i > 0 && !(v > ps[i-1]) {
-			return invalid("", "percentiles", "entry %d (%v) is not above entry %d (%v); they must be strictly increasing", i, v, i-1, ps[i-1])
+			return invalid("", ArgPercentiles, "entry %d (%v) is not above entry %d (%v); they must be strictly increasing", i, v, i-1, ps[i-1])
 		}
 	}
 	if len(ps) != layers {
-		return invalid("", "percentiles", "%d percentiles for %d layers of data (axis 0)", len(ps), layers)
+		return invalid("", ArgPercentiles, "%d percentiles for %d layers of data (axis 0)", len(ps), layers)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func isForecast(t SeriesType) bool {
 // other are an IntegrityError: reading on would return the wrong bytes.
 func forecastRowOf(m *Metadata) (forecastRow, error) {
 	bad := func(column, format string, args ...any) (forecastRow, error) {
-		e := newErr(ErrIntegrity, "", column, format, args...)
+		e := corruptAt("", column, format, args...)
 		e.Msg = m.Key.String() + ": " + e.Msg
 		return forecastRow{}, e
 	}
@@ -76,18 +76,18 @@ func (f forecastRow) layout(dt DType) forecastLayout {
 
 // windowIndex maps a window start onto the grid: it must be InitialTimestamp + i·Interval
 // for some window i.
-func (f forecastRow) windowIndex(field string, t time.Time) (int, error) {
+func (f forecastRow) windowIndex(arg Arg, t time.Time) (int, error) {
 	i, ok, err := f.grid.Interval.StepsExact(f.grid.InitialTimestamp, t)
 	if err != nil {
-		return 0, invalid("", field, "%v", err)
+		return 0, invalid("", arg, "%v", err)
 	}
 	if !ok {
-		return 0, invalid("", field, "%s is not a window start: windows start at %s + k × %s",
+		return 0, invalid("", arg, "%s is not a window start: windows start at %s + k × %s",
 			isotime.FormatTimestamp(t), isotime.FormatTimestamp(f.grid.InitialTimestamp), f.grid.Interval)
 	}
 	if i < 0 || i >= int64(f.count) {
 		last, _ := f.grid.WindowStart(f.count - 1)
-		return 0, invalid("", field, "%s is window %d; the forecast has windows 0–%d (%s – %s)",
+		return 0, invalid("", arg, "%s is window %d; the forecast has windows 0–%d (%s – %s)",
 			isotime.FormatTimestamp(t), i, f.count-1, isotime.FormatTimestamp(f.grid.InitialTimestamp), isotime.FormatTimestamp(last))
 	}
 	return int(i), nil
@@ -115,22 +115,22 @@ func (s *Store) getWindows(op string, k Key, first, last time.Time) (Forecast, e
 		return nil, withOp(op, err)
 	}
 	if !isForecast(m.Type) {
-		return nil, invalid(op, "key.type", "%s is a static series; windows are read from forecasts only (use GetRange)", m.Key)
+		return nil, invalid(op, ArgSeriesType, "%s is a static series; windows are read from forecasts only (use GetRange)", m.Key)
 	}
 	g, err := forecastRowOf(m)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	i0, err := g.windowIndex("first", first)
+	i0, err := g.windowIndex(ArgStart, first)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	i1, err := g.windowIndex("last", last)
+	i1, err := g.windowIndex(ArgEnd, last)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
 	if i1 < i0 {
-		return nil, invalid(op, "last", "%s is before first %s", isotime.FormatTimestamp(last), isotime.FormatTimestamp(first))
+		return nil, invalid(op, ArgEnd, "%s is before first %s", isotime.FormatTimestamp(last), isotime.FormatTimestamp(first))
 	}
 	fc, err := s.readWindows(m, g, i0, i1-i0+1, nil)
 	return fc, withOp(op, err)
@@ -152,7 +152,7 @@ func (s *Store) readWindows(m *Metadata, g forecastRow, i0, n int, dst []byte) (
 	}
 	t0, err := g.grid.WindowStart(i0)
 	if err != nil {
-		return nil, invalid("", "first", "%v", err)
+		return nil, invalid("", ArgStart, "%v", err)
 	}
 	shape := []int{g.h, n}
 	if leadAxes(m.Type) == 1 {
@@ -182,7 +182,7 @@ func (s *Store) denseVar(m *Metadata) (*ncstore.Variable, error) {
 	}
 	full := append([]int{m.Length}, m.ElementShape...)
 	if !sv.Holds(m.DType, full) {
-		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
+		return nil, corruptAt("", "data_hash", "row says %s %v but %s holds %s %v",
 			m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 	}
 	return sv, nil
@@ -192,7 +192,7 @@ func (s *Store) readDenseWindows(m *Metadata, g forecastRow, i0, n int, dst []by
 	if p, ok := s.pendingArray(hashing.Digest(m.DataHash), false); ok {
 		full := append([]int{m.Length}, m.ElementShape...)
 		if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
-			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
+			return nil, corruptAt("", "data_hash", "row says %s %v but the pending array is %s %v",
 				m.DType, full, p.arr.DType, p.arr.Shape)
 		}
 		return sliceWindows(g.layout(m.DType), p.arr.Data, i0, n, dst), nil

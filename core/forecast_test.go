@@ -232,7 +232,7 @@ func TestForecastBadInputRefusedAndNothingWritten(t *testing.T) {
 		{"count disagrees with shape", "data.shape", det(func(f *Deterministic) { f.Count = 4 })},
 		{"horizon disagrees with shape", "data.shape", det(func(f *Deterministic) { f.Horizon = Hours(5) })},
 		{"rank too small", "data.shape", det(func(f *Deterministic) { f.Data = ArrayOf(ramp(4, 0)) })},
-		{"data bytes short", "data.data", det(func(f *Deterministic) { f.Data.Data = f.Data.Data[:8] })},
+		{"data bytes short", "data", det(func(f *Deterministic) { f.Data.Data = f.Data.Data[:8] })},
 		{"last window unrepresentable", "initial_timestamp", det(func(f *Deterministic) {
 			f.InitialTimestamp = time.Date(9999, 12, 31, 20, 0, 0, 0, time.UTC)
 		})},
@@ -247,7 +247,7 @@ func TestForecastBadInputRefusedAndNothingWritten(t *testing.T) {
 	for _, c := range cases {
 		_, err := s.Add(gen(2), c.ts, nil)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Field != c.field {
+		if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Field() != c.field {
 			t.Errorf("%s: want InvalidParameter on %s, got %v", c.name, c.field, err)
 		}
 	}
@@ -267,17 +267,17 @@ func TestWindowReadErrors(t *testing.T) {
 		name, field string
 		err         error
 	}{
-		{"off the grid", "first", func() error { _, err := s.GetWindow(k, t0.Add(time.Hour)); return err }()},
-		{"past the last window", "first", func() error { _, err := s.GetWindow(k, t0.Add(12*time.Hour)); return err }()},
-		{"before the first window", "first", func() error { _, err := s.GetWindow(k, t0.Add(-4*time.Hour)); return err }()},
-		{"last off the grid", "last", func() error { _, err := s.GetWindows(k, t0, t0.Add(5*time.Hour)); return err }()},
-		{"last before first", "last", func() error { _, err := s.GetWindows(k, t0.Add(8*time.Hour), t0); return err }()},
-		{"static key through a window getter", "key.type", func() error { _, err := s.GetWindow(sk, t0); return err }()},
-		{"forecast key through a range getter", "key.type", func() error { _, err := s.GetRange(k, t0, t0.Add(time.Hour)); return err }()},
+		{"off the grid", "start", func() error { _, err := s.GetWindow(k, t0.Add(time.Hour)); return err }()},
+		{"past the last window", "start", func() error { _, err := s.GetWindow(k, t0.Add(12*time.Hour)); return err }()},
+		{"before the first window", "start", func() error { _, err := s.GetWindow(k, t0.Add(-4*time.Hour)); return err }()},
+		{"last off the grid", "end", func() error { _, err := s.GetWindows(k, t0, t0.Add(5*time.Hour)); return err }()},
+		{"last before first", "end", func() error { _, err := s.GetWindows(k, t0.Add(8*time.Hour), t0); return err }()},
+		{"static key through a window getter", "type", func() error { _, err := s.GetWindow(sk, t0); return err }()},
+		{"forecast key through a range getter", "type", func() error { _, err := s.GetRange(k, t0, t0.Add(time.Hour)); return err }()},
 	}
 	for _, c := range cases {
 		var e *Error
-		if !errors.As(c.err, &e) || !errors.Is(c.err, ErrInvalidParameter) || e.Field != c.field {
+		if !errors.As(c.err, &e) || !errors.Is(c.err, ErrInvalidParameter) || e.Field() != c.field {
 			t.Errorf("%s: want InvalidParameter on %s, got %v", c.name, c.field, c.err)
 		}
 	}

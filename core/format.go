@@ -21,7 +21,7 @@ const (
 func ParseDType(name string) (DType, error) {
 	d, err := ncstore.ParseDType(name)
 	if err != nil {
-		return 0, invalid("", "dtype", "%v", err)
+		return 0, invalid("", ArgDType, "%v", err)
 	}
 	return d, nil
 }
@@ -38,7 +38,7 @@ var DefaultCompression = ncstore.DefaultCompression
 func ParseCompression(s string) (Compression, error) {
 	c, err := ncstore.ParseCompression(s)
 	if err != nil {
-		return Compression{}, invalid("parse_compression", "compression", "%v", err)
+		return Compression{}, invalid("parse_compression", ArgCompression, "%v", err)
 	}
 	return c, nil
 }

@@ -54,7 +54,7 @@ func (f KeyFilter) toCatalog() (catalog.Filter, error) {
 	}
 	if f.OwnerCategory != nil {
 		if !f.OwnerCategory.Valid() {
-			return cf, invalid("", "filter.owner_category", "unknown code %d", uint8(*f.OwnerCategory))
+			return cf, invalid("", ArgOwnerCategory, "unknown code %d", uint8(*f.OwnerCategory))
 		}
 		c := f.OwnerCategory.String()
 		cf.OwnerCategory = &c
@@ -66,7 +66,7 @@ func (f KeyFilter) toCatalog() (catalog.Filter, error) {
 		case f.Type.Valid():
 			cf.SeriesTypes = []string{f.Type.String()}
 		default:
-			return cf, invalid("", "filter.type", "unknown code %d", uint8(*f.Type))
+			return cf, invalid("", ArgSeriesType, "unknown code %d", uint8(*f.Type))
 		}
 	}
 	if f.Resolution != nil {
@@ -147,7 +147,7 @@ func (s *Store) RemoveWhere(f KeyFilter) (int, error) {
 // the forecasts derived over them go together.
 func (s *Store) ClearOwner(ownerID int64, category OwnerCategory) (int, error) {
 	if !category.Valid() {
-		return 0, invalid("clear_owner", "owner_category", "unknown code %d", uint8(category))
+		return 0, invalid("clear_owner", ArgOwnerCategory, "unknown code %d", uint8(category))
 	}
 	c := category.String()
 	return s.clear("clear_owner", catalog.Filter{OwnerID: &ownerID, OwnerCategory: &c}, clearOwner)

@@ -84,7 +84,7 @@ func (s *Store) keysMetadata(keys []Key) ([]*Metadata, error) {
 			_, ms[i], err = s.find(k.Lookup())
 		}
 		if err != nil {
-			return nil, itemField(err, "keys["+itoa(int64(i))+"]")
+			return nil, atItem(err, "keys", i)
 		}
 	}
 	return ms, nil
@@ -128,7 +128,7 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 			r, m, err = s.find(q)
 		}
 		if err != nil {
-			return nil, withOp(op, itemField(err, "which["+itoa(int64(i))+"]"))
+			return nil, withOp(op, atItem(err, "which", i))
 		}
 		out[i] = foundRow{r, m}
 	}
@@ -244,7 +244,7 @@ func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
 	}
 	switch len(rows) {
 	case 0:
-		return nil, nil, newErr(ErrNotFound, "", "lookup", "no series matches %s", q)
+		return nil, nil, newErr(ErrNotFound, "", ArgLookup, "no series matches %s", q)
 	case 1:
 		m, err := s.metadataOf(&rows[0], nil)
 		return &rows[0], m, err
@@ -312,7 +312,7 @@ func (s *Store) ambiguous(q Lookup, rows []catalog.Row) error {
 			b.WriteString(m.Key.String())
 		}
 	}
-	return invalid("", "lookup", "%s matches several series (%s): narrow it by type, resolution or features", q, b.String())
+	return invalid("", ArgLookup, "%s matches several series (%s): narrow it by type, resolution or features", q, b.String())
 }
 
 // exactKey is q as a Key when q names every part of one: then one index probe finds it.

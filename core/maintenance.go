@@ -32,7 +32,7 @@ func (s *Store) Compact(opts *CompactOptions) (CompactReport, error) {
 	}
 	defer s.mu.Unlock()
 	if s.unit.user > 0 {
-		return CompactReport{}, invalid(op, "transaction", "compaction runs outside transactions")
+		return CompactReport{}, invalid(op, ArgNone, "compaction runs outside transactions")
 	}
 	rewrite := opts != nil && opts.Rewrite
 	if rewrite {

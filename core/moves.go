@@ -29,7 +29,7 @@ func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 		if err := validateOwner(to); err != nil {
 			return err
 		}
-		if err := validateText("name", row.Name, true); err != nil {
+		if err := validateText(ArgNewName, row.Name, true); err != nil {
 			return err
 		}
 		if err := s.checkMovable(&row); err != nil {
@@ -54,7 +54,7 @@ func (s *Store) CopySeries(k Key, to Owner, name string) (Key, error) {
 func (s *Store) RenameSeries(k Key, name string) (Key, error) {
 	var out Key
 	err := s.mutate("rename_time_series", func() error {
-		if err := validateText("name", name, true); err != nil {
+		if err := validateText(ArgNewName, name, true); err != nil {
 			return err
 		}
 		r, err := s.lookupKey(k)
@@ -87,12 +87,12 @@ func (s *Store) ReplaceOwnerID(category OwnerCategory, old, new int64) (int, err
 	var n int64
 	err := s.mutate("replace_owner_id", func() error {
 		if !category.Valid() {
-			return invalid("", "owner_category", "unknown code %d", uint8(category))
+			return invalid("", ArgOwnerCategory, "unknown code %d", uint8(category))
 		}
 		var err error
 		n, err = s.cat.ReplaceOwnerID(category.String(), old, new)
 		if errors.Is(err, catalog.ErrUnique) {
-			return newErr(ErrDuplicateTimeSeries, "", "new", "%s %d already has a series with a key of %s %d", category, new, category, old)
+			return newErr(ErrDuplicateTimeSeries, "", ArgNewID, "%s %d already has a series with a key of %s %d", category, new, category, old)
 		}
 		if err != nil {
 			return wrapIO("", err, "updating owner ids")
@@ -102,7 +102,7 @@ func (s *Store) ReplaceOwnerID(category OwnerCategory, old, new int64) (int, err
 			return wrapIO("", err, "checking the forecast exclusion")
 		}
 		if name != "" {
-			return invalid("", "new", "%s %d would hold both a Deterministic and a DeterministicSingleTimeSeries %q; they are mutually exclusive",
+			return invalid("", ArgNewID, "%s %d would hold both a Deterministic and a DeterministicSingleTimeSeries %q; they are mutually exclusive",
 				category, new, name)
 		}
 		s.unit.changes += int(n)
@@ -137,7 +137,7 @@ func (s *Store) checkMovable(row *catalog.Row) error {
 	}
 	if existing != nil && existing.ID != row.ID {
 		k, _ := s.keyOf(row, nil)
-		return newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", k)
+		return newErr(ErrDuplicateTimeSeries, "", ArgLookup, "%s is already stored", k)
 	}
 	switch row.SeriesType {
 	case DeterministicType.String():

@@ -63,9 +63,9 @@ func release(id fileID, readOnly bool) {
 func refusal(op, path string, n int, readOnly bool) error {
 	switch {
 	case n < 0:
-		return invalid(op, "path", "%s is already open for writing in this process; use that Store", path)
+		return invalid(op, ArgPath, "%s is already open for writing in this process; use that Store", path)
 	case n > 0 && !readOnly:
-		return invalid(op, "path", "%s is open read-only in this process; close those handles before opening it for writing", path)
+		return invalid(op, ArgPath, "%s is open read-only in this process; close those handles before opening it for writing", path)
 	}
 	return nil
 }

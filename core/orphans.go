@@ -39,7 +39,7 @@ func (s *Store) cleanOrphans() error {
 		if sealed := s.nc.DamagedDatasets(); len(sealed) > 0 {
 			where = "they may have lived in " + strings.Join(sealed, ", ") + ", whose hash companions are unreadable"
 		}
-		return newErr(ErrIntegrity, "", "catalog",
+		return corruptAt("", "catalog",
 			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): %s; nothing was changed — open it read-only to inspect it, or run verify_integrity",
 			len(missing), len(named), missing[0][:], where)
 	}

@@ -92,7 +92,7 @@ func forecastFilter(f KeyFilter) (catalog.Filter, error) {
 
 func decodeParams(r catalog.ParamRow) (ForecastParameters, error) {
 	bad := func(column string, err error) error {
-		return newErr(ErrIntegrity, "", column, "a %s row holds an unreadable %s: %v", r.SeriesType, column, err)
+		return corruptAt("", column, "a %s row holds an unreadable %s: %v", r.SeriesType, column, err)
 	}
 	var p ForecastParameters
 	var err error
@@ -148,7 +148,7 @@ func (s *Store) distinctPeriods(op, column string, f KeyFilter) ([]Period, error
 	for _, v := range vals {
 		p, err := isotime.ParsePeriod(v)
 		if err != nil {
-			return nil, newErr(ErrIntegrity, op, column, "%q is not an ISO-8601 period: %v", v, err)
+			return nil, corruptAt(op, column, "%q is not an ISO-8601 period: %v", v, err)
 		}
 		if !seen[p] {
 			seen[p] = true
@@ -174,7 +174,7 @@ func (s *Store) CountsByType(f KeyFilter) (map[SeriesType]int, error) {
 	for name, n := range counts {
 		t, err := parseSeriesType(name)
 		if err != nil {
-			return nil, newErr(ErrIntegrity, op, "time_series_type", "%v", err)
+			return nil, corruptAt(op, "time_series_type", "%v", err)
 		}
 		out[t] = int(n)
 	}

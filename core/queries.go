@@ -30,7 +30,7 @@ func (s *Store) ListOwnerIDs(f KeyFilter) ([]int64, error) {
 	out := make([]int64, len(vals))
 	for i, v := range vals {
 		if out[i], err = strconv.ParseInt(v, 10, 64); err != nil {
-			return nil, newErr(ErrIntegrity, "list_owner_ids", "owner_id", "%q is not an integer", v)
+			return nil, corruptAt("list_owner_ids", "owner_id", "%q is not an integer", v)
 		}
 	}
 	slices.Sort(out)
@@ -101,11 +101,11 @@ func (s *Store) StaticSummary(f KeyFilter) ([]StaticGrid, error) {
 	for _, g := range grids {
 		res, err := isotime.ParsePeriod(g.Resolution)
 		if err != nil {
-			return nil, newErr(ErrIntegrity, op, "resolution", "%q: %v", g.Resolution, err)
+			return nil, corruptAt(op, "resolution", "%q: %v", g.Resolution, err)
 		}
 		t0, err := isotime.ParseTimestamp(g.InitialTimestamp)
 		if err != nil {
-			return nil, newErr(ErrIntegrity, op, "initial_timestamp", "%q: %v", g.InitialTimestamp, err)
+			return nil, corruptAt(op, "initial_timestamp", "%q: %v", g.InitialTimestamp, err)
 		}
 		out = append(out, StaticGrid{res, t0, int(g.Length), int(g.Rows), int(g.Owners)})
 	}
@@ -175,7 +175,7 @@ func (s *Store) CountByHash(hash [32]byte) (map[SeriesType]int, error) {
 	for _, t := range rows {
 		st, err := parseSeriesType(t)
 		if err != nil {
-			return nil, newErr(ErrIntegrity, op, "time_series_type", "%v", err)
+			return nil, corruptAt(op, "time_series_type", "%v", err)
 		}
 		out[st]++
 	}
@@ -243,5 +243,5 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 		}
 		return TypedArray{DType: sv.DType(), Shape: ncstore.FromU64(sv.Shape()), Data: data}, nil
 	}
-	return TypedArray{}, newErr(ErrNotFound, op, "hash", "no array has hash %x", hash[:])
+	return TypedArray{}, newErr(ErrNotFound, op, ArgHash, "no array has hash %x", hash[:])
 }

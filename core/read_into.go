@@ -76,13 +76,13 @@ func (s *Store) ReadInto(q Lookup, part Part, dst []byte) (*Metadata, Extent, er
 		return nil, Extent{}, withOp(op, err)
 	}
 	if len(dst) < p.ext.Bytes {
-		return p.m, p.ext, tooSmall(op, "dst", len(dst), p.ext.Bytes)
+		return p.m, p.ext, tooSmall(op, len(dst), p.ext.Bytes)
 	}
 	return p.m, p.ext, withOp(op, s.readPlanned(p, dst[:p.ext.Bytes]))
 }
 
-func tooSmall(op, field string, have, need int) error {
-	return newErr(ErrBufferTooSmall, op, field, "%d bytes cannot hold the %d the read returns", have, need)
+func tooSmall(op string, have, need int) *Error {
+	return newErr(ErrBufferTooSmall, op, ArgBuffer, "%d bytes cannot hold the %d the read returns", have, need)
 }
 
 // DescribeMany resolves every lookup and says what reading each whole would return.
@@ -194,7 +194,7 @@ func (s *Store) cachedPlans(qs []Lookup) []*readPlan {
 func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent, error) {
 	const op = "get_many"
 	if len(dsts) != len(qs) {
-		return nil, nil, invalid(op, "dsts", "%d buffers for %d lookups", len(dsts), len(qs))
+		return nil, nil, invalid(op, ArgBuffer, "%d buffers for %d lookups", len(dsts), len(qs))
 	}
 	if err := s.lock(op, false); err != nil {
 		return nil, nil, err
@@ -217,7 +217,7 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 			ms[i], exts[i], found[i] = p.m, p.ext, foundRow{p.r, p.m}
 			if len(dsts[i]) < p.ext.Bytes {
 				if tooSmallErr == nil {
-					tooSmallErr = tooSmall(op, "dst["+itoa(int64(i))+"]", len(dsts[i]), p.ext.Bytes)
+					tooSmallErr = atItem(tooSmall(op, len(dsts[i]), p.ext.Bytes), "dst", i)
 				}
 				continue
 			}
@@ -245,7 +245,7 @@ func (s *Store) planMany(op string, qs []Lookup) ([]*readPlan, error) {
 	for i, f := range found {
 		p := &slab[i]
 		if err := s.planFound(p, f.r, f.m, Part{}); err != nil {
-			return nil, withOp(op, itemField(err, "which["+itoa(int64(i))+"]"))
+			return nil, withOp(op, atItem(err, "which", i))
 		}
 		ps[i] = p
 	}
@@ -269,15 +269,15 @@ func (s *Store) plan(q Lookup, part Part) (*readPlan, error) {
 func (s *Store) planFound(p *readPlan, r *catalog.Row, m *Metadata, part Part) error {
 	*p = readPlan{r: r, m: m, part: part}
 	if part.Kind != WholeSeries && part.End.Before(part.Start) {
-		return invalid("", "end", "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
+		return invalid("", ArgEnd, "%s is before start %s", isotime.FormatTimestamp(part.End), isotime.FormatTimestamp(part.Start))
 	}
 	forecast := isForecast(m.Type)
 	var err error
 	switch {
 	case forecast && part.Kind == TimeRange:
-		return invalid("", "lookup.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+		return invalid("", ArgSeriesType, "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
 	case !forecast && part.Kind == WindowRange:
-		return invalid("", "lookup.type", "%s is a static series; windows are read from forecasts only", m.Key)
+		return invalid("", ArgSeriesType, "%s is a static series; windows are read from forecasts only", m.Key)
 	case forecast:
 		err = p.planWindows()
 	case m.Type == SingleTimeSeriesType:
@@ -307,7 +307,7 @@ func (p *readPlan) planSingle() error {
 	}
 	t0, err := p.m.Resolution.Step(p.m.InitialTimestamp, int64(first))
 	if err != nil {
-		return invalid("", "start", "%v", err)
+		return invalid("", ArgStart, "%v", err)
 	}
 	p.ext = Extent{Shape: append([]int{n}, p.m.ElementShape...), InitialTimestamp: t0}
 	return nil
@@ -344,11 +344,11 @@ func (p *readPlan) planWindows() error {
 	}
 	p.g, p.i0, p.window = g, 0, g.count
 	if p.part.Kind == WindowRange {
-		i0, err := g.windowIndex("start", p.part.Start)
+		i0, err := g.windowIndex(ArgStart, p.part.Start)
 		if err != nil {
 			return err
 		}
-		i1, err := g.windowIndex("end", p.part.End)
+		i1, err := g.windowIndex(ArgEnd, p.part.End)
 		if err != nil {
 			return err
 		}
@@ -356,7 +356,7 @@ func (p *readPlan) planWindows() error {
 	}
 	t0, err := g.grid.WindowStart(p.i0)
 	if err != nil {
-		return invalid("", "start", "%v", err)
+		return invalid("", ArgStart, "%v", err)
 	}
 	shape := []int{g.h, p.window}
 	if leadAxes(p.m.Type) == 1 {

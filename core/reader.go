@@ -129,13 +129,13 @@ func (s *Store) NewForecastReaderOf(typ SeriesType, resolution Period, qs []Look
 // them already (nil: resolved here, in one batched pass).
 func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key, ms []*Metadata) (*ForecastReader, error) {
 	if typ == SingleTimeSeriesType || typ == NonSequentialTimeSeriesType || !typ.Valid() {
-		return nil, invalid("", "type", "%s is not a forecast type", typ)
+		return nil, invalid("", ArgSeriesType, "%s is not a forecast type", typ)
 	}
 	if !resolution.IsPositive() {
-		return nil, invalid("", "resolution", "%s is not a positive period", resolution)
+		return nil, invalid("", ArgResolution, "%s is not a positive period", resolution)
 	}
 	if len(keys) == 0 {
-		return nil, invalid("", "keys", "is empty")
+		return nil, invalid("", ArgKeys, "is empty")
 	}
 	// The reader reads the file; arrays still pending in the unit of work go there first.
 	if err := s.writePending(); err != nil {
@@ -146,12 +146,11 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 	dense := map[hashing.Digest]*denseSource{}
 	bands := map[*ncstore.Packed]*bandSource{}
 	for i, k := range keys {
-		field := "keys[" + itoa(int64(i)) + "]"
 		if !readerAccepts(typ, k.Type) {
-			return nil, invalid("", field+".type", "%s does not match the reader's type %s", k.Type, typ)
+			return nil, atItem(invalid("", ArgSeriesType, "%s does not match the reader's type %s", k.Type, typ), "keys", i)
 		}
 		if k.Resolution != resolution {
-			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
+			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "keys", i)
 		}
 	}
 	if ms == nil {
@@ -168,7 +167,6 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 		}
 	}
 	for i, m := range ms {
-		field := "keys[" + itoa(int64(i)) + "]"
 		g, err := forecastRowOf(m)
 		if err != nil {
 			return nil, err
@@ -176,8 +174,8 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 		if i == 0 {
 			rd.grid = g.grid
 		} else if !g.grid.InitialTimestamp.Equal(rd.grid.InitialTimestamp) || g.grid.Interval != rd.grid.Interval || g.count != rd.grid.Count {
-			return nil, invalid("", field, "%s has windows %s + k × %s, k < %d; keys[0] has %s + k × %s, k < %d: a reader's keys share one window timeline",
-				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count)
+			return nil, atItem(invalid("", ArgLookup, "%s has windows %s + k × %s, k < %d; keys[0] has %s + k × %s, k < %d: a reader's keys share one window timeline",
+				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count), "keys", i)
 		}
 		grp := rd.groupFor(groups, m, g)
 		mem := member{h: g.h, hash: hex.EncodeToString(m.DataHash[:]), at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
@@ -218,19 +216,6 @@ func readerAccepts(typ, key SeriesType) bool {
 	return key == typ
 }
 
-// itemField names the item of a list call an error is about: "keys[3]" for the key itself,
-// "keys[3].length" for one of its columns.
-func itemField(err error, field string) error {
-	if e, ok := err.(*Error); ok {
-		if e.Field == "" || e.Field == "key" {
-			e.Field = field
-		} else {
-			e.Field = field + "." + e.Field
-		}
-	}
-	return err
-}
-
 func (rd *ForecastReader) groupFor(groups map[string]*ForecastGroup, m *Metadata, g forecastRow) *ForecastGroup {
 	// Probabilistic layers are comparable only under the same percentiles.
 	ps, _ := json.Marshal(m.Percentiles)
@@ -268,11 +253,11 @@ func (s *Store) denseFor(dense map[hashing.Digest]*denseSource, m *Metadata, g f
 func (s *Store) bandFor(bands map[*ncstore.Packed]*bandSource, m *Metadata, g forecastRow) (*bandSource, int, error) {
 	slot, ok := s.nc.Column(hashing.Digest(m.DataHash))
 	if !ok {
-		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "%s: its source array %x is not a packed column", m.Key, m.DataHash)
+		return nil, 0, corruptAt("", "data_hash", "%s: its source array %x is not a packed column", m.Key, m.DataHash)
 	}
 	ds := slot.Dataset()
 	if !ds.Holds(m.DType, m.Length, m.ElementShape) {
-		return nil, 0, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
+		return nil, 0, corruptAt("", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
 			m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 	}
 	b, ok := bands[ds]
@@ -304,7 +289,7 @@ func (rd *ForecastReader) Window() int { return rd.window }
 // Read fills every group with the window starting at start, which must be on the timeline.
 func (rd *ForecastReader) Read(start time.Time) error {
 	g := forecastRow{grid: rd.grid, count: rd.grid.Count}
-	i, err := g.windowIndex("start", start)
+	i, err := g.windowIndex(ArgStart, start)
 	if err != nil {
 		return withOp("forecast_reader_read", err)
 	}
@@ -315,10 +300,10 @@ func (rd *ForecastReader) Read(start time.Time) error {
 func (rd *ForecastReader) ReadWindow(i int) error {
 	const op = "forecast_reader_read"
 	if rd.s == nil {
-		return invalid(op, "reader", "the reader is closed")
+		return invalid(op, ArgNone, "the reader is closed")
 	}
 	if i < 0 || i >= rd.grid.Count {
-		return invalid(op, "window", "%d is outside 0–%d", i, rd.grid.Count-1)
+		return invalid(op, ArgStep, "%d is outside 0–%d", i, rd.grid.Count-1)
 	}
 	if err := rd.s.lock(op, false); err != nil {
 		return err
@@ -376,8 +361,8 @@ func (rd *ForecastReader) checkColumns() error {
 	for _, grp := range rd.groups {
 		for j, mem := range grp.members {
 			if mem.band != nil && mem.band.ds.SlotHash(mem.col) != mem.hash {
-				return newErr(ErrNotFound, "", "keys["+itoa(int64(grp.Keys[j]))+"]",
-					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]])
+				return atItem(newErr(ErrNotFound, "", ArgLookup,
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]]), "keys", grp.Keys[j])
 			}
 		}
 	}
@@ -393,7 +378,7 @@ func (rd *ForecastReader) checkColumns() error {
 // dst valid while it is bound.
 func (rd *ForecastReader) Bind(g int, dst []byte) error {
 	if g < 0 || g >= len(rd.groups) {
-		return invalid("forecast_reader_bind", "group", "%d is outside 0–%d", g, len(rd.groups)-1)
+		return invalid("forecast_reader_bind", ArgGroup, "%d is outside 0–%d", g, len(rd.groups)-1)
 	}
 	return bindGroup(&rd.groups[g].Values, rd.groups[g].own, dst)
 }

@@ -196,7 +196,7 @@ func TestForecastReaderRefusals(t *testing.T) {
 	for _, c := range cases {
 		_, err := s.NewForecastReader(c.typ, c.res, c.keys)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Field != c.field {
+		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Field() != c.field {
 			t.Errorf("%s: want %v on %s, got %v", c.name, c.kind, c.field, err)
 		}
 	}

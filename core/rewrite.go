@@ -78,11 +78,11 @@ func rewriteFiles(path string) (tmpNC, tmpCat string) {
 // the files they point to behind.
 func (s *Store) checkRewritable(op string) error {
 	if s.inMemory {
-		return invalid(op, "rewrite", "an in-memory store has no files to rewrite; Persist writes it compactly")
+		return invalid(op, ArgNone, "an in-memory store has no files to rewrite; Persist writes it compactly")
 	}
 	for _, p := range []string{s.path, CatalogPath(s.path)} {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-			return invalid(op, "rewrite", "%s is a symbolic link: a rewrite renames new files into place, which would replace the link and leave the file it points to as it was; open the store by the files' own paths", p)
+			return invalid(op, ArgNone, "%s is a symbolic link: a rewrite renames new files into place, which would replace the link and leave the file it points to as it was; open the store by the files' own paths", p)
 		}
 	}
 	return nil
@@ -320,7 +320,7 @@ func (s *Store) readLiveArrays(batch []*liveArray) ([]*ncstore.Array, error) {
 		// A rewrite must not carry damaged bytes into a file where nothing would tell them
 		// apart from sound ones.
 		if got := (TypedArray{DType: arr.DType, Shape: arr.Shape, Data: arr.Data}).hash(); got != arr.Digest {
-			return nil, newErr(ErrIntegrity, "", "data_hash",
+			return nil, corruptAt("", "data_hash",
 				"array %x… reads back as bytes hashing to %x…: the file is damaged, and a rewrite would carry the damage over (verify_integrity lists it); nothing was changed",
 				arr.Digest[:8], got[:8])
 		}
@@ -383,7 +383,7 @@ func finishCommittedRewrite(op, path string, readOnly bool) error {
 		return nil
 	}
 	if readOnly {
-		return newErr(ErrIO, op, "path",
+		return newErr(ErrIO, op, ArgPath,
 			"a compaction rewrite of %s was cut short after its commit point; open the store for writing once to finish it (a read-only open changes nothing)", path)
 	}
 	if err := finishRewrite(path); err != nil {

@@ -43,7 +43,7 @@ func (s *Store) checkRoom(ps []*prepared) error {
 	}
 	need, free, ok := s.nc.Room(storedArrays(ps))
 	if ok && need > free {
-		return &Error{Kind: ErrIO, Field: "disk", Msg: (&errNoRoom{need, free}).Error(), Err: &errNoRoom{need, free}}
+		return &Error{Kind: ErrIO, Msg: (&errNoRoom{need, free}).Error(), Err: &errNoRoom{need, free}}
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 	for i, it := range items {
 		ps[i] = &slab[i]
 		if err := prepareItem(it, ps[i]); err != nil {
-			return nil, withOp(op, itemErr(err, i, len(items)))
+			return nil, withOp(op, itemErr(err, i, batch))
 		}
 	}
 	return s.commitItems(op, ps, batch)
@@ -86,13 +86,12 @@ func (s *Store) commitItems(op string, ps []*prepared, batch bool) ([]Key, error
 	return keys, nil
 }
 
-// itemErr prefixes the field of an error about one item of a batch with its index.
-func itemErr(err error, i, n int) error {
-	var e *Error
-	if n > 1 && errors.As(err, &e) {
-		e.Field = "items[" + itoa(int64(i)) + "]." + e.Field
+// itemErr says that err is about item i of a batch add (of a single add, nothing).
+func itemErr(err error, i int, batch bool) error {
+	if !batch {
+		return err
 	}
-	return err
+	return atItem(err, "items", i)
 }
 
 // prepared is a validated add: the row to insert and the array to store.
@@ -122,18 +121,18 @@ func prepareAdd(owner Owner, ts TimeSeries, opts *AddOptions) (*prepared, error)
 // prepareAddInto is prepareAdd filling p (a batch prepares into one slab).
 func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) error {
 	if ts == nil {
-		return invalid("", "time_series", "is nil")
+		return invalid("", ArgSeries, "is nil")
 	}
 	if err := validateOwner(owner); err != nil {
 		return err
 	}
-	if err := validateText("name", ts.SeriesName(), true); err != nil {
+	if err := validateText(ArgName, ts.SeriesName(), true); err != nil {
 		return err
 	}
-	if err := validateText("units", opts.Units, false); err != nil {
+	if err := validateText(ArgUnits, opts.Units, false); err != nil {
 		return err
 	}
-	if err := validateText("ext", opts.Ext, false); err != nil {
+	if err := validateText(ArgExt, opts.Ext, false); err != nil {
 		return err
 	}
 	if err := opts.Features.validateStorable(); err != nil {
@@ -159,7 +158,7 @@ func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) e
 			return err
 		}
 	default:
-		return invalid("", "time_series", "%s is not supported by this build", ts.SeriesType())
+		return invalid("", ArgSeries, "%s is not supported by this build", ts.SeriesType())
 	}
 	if err := checkStorageLimits(p); err != nil {
 		return err
@@ -179,14 +178,14 @@ func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) e
 }
 
 func prepareSingle(p *prepared, t *SingleTimeSeries) error {
-	if err := t.Data.validate("data"); err != nil {
+	if err := t.Data.validate(); err != nil {
 		return err
 	}
 	if !t.Resolution.IsPositive() {
-		return invalid("", "resolution", "%s is not a positive period", t.Resolution)
+		return invalid("", ArgResolution, "%s is not a positive period", t.Resolution)
 	}
 	if _, err := t.Resolution.Step(t.InitialTimestamp, int64(t.Data.Len()-1)); err != nil {
-		return invalid("", "initial_timestamp", "%s + %d × %s is not a representable instant: %v",
+		return invalid("", ArgInitialTimestamp, "%s + %d × %s is not a representable instant: %v",
 			isotime.FormatTimestamp(t.InitialTimestamp), t.Data.Len()-1, t.Resolution, err)
 	}
 	p.arr, p.packed, p.res = t.Data, true, t.Resolution
@@ -197,20 +196,20 @@ func prepareSingle(p *prepared, t *SingleTimeSeries) error {
 }
 
 func prepareNonSequential(p *prepared, t *NonSequentialTimeSeries) error {
-	if err := t.Data.validate("data"); err != nil {
+	if err := t.Data.validate(); err != nil {
 		return err
 	}
 	if len(t.Timestamps) != t.Data.Len() {
-		return invalid("", "timestamps", "%d timestamps for %d steps of data; they must be equal", len(t.Timestamps), t.Data.Len())
+		return invalid("", ArgTimestamps, "%d timestamps for %d steps of data; they must be equal", len(t.Timestamps), t.Data.Len())
 	}
 	stamps := make([]string, len(t.Timestamps))
 	for i, ts := range t.Timestamps {
 		if i > 0 && !ts.After(t.Timestamps[i-1]) {
-			return invalid("", "timestamps", "timestamp %d (%s) is not after timestamp %d (%s); they must be strictly increasing",
+			return invalid("", ArgTimestamps, "timestamp %d (%s) is not after timestamp %d (%s); they must be strictly increasing",
 				i, isotime.FormatTimestampZ(ts), i-1, isotime.FormatTimestampZ(t.Timestamps[i-1]))
 		}
 		if y := ts.UTC().Year(); y < 0 || y > 9999 {
-			return invalid("", "timestamps", "timestamp %d is in year %d; RFC 3339 spans years 0–9999", i, y)
+			return invalid("", ArgTimestamps, "timestamp %d is in year %d; RFC 3339 spans years 0–9999", i, y)
 		}
 		stamps[i] = isotime.FormatTimestampZ(ts)
 	}
@@ -232,17 +231,17 @@ const (
 func checkStorageLimits(p *prepared) error {
 	eshape := p.arr.ElementShape()
 	if len(p.arr.Shape)+1 > maxRank {
-		return invalid("", "data.shape", "rank %d exceeds netCDF's limit of %d dimensions", len(p.arr.Shape), maxRank-1)
+		return invalid("", ArgShape, "rank %d exceeds netCDF's limit of %d dimensions", len(p.arr.Shape), maxRank-1)
 	}
 	row := ncstore.ElementCount(eshape) * p.arr.DType.Width()
 	if p.packed {
 		// One chunk holds at least one column of one step; the longest name is the last
 		// element dimension of a spill dataset, {ds}__{n}_e{i}.
 		if row > maxChunkBytesHDF5 {
-			return invalid("", "data.shape", "one step of element shape %v is %d bytes; an HDF5 chunk holds at most %d", eshape, row, maxChunkBytesHDF5)
+			return invalid("", ArgShape, "one step of element shape %v is %d bytes; an HDF5 chunk holds at most %d", eshape, row, maxChunkBytesHDF5)
 		}
 		if n := len(ncstore.PackedName(p.arr.DType, eshape, p.arr.Len(), p.res.String())) + len("__999999_e") + len(itoa(int64(len(eshape)))); n > maxNameLen {
-			return invalid("", "data.shape", "element shape %v makes a dataset name of %d characters; netCDF allows %d", eshape, n, maxNameLen)
+			return invalid("", ArgShape, "element shape %v makes a dataset name of %d characters; netCDF allows %d", eshape, n, maxNameLen)
 		}
 		return nil
 	}
@@ -253,30 +252,30 @@ func checkStorageLimits(p *prepared) error {
 		chunk = ncstore.ElementCount(ncstore.FromU64(p.chunks)) * p.arr.DType.Width()
 	}
 	if chunk > maxChunkBytesHDF5 {
-		return invalid("", "data", "one chunk of this array is %d bytes; HDF5 allows at most %d", chunk, maxChunkBytesHDF5)
+		return invalid("", ArgData, "one chunk of this array is %d bytes; HDF5 allows at most %d", chunk, maxChunkBytesHDF5)
 	}
 	if n := len("arr_") + 64 + len("_d") + len(itoa(int64(len(p.arr.Shape)))); n > maxNameLen {
-		return invalid("", "data.shape", "rank %d makes a dimension name of %d characters; netCDF allows %d", len(p.arr.Shape), n, maxNameLen)
+		return invalid("", ArgShape, "rank %d makes a dimension name of %d characters; netCDF allows %d", len(p.arr.Shape), n, maxNameLen)
 	}
 	return nil
 }
 
 func validateOwner(o Owner) error {
 	if !o.Category.Valid() {
-		return invalid("", "owner_category", "unknown code %d (0 Component, 1 SupplementalAttribute)", uint8(o.Category))
+		return invalid("", ArgOwnerCategory, "unknown code %d (0 Component, 1 SupplementalAttribute)", uint8(o.Category))
 	}
-	return validateText("owner_type", o.Type, true)
+	return validateText(ArgOwnerType, o.Type, true)
 }
 
-func validateText(field, v string, required bool) error {
+func validateText(arg Arg, v string, required bool) error {
 	if required && v == "" {
-		return invalid("", field, "is empty")
+		return invalid("", arg, "is empty")
 	}
 	if !utf8.ValidString(v) {
-		return invalid("", field, "%q is not valid UTF-8", v)
+		return invalid("", arg, "%q is not valid UTF-8", v)
 	}
 	if strings.IndexByte(v, 0) >= 0 {
-		return invalid("", field, "%q contains a NUL byte", v)
+		return invalid("", arg, "%q contains a NUL byte", v)
 	}
 	return nil
 }
@@ -300,13 +299,13 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 	for i, p := range ps {
 		id := identityOf(&p.row).MapKey()
 		if j, dup := seen[id]; dup {
-			return newErr(ErrDuplicateTimeSeries, "", "items["+itoa(int64(i))+"]",
-				"%s is also item %d of this batch", p.key, j)
+			return atItem(newErr(ErrDuplicateTimeSeries, "", ArgLookup,
+				"%s is also item %d of this batch", p.key, j), "items", i)
 		}
 		seen[id] = i
 		if p.key.Type == DeterministicType {
 			if err := s.checkExclusion(identityOf(&p.row), DeterministicSingleTimeSeriesType); err != nil {
-				return itemErr(err, i, len(ps))
+				return itemErr(err, i, p.batchID != 0)
 			}
 		}
 	}
@@ -326,7 +325,7 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 	}
 	if i, err := s.cat.InsertRows(rows); err != nil {
 		if errors.Is(err, catalog.ErrUnique) {
-			return itemErr(newErr(ErrDuplicateTimeSeries, "", "key", "%s is already stored", ps[i].key), i, len(ps))
+			return itemErr(newErr(ErrDuplicateTimeSeries, "", ArgLookup, "%s is already stored", ps[i].key), i, ps[i].batchID != 0)
 		}
 		return wrapIO("", err, "writing the catalog row")
 	}
@@ -350,7 +349,7 @@ func (s *Store) checkExclusion(id catalog.Identity, other SeriesType) error {
 		if other == DeterministicType {
 			mine = DeterministicSingleTimeSeriesType
 		}
-		return invalid("", "time_series_type", "%q of %s %d at %s already has a %s; a %s and a %s of one series are mutually exclusive",
+		return invalid("", ArgSeriesType, "%q of %s %d at %s already has a %s; a %s and a %s of one series are mutually exclusive",
 			id.Name, id.OwnerCategory, id.OwnerID, id.Resolution, other, mine, other)
 	}
 	return nil
@@ -364,10 +363,10 @@ func identityOf(r *catalog.Row) catalog.Identity {
 
 func keyIdentity(k Key) (catalog.Identity, error) {
 	if !k.OwnerCategory.Valid() {
-		return catalog.Identity{}, invalid("", "key.owner_category", "unknown code %d", uint8(k.OwnerCategory))
+		return catalog.Identity{}, invalid("", ArgOwnerCategory, "unknown code %d", uint8(k.OwnerCategory))
 	}
 	if !k.Type.Valid() || k.Type == AbstractDeterministicType {
-		return catalog.Identity{}, invalid("", "key.type", "unknown or request-only type code %d", uint8(k.Type))
+		return catalog.Identity{}, invalid("", ArgSeriesType, "unknown or request-only type code %d", uint8(k.Type))
 	}
 	if err := k.Features.validate(); err != nil {
 		return catalog.Identity{}, err
@@ -397,7 +396,7 @@ func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
 				return r, err
 			}
 		}
-		return nil, newErr(ErrNotFound, "", "key", "%s is not stored as a Deterministic or a DeterministicSingleTimeSeries", k)
+		return nil, newErr(ErrNotFound, "", ArgLookup, "%s is not stored as a Deterministic or a DeterministicSingleTimeSeries", k)
 	}
 	ids, err := keyIdentities(k)
 	if err != nil {
@@ -412,7 +411,7 @@ func (s *Store) lookupKey(k Key) (*catalog.Row, error) {
 			return r, nil
 		}
 	}
-	return nil, newErr(ErrNotFound, "", "key", "%s is not stored", k)
+	return nil, newErr(ErrNotFound, "", ArgLookup, "%s is not stored", k)
 }
 
 // lookupMetadata finds and decodes the row of k. features, when the caller knows them
@@ -468,7 +467,7 @@ func (s *Store) get(op string, k Key, start, end *time.Time) (TimeSeries, error)
 	}
 	defer s.mu.Unlock()
 	if start != nil && end.Before(*start) {
-		return nil, invalid(op, "end", "%s is before start %s", isotime.FormatTimestamp(*end), isotime.FormatTimestamp(*start))
+		return nil, invalid(op, ArgEnd, "%s is before start %s", isotime.FormatTimestamp(*end), isotime.FormatTimestamp(*start))
 	}
 	r, m, err := s.lookupMetadata(k, k.Features)
 	if err != nil {
@@ -487,7 +486,7 @@ func (s *Store) readSeries(m *Metadata, r *catalog.Row, start, end *time.Time, d
 		return s.readNonSequential(m, r, start, end, dst)
 	}
 	if start != nil {
-		return nil, invalid("", "key.type", "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
+		return nil, invalid("", ArgSeriesType, "%s is a forecast; a time range reads static series only (read forecasts by window)", m.Key)
 	}
 	g, err := forecastRowOf(m)
 	if err != nil {
@@ -516,16 +515,16 @@ func singleRange(m *Metadata, start, end *time.Time) (first, n int, err error) {
 	}
 	lo, err := m.Resolution.StepsFloor(m.InitialTimestamp, *start)
 	if err != nil {
-		return 0, 0, invalid("", "start", "%v", err)
+		return 0, 0, invalid("", ArgStart, "%v", err)
 	}
 	hi, err := m.Resolution.StepsCeil(m.InitialTimestamp, *end)
 	if err != nil {
-		return 0, 0, invalid("", "end", "%v", err)
+		return 0, 0, invalid("", ArgEnd, "%v", err)
 	}
 	lo, hi = max(lo, 0), min(hi, int64(m.Length-1))
 	if lo > hi {
 		last, _ := m.Resolution.Step(m.InitialTimestamp, int64(m.Length-1))
-		return 0, 0, invalid("", "start", "range %s – %s does not overlap %s (%s – %s)",
+		return 0, 0, invalid("", ArgStart, "range %s – %s does not overlap %s (%s – %s)",
 			isotime.FormatTimestamp(*start), isotime.FormatTimestamp(*end), m.Key,
 			isotime.FormatTimestamp(m.InitialTimestamp), isotime.FormatTimestamp(last))
 	}
@@ -588,7 +587,7 @@ func (s *Store) readRows(m *Metadata, first, n int, dst []byte) ([]byte, error) 
 func verifyWhole(m *Metadata, data []byte) error {
 	a := TypedArray{DType: m.DType, Shape: append([]int{m.Length}, m.ElementShape...), Data: data}
 	if a.hash() != hashing.Digest(m.DataHash) {
-		return newErr(ErrIntegrity, "", "data_hash",
+		return corruptAt("", "data_hash",
 			"%s: the array read from the NetCDF file does not hash to the row's data_hash %x…: the file is damaged (verify_integrity lists every array affected)",
 			m.Key, m.DataHash[:8])
 	}
@@ -600,7 +599,7 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 	if slot, ok := s.nc.Column(d); ok {
 		ds := slot.Dataset()
 		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
-			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
+			return nil, corruptAt("", "data_hash", "row says %s %v×%v but dataset %s holds %s %d×%v",
 				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 		}
 		return s.nc.ReadColumn(slot, first, n, dst)
@@ -608,7 +607,7 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 	if sv, ok := s.nc.Variable(d); ok {
 		full := append([]int{m.Length}, m.ElementShape...)
 		if !sv.Holds(m.DType, full) {
-			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but %s holds %s %v",
+			return nil, corruptAt("", "data_hash", "row says %s %v but %s holds %s %v",
 				m.DType, full, sv.Name(), sv.DType(), sv.Shape())
 		}
 		return s.nc.ReadSpan(sv, 0, first, n, dst)
@@ -621,7 +620,7 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 func pendingRows(m *Metadata, p *prepared, first, n int, dst []byte) ([]byte, error) {
 	full := append([]int{m.Length}, m.ElementShape...)
 	if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
-		return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %v but the pending array is %s %v",
+		return nil, corruptAt("", "data_hash", "row says %s %v but the pending array is %s %v",
 			m.DType, full, p.arr.DType, p.arr.Shape)
 	}
 	rb := ncstore.ElementCount(m.ElementShape) * m.DType.Width()
@@ -650,7 +649,7 @@ func parseTimestampsJSON(r *catalog.Row) ([]time.Time, error) {
 }
 
 func corrupt(r *catalog.Row, column, format string, args ...any) error {
-	e := newErr(ErrIntegrity, "", column, format, args...)
+	e := corruptAt("", column, format, args...)
 	e.Msg = "catalog row " + itoa(r.ID) + ": " + e.Msg
 	return e
 }
@@ -747,7 +746,7 @@ func (s *Store) NewBatch() *Batch { return &Batch{s: s} }
 func (b *Batch) Add(owner Owner, ts TimeSeries, opts *AddOptions) error {
 	const op = "batch_add"
 	if b.done {
-		return invalid(op, "batch", "the batch was already committed or discarded")
+		return invalid(op, ArgNone, "the batch was already committed or discarded")
 	}
 	p := new(prepared)
 	if err := prepareItem(BatchItem{Owner: owner, Series: ts, Options: opts}, p); err != nil {
@@ -765,7 +764,7 @@ func (b *Batch) Len() int { return len(b.items) }
 func (b *Batch) Commit() ([]Key, error) {
 	const op = "add_time_series_batch"
 	if b.done {
-		return nil, invalid(op, "batch", "the batch was already committed or discarded")
+		return nil, invalid(op, ArgNone, "the batch was already committed or discarded")
 	}
 	b.done = true
 	items := b.items

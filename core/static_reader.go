@@ -96,10 +96,10 @@ func (s *Store) NewStaticReaderOf(resolution Period, qs []Lookup) (*StaticReader
 // already (nil: resolved here, in one batched pass).
 func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (*StaticReader, error) {
 	if !resolution.IsPositive() {
-		return nil, invalid("", "resolution", "%s is not a positive period", resolution)
+		return nil, invalid("", ArgResolution, "%s is not a positive period", resolution)
 	}
 	if len(keys) == 0 {
-		return nil, invalid("", "keys", "is empty")
+		return nil, invalid("", ArgKeys, "is empty")
 	}
 	if err := s.writePending(); err != nil {
 		return nil, err
@@ -115,12 +115,11 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 	}
 	var all []placed
 	for i, k := range keys {
-		field := "keys[" + itoa(int64(i)) + "]"
 		if k.Type != SingleTimeSeriesType {
-			return nil, invalid("", field+".type", "%s is not a SingleTimeSeries", k.Type)
+			return nil, atItem(invalid("", ArgSeriesType, "%s is not a SingleTimeSeries", k.Type), "keys", i)
 		}
 		if k.Resolution != resolution {
-			return nil, invalid("", field+".resolution", "%s is not the reader's resolution %s", k.Resolution, resolution)
+			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "keys", i)
 		}
 	}
 	if ms == nil {
@@ -130,20 +129,19 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 		}
 	}
 	for i, m := range ms {
-		field := "keys[" + itoa(int64(i)) + "]"
 		if i == 0 {
 			rd.t0, rd.length = m.InitialTimestamp, m.Length
 		} else if !m.InitialTimestamp.Equal(rd.t0) || m.Length != rd.length {
-			return nil, invalid("", field, "%s starts at %s with %d steps; keys[0] starts at %s with %d: a reader's keys share one grid",
-				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length)
+			return nil, atItem(invalid("", ArgLookup, "%s starts at %s with %d steps; keys[0] starts at %s with %d: a reader's keys share one grid",
+				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length), "keys", i)
 		}
 		slot, ok := s.nc.Column(hashing.Digest(m.DataHash))
 		if !ok {
-			return nil, newErr(ErrIntegrity, "", "data_hash", "%s: its array %x is not a packed column", m.Key, m.DataHash)
+			return nil, corruptAt("", "data_hash", "%s: its array %x is not a packed column", m.Key, m.DataHash)
 		}
 		ds := slot.Dataset()
 		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
-			return nil, newErr(ErrIntegrity, "", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
+			return nil, corruptAt("", "data_hash", "row says %s %d×%v but dataset %s holds %s %d×%v",
 				m.DType, m.Length, m.ElementShape, ds.Name(), ds.DType(), ds.Length(), ds.ElementShape())
 		}
 		set, ok := sets[ds]
@@ -222,13 +220,13 @@ func (rd *StaticReader) Read(t time.Time) error {
 	const op = "static_reader_read"
 	i, ok, err := rd.res.StepsExact(rd.t0, t)
 	if err != nil {
-		return invalid(op, "timestamp", "%v", err)
+		return invalid(op, ArgStep, "%v", err)
 	}
 	if !ok {
-		return invalid(op, "timestamp", "%s is not on the grid %s + k × %s", isotime.FormatTimestamp(t), isotime.FormatTimestamp(rd.t0), rd.res)
+		return invalid(op, ArgStep, "%s is not on the grid %s + k × %s", isotime.FormatTimestamp(t), isotime.FormatTimestamp(rd.t0), rd.res)
 	}
 	if i < 0 || i >= int64(rd.length) {
-		return invalid(op, "timestamp", "%s is step %d; the series have steps 0–%d", isotime.FormatTimestamp(t), i, rd.length-1)
+		return invalid(op, ArgStep, "%s is step %d; the series have steps 0–%d", isotime.FormatTimestamp(t), i, rd.length-1)
 	}
 	return rd.ReadStep(int(i))
 }
@@ -237,10 +235,10 @@ func (rd *StaticReader) Read(t time.Time) error {
 func (rd *StaticReader) ReadStep(i int) error {
 	const op = "static_reader_read"
 	if rd.s == nil {
-		return invalid(op, "reader", "the reader is closed")
+		return invalid(op, ArgNone, "the reader is closed")
 	}
 	if i < 0 || i >= rd.length {
-		return invalid(op, "step", "%d is outside 0–%d", i, rd.length-1)
+		return invalid(op, ArgStep, "%d is outside 0–%d", i, rd.length-1)
 	}
 	if err := rd.s.lock(op, false); err != nil {
 		return err
@@ -252,8 +250,8 @@ func (rd *StaticReader) ReadStep(i int) error {
 	if rd.frees != rd.s.nc.Frees() {
 		for j, m := range rd.members {
 			if m.set.DS.SlotHash(m.col) != m.hash {
-				return newErr(ErrNotFound, op, "keys["+itoa(int64(j))+"]",
-					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j])
+				return atItem(newErr(ErrNotFound, op, ArgLookup,
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j]), "keys", j)
 			}
 		}
 		rd.frees = rd.s.nc.Frees()
@@ -273,7 +271,7 @@ func (rd *StaticReader) ReadStep(i int) error {
 // dst valid while it is bound.
 func (rd *StaticReader) Bind(g int, dst []byte) error {
 	if g < 0 || g >= len(rd.groups) {
-		return invalid("static_reader_bind", "group", "%d is outside 0–%d", g, len(rd.groups)-1)
+		return invalid("static_reader_bind", ArgGroup, "%d is outside 0–%d", g, len(rd.groups)-1)
 	}
 	return bindGroup(&rd.groups[g].Values, rd.groups[g].own, dst)
 }
@@ -285,7 +283,7 @@ func bindGroup(values *TypedArray, own, dst []byte) error {
 		return nil
 	}
 	if len(dst) < len(own) {
-		return newErr(ErrBufferTooSmall, "reader_bind", "dst", "%d bytes cannot hold the group's %d", len(dst), len(own))
+		return newErr(ErrBufferTooSmall, "reader_bind", ArgBuffer, "%d bytes cannot hold the group's %d", len(dst), len(own))
 	}
 	values.Data = dst[:len(own):len(own)]
 	return nil
@@ -299,5 +297,5 @@ func (rd *StaticReader) Close() {
 // errRewritten refuses a reader built before a compaction rewrite: its datasets, columns and
 // variables are the old file's, and in the new one they hold other series.
 func errRewritten(op string) error {
-	return invalid(op, "reader", "the store was rewritten (compact with rewrite) after the reader was built; build a new reader")
+	return invalid(op, ArgNone, "the store was rewritten (compact with rewrite) after the reader was built; build a new reader")
 }

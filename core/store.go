@@ -62,7 +62,7 @@ func (o *CreateOptions) compression() (Compression, error) {
 	}
 	c := *o.Compression
 	if c.Deflate && (c.Level < 0 || c.Level > 9) {
-		return c, invalid("create", "compression.level", "%d is outside 0–9", c.Level)
+		return c, invalidIn("create", ArgCompression, "level", "%d is outside 0–9", c.Level)
 	}
 	if !c.Deflate {
 		c = Compression{}
@@ -78,11 +78,11 @@ func Create(path string, opts *CreateOptions) (*Store, error) {
 		return nil, err
 	}
 	if path == "" {
-		return nil, invalid(op, "path", "is empty")
+		return nil, invalid(op, ArgPath, "is empty")
 	}
 	for _, p := range []string{path, CatalogPath(path)} {
 		if _, err := os.Stat(p); err == nil {
-			return nil, invalid(op, "path", "%s already exists; open it, or remove both files of the old store first", p)
+			return nil, invalid(op, ArgPath, "%s already exists; open it, or remove both files of the old store first", p)
 		}
 	}
 	nc, err := ncstore.Create(path, comp, false)
@@ -159,7 +159,7 @@ func openPair(op, path string, readOnly bool) (*ncstore.File, *catalog.Catalog, 
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, catalog.ErrNoCatalog) {
-			return nil, nil, newErr(ErrIntegrity, op, "path",
+			return nil, nil, newErr(ErrIntegrity, op, ArgPath,
 				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
 				CatalogPath(path), path, CatalogPath(path))
 		}
@@ -237,17 +237,17 @@ func (s *Store) lock(op string, write bool) error {
 	s.calls++
 	if s.closed {
 		s.mu.Unlock()
-		return invalid(op, "store", "the store is closed")
+		return invalid(op, ArgNone, "the store is closed")
 	}
 	if write && s.readOnly {
 		s.mu.Unlock()
-		return newErr(ErrReadOnly, op, "", "the store was opened read-only")
+		return newErr(ErrReadOnly, op, ArgNone, "the store was opened read-only")
 	}
 	if err := s.nc.JournalFailure(); err != nil {
 		s.mu.Unlock()
 		var je *journal.Error
 		errors.As(err, &je)
-		return &Error{Kind: ErrIO, Op: op, Field: "path", Msg: err.Error(), Err: je.Errno}
+		return &Error{Kind: ErrIO, Op: op, Arg: ArgPath, Msg: err.Error(), Err: je.Errno}
 	}
 	return nil
 }
@@ -266,7 +266,7 @@ func (s *Store) Flush() error {
 		return nil
 	}
 	if s.unit.user > 0 {
-		return invalid(op, "transaction", "a transaction is open; Commit makes it durable")
+		return invalid(op, ArgNone, "a transaction is open; Commit makes it durable")
 	}
 	return withOp(op, s.flushLocked())
 }
@@ -299,7 +299,7 @@ func (s *Store) Close() error {
 		var noRoom *errNoRoom
 		if errors.As(err, &noRoom) {
 			// Close cannot leave the writes pending: they go, and the error says so.
-			err = &Error{Kind: ErrIO, Field: "disk", Err: noRoom, Msg: noRoom.lost()}
+			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.lost()}
 			if rerr := s.rollbackLevel(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
@@ -332,20 +332,20 @@ func (s *Store) Persist(path string) error {
 	}
 	defer s.mu.Unlock()
 	if !s.inMemory {
-		return invalid(op, "store", "only an in-memory store can be persisted; this one is already at %s", s.path)
+		return invalid(op, ArgNone, "only an in-memory store can be persisted; this one is already at %s", s.path)
 	}
 	if s.unit.user > 0 {
-		return invalid(op, "transaction", "a transaction is open; commit it first")
+		return invalid(op, ArgNone, "a transaction is open; commit it first")
 	}
 	if err := s.flushLocked(); err != nil {
 		return withOp(op, err)
 	}
 	if path == "" {
-		return invalid(op, "path", "is empty")
+		return invalid(op, ArgPath, "is empty")
 	}
 	for _, p := range []string{path, CatalogPath(path)} {
 		if _, err := os.Stat(p); err == nil {
-			return invalid(op, "path", "%s already exists", p)
+			return invalid(op, ArgPath, "%s already exists", p)
 		}
 	}
 	if err := s.nc.CopyTo(path); err != nil {
@@ -367,7 +367,7 @@ func (s *Store) SetReadCache(bytes int) error {
 	}
 	defer s.mu.Unlock()
 	if bytes < 0 {
-		return invalid("set_read_cache", "bytes", "%d is negative", bytes)
+		return invalid("set_read_cache", ArgBytes, "%d is negative", bytes)
 	}
 	s.nc.SetReadCache(bytes)
 	return nil

@@ -29,7 +29,7 @@ func TestSupplementalAssociations(t *testing.T) {
 	err = s.AddSupplementalAssociations([]SupplementalAssociation{{8, "X", 80, "Y"}, {8, "X", 80, "Y"}})
 	wantKind(t, err, ErrDuplicateAssociation)
 	var e *Error
-	if err := s.AddSupplementalAssociation(SupplementalAssociation{5, "", 50, "Y"}); !errors.As(err, &e) || e.Field != "component_type" {
+	if err := s.AddSupplementalAssociation(SupplementalAssociation{5, "", 50, "Y"}); !errors.As(err, &e) || e.Field() != "items[0].component_type" {
 		t.Fatalf("empty type: %v", err)
 	}
 	if ok, _ := s.HasSupplementalAssociation(9, 90); ok {
@@ -527,7 +527,7 @@ func TestEmptyFilterListMatchesNothing(t *testing.T) {
 		t.Fatalf("an empty type list matched %v", l)
 	}
 	var e *Error
-	if _, err := s.ListSupplementalAssociations(SupplementalFilter{ComponentTypes: []string{"\xff"}}); !errors.As(err, &e) || e.Field != "filter.component_types[0]" {
+	if _, err := s.ListSupplementalAssociations(SupplementalFilter{ComponentTypes: []string{"\xff"}}); !errors.As(err, &e) || e.Field() != "filter.component_types[0]" {
 		t.Fatalf("invalid UTF-8 in a filter: %v", err)
 	}
 }

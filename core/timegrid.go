@@ -18,7 +18,7 @@ import (
 func GridTimestamps(initial time.Time, resolution Period, n int) ([]time.Time, error) {
 	ts, err := isotime.Grid(initial, resolution, n)
 	if err != nil {
-		return nil, timeErr("grid_timestamps", "resolution", err)
+		return nil, timeErr("grid_timestamps", ArgResolution, err)
 	}
 	return ts, nil
 }
@@ -34,7 +34,7 @@ func (s *SingleTimeSeries) Timestamps() ([]time.Time, error) {
 // otherwise names the first step off the grid, the instant it has and the one the grid
 // wants.
 func CheckResolution(timestamps []time.Time, resolution Period) error {
-	return timeErr("check_resolution", "timestamps", isotime.CheckGrid(timestamps, resolution))
+	return timeErr("check_resolution", ArgTimestamps, isotime.CheckGrid(timestamps, resolution))
 }
 
 // InferResolution returns the resolution of the regular grid the timestamps lie on,
@@ -47,15 +47,15 @@ func CheckResolution(timestamps []time.Time, resolution Period) error {
 func InferResolution(timestamps []time.Time) (Period, error) {
 	p, err := isotime.InferPeriod(timestamps)
 	if err != nil {
-		return Period{}, timeErr("infer_resolution", "timestamps", err)
+		return Period{}, timeErr("infer_resolution", ArgTimestamps, err)
 	}
 	return p, nil
 }
 
 // timeErr is an isotime failure as the store's InvalidParameter, without isotime's prefix.
-func timeErr(op, field string, err error) error {
+func timeErr(op string, arg Arg, err error) error {
 	if err == nil {
 		return nil
 	}
-	return invalid(op, field, "%s", strings.TrimPrefix(err.Error(), "isotime: "))
+	return invalid(op, arg, "%s", strings.TrimPrefix(err.Error(), "isotime: "))
 }

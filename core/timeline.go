@@ -11,7 +11,7 @@ import (
 func Timeline(t0 time.Time, step Period, first, n int) ([]time.Time, error) {
 	ts, err := isotime.GridFrom(t0, step, int64(first), n)
 	if err != nil {
-		return nil, timeErr("timeline", "step", err)
+		return nil, timeErr("timeline", ArgResolution, err)
 	}
 	return ts, nil
 }

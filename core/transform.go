@@ -33,15 +33,15 @@ func (s *Store) TransformSingleTimeSeries(horizon, interval Period, f *Transform
 
 func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, error) {
 	if !horizon.IsPositive() {
-		return 0, invalid("", "horizon", "%s is not a positive period", horizon)
+		return 0, invalid("", ArgHorizon, "%s is not a positive period", horizon)
 	}
 	if !interval.IsPositive() {
-		return 0, invalid("", "interval", "%s is not a positive period", interval)
+		return 0, invalid("", ArgInterval, "%s is not a positive period", interval)
 	}
 	var cf catalog.Filter
 	if f != nil && f.OwnerCategory != nil {
 		if !f.OwnerCategory.Valid() {
-			return 0, invalid("", "filter.owner_category", "unknown code %d", uint8(*f.OwnerCategory))
+			return 0, invalid("", ArgOwnerCategory, "unknown code %d", uint8(*f.OwnerCategory))
 		}
 		c := f.OwnerCategory.String()
 		cf.OwnerCategory = &c
@@ -69,11 +69,11 @@ func (s *Store) transform(horizon, interval Period, f *TransformFilter) (int, er
 			if old.Horizon.String == row.Horizon.String {
 				what = "over an earlier array of its source (the source was replaced); remove the derived series first"
 			}
-			return 0, newErr(ErrDuplicateTimeSeries, "", "horizon", "%s %q of %s %d at %s every %s is already stored %s",
+			return 0, newErr(ErrDuplicateTimeSeries, "", ArgHorizon, "%s %q of %s %d at %s every %s is already stored %s",
 				DeterministicSingleTimeSeriesType, row.Name, row.OwnerCategory, row.OwnerID, row.Resolution.String, interval, what)
 		}
 		if dets[familyOf(id)] {
-			return 0, invalid("", "time_series_type", "%q of %s %d at %s has a Deterministic; a Deterministic and a DeterministicSingleTimeSeries of one series are mutually exclusive",
+			return 0, invalid("", ArgSeriesType, "%q of %s %d at %s has a Deterministic; a Deterministic and a DeterministicSingleTimeSeries of one series are mutually exclusive",
 				row.Name, row.OwnerCategory, row.OwnerID, row.Resolution.String)
 		}
 		rows = append(rows, *row)
@@ -145,14 +145,14 @@ func deriveRow(src *catalog.Row, horizon, interval Period) (*catalog.Row, error)
 	}
 	h, ok := horizon.Ratio(res)
 	if !ok || h < 1 {
-		return nil, invalid("", "horizon", "%s is not a whole multiple of the resolution of %s", horizon, what())
+		return nil, invalid("", ArgHorizon, "%s is not a whole multiple of the resolution of %s", horizon, what())
 	}
 	k, ok := interval.Ratio(res)
 	if !ok || k < 1 {
-		return nil, invalid("", "interval", "%s is not a positive whole multiple of the resolution of %s", interval, what())
+		return nil, invalid("", ArgInterval, "%s is not a positive whole multiple of the resolution of %s", interval, what())
 	}
 	if h > length {
-		return nil, invalid("", "horizon", "%s is %d steps, longer than %s", horizon, h, what())
+		return nil, invalid("", ArgHorizon, "%s is %d steps, longer than %s", horizon, h, what())
 	}
 	row := *src
 	row.ID = 0

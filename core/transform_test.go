@@ -90,7 +90,7 @@ func TestTransformRulesAndAllOrNothing(t *testing.T) {
 	for _, c := range cases {
 		_, err := s.TransformSingleTimeSeries(c.horizon, c.interval, nil)
 		var e *Error
-		if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Field != c.field {
+		if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Field() != c.field {
 			t.Errorf("%s: want InvalidParameter on %s, got %v", c.name, c.field, err)
 		}
 	}

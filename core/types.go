@@ -16,7 +16,7 @@ type Period = isotime.Period
 func ParsePeriod(s string) (Period, error) {
 	p, err := isotime.ParsePeriod(s)
 	if err != nil {
-		return Period{}, invalid("parse_period", "period", "%v", err)
+		return Period{}, invalid("parse_period", ArgResolution, "%v", err)
 	}
 	return p, nil
 }
@@ -37,7 +37,7 @@ func Milliseconds(n int64) Period { return isotime.FixedMillis(n) }
 func ParseTimestamp(s string) (time.Time, error) {
 	t, err := isotime.ParseTimestamp(s)
 	if err != nil {
-		return time.Time{}, invalid("parse_timestamp", "timestamp", "%v", err)
+		return time.Time{}, invalid("parse_timestamp", ArgStep, "%v", err)
 	}
 	return t, nil
 }

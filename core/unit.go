@@ -83,7 +83,7 @@ func (s *Store) SetWriteBuffer(bytes int) error {
 	}
 	defer s.mu.Unlock()
 	if bytes < 0 {
-		return invalid("set_write_buffer", "bytes", "%d is negative", bytes)
+		return invalid("set_write_buffer", ArgBytes, "%d is negative", bytes)
 	}
 	s.writeBuffer = bytes
 	return nil
@@ -113,7 +113,7 @@ func (s *Store) mutateLocked(fn func() error) error {
 		err = s.writePending()
 		var noRoom *errNoRoom
 		if errors.As(err, &noRoom) {
-			err = &Error{Kind: ErrIO, Field: "disk", Err: noRoom, Msg: noRoom.undone()}
+			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.undone()}
 		}
 	}
 	if err == nil {
@@ -269,7 +269,7 @@ func (s *Store) commitUnit() error {
 		return nil
 	}
 	if s.cat.Depth() != 1 {
-		return newErr(ErrInternal, "", "transaction", "commit with %d levels open", s.cat.Depth())
+		return newErr(ErrInternal, "", ArgNone, "commit with %d levels open", s.cat.Depth())
 	}
 	err := s.writePending()
 	var noRoom *errNoRoom
@@ -372,7 +372,7 @@ func (s *Store) Commit() error {
 	}
 	defer s.mu.Unlock()
 	if s.unit.user == 0 {
-		return invalid(op, "transaction", "no transaction is open")
+		return invalid(op, ArgNone, "no transaction is open")
 	}
 	if s.unit.user == 1 {
 		s.unit.user = 0
@@ -394,7 +394,7 @@ func (s *Store) Rollback() error {
 	}
 	defer s.mu.Unlock()
 	if s.unit.user == 0 {
-		return invalid(op, "transaction", "no transaction is open")
+		return invalid(op, ArgNone, "no transaction is open")
 	}
 	s.unit.user--
 	return withOp(op, s.rollbackLevel())

@@ -84,7 +84,7 @@ func (s *Store) viewError(src *catalog.Row, views []catalog.Row, remedy string) 
 	if len(views) > 1 {
 		noun = "the derived forecasts"
 	}
-	return invalid("", "key", "%s backs %s %s (made over it by transform_single_time_series), which would be left without its source: %s",
+	return invalid("", ArgLookup, "%s backs %s %s (made over it by transform_single_time_series), which would be left without its source: %s",
 		s.describeRow(src), noun, strings.Join(names, ", "), remedy)
 }
 
@@ -112,7 +112,7 @@ func (s *Store) checkViewSource(view *catalog.Row) error {
 	if src != nil && bytes.Equal(src.DataHash, view.DataHash) {
 		return nil
 	}
-	return invalid("", "key", "%s would be a derived forecast without its source: a DeterministicSingleTimeSeries is a view "+
+	return invalid("", ArgLookup, "%s would be a derived forecast without its source: a DeterministicSingleTimeSeries is a view "+
 		"transform_single_time_series makes over the SingleTimeSeries of the same owner, name, resolution and features, and that "+
 		"owner has no such series holding its array; copy or rename the SingleTimeSeries and derive the forecast again",
 		s.describeRow(view))

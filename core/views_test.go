@@ -136,7 +136,7 @@ func TestRemovingTheSourceOfADerivedForecastIsRefused(t *testing.T) {
 	}
 }
 
-var errRollBack = newErr(ErrInvalidParameter, "test", "", "roll back")
+var errRollBack = newErr(ErrInvalidParameter, "test", ArgNone, "roll back")
 
 // Removing the source together with its views in one call, or the views first, works; so do
 // the owner-wide and store-wide clears, which take sources and views together.

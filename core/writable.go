@@ -20,13 +20,13 @@ import (
 func checkWritable(op, path string) error {
 	for _, p := range []string{path, CatalogPath(path)} {
 		if no, errno := ncstore.NotWritable(p); no {
-			return &Error{Kind: ErrIO, Op: op, Field: "path", Err: errno, Msg: fmt.Sprintf(
+			return &Error{Kind: ErrIO, Op: op, Arg: ArgPath, Err: errno, Msg: fmt.Sprintf(
 				"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the file is writable", p)}
 		}
 	}
 	dir := filepath.Dir(path)
 	if no, errno := ncstore.NotWritable(dir); no {
-		return &Error{Kind: ErrIO, Op: op, Field: "path", Err: errno, Msg: unwritableDirMsg(dir, path)}
+		return &Error{Kind: ErrIO, Op: op, Arg: ArgPath, Err: errno, Msg: unwritableDirMsg(dir, path)}
 	}
 	return nil
 }
