@@ -41,7 +41,8 @@ func cClass(t string) string {
 func structPointee(t string) string {
 	base := strings.TrimSpace(strings.TrimRight(t, "* "))
 	switch base {
-	case "tsstore_store", "tsstore_keys", "tsstore_strings", "tsstore_associations", "tsstore_static_reader", "tsstore_forecast_reader":
+	case "tsstore_store", "tsstore_keys", "tsstore_strings", "tsstore_associations", "tsstore_static_reader", "tsstore_forecast_reader",
+		"tsstore_error":
 		return ""
 	}
 	if strings.HasPrefix(base, "tsstore_") && strings.Count(t, "*") == 1 {
@@ -158,5 +159,11 @@ func TestHeaderMatchesExports(t *testing.T) {
 		if _, ok := h[name]; !ok {
 			t.Errorf("%s is exported but not declared in tsstore.h", name)
 		}
+	}
+}
+
+func TestArgCodesAreTheHeaders(t *testing.T) {
+	for _, m := range argMismatches() {
+		t.Error(m)
 	}
 }

@@ -13,25 +13,59 @@ import (
 var descSize = unsafe.Sizeof(C.tsstore_series_desc{})
 
 //export tsstore_add
-func tsstore_add(p C.uintptr_t, desc *C.tsstore_series_desc) (status C.int32_t) {
+func tsstore_add(p C.uintptr_t, desc *C.tsstore_series_desc, stored *C.tsstore_lookup) (status C.int32_t) {
 	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
+	return withHandle(p, func(h *storeHandle) error {
 		if desc == nil {
 			return nullOut("desc")
+		}
+		stride, err := storedStride(stored)
+		if err != nil {
+			return err
 		}
 		it, err := itemOf(desc, one, nil)
 		if err != nil {
 			return err
 		}
-		_, err = s.Add(it.Owner, it.Series, it.Options)
+		k, err := h.s.Add(it.Owner, it.Series, it.Options)
+		if err != nil || stored == nil {
+			return err
+		}
+		// A single add is bound by its write, so one more probe for the record (and its id)
+		// costs nothing that shows.
+		m, err := h.s.GetMetadata(k)
+		if err == nil {
+			k := keyOut(m, &h.text)
+			k.struct_size = C.uint32_t(stride)
+			*stored = k
+		}
 		return err
 	})
 }
 
+var storedSize = lookupSize
+
+// storedStride checks an add's optional key out-parameter before the add runs.
+func storedStride(stored *C.tsstore_lookup) (uintptr, error) {
+	if stored == nil {
+		return 0, nil
+	}
+	return outSize(stored.struct_size, storedSize, "stored", "TSSTORE_LOOKUP_INIT")
+}
+
+// putStored writes the keys of what a batch stored into the caller's stored[len(keys)].
+func putStored(stored *C.tsstore_lookup, stride uintptr, keys []core.Key, items []core.BatchItem, in *interner) {
+	for i, k := range keys {
+		q := keyOf(k, k.Features.Hash(), items[i].ID, in)
+		q.struct_size = C.uint32_t(stride)
+		*element(stored, stride, i) = q
+	}
+}
+
 //export tsstore_add_batch
-func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) (status C.int32_t) {
+func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, stored *C.tsstore_lookup) (status C.int32_t) {
 	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
+	return withHandle(p, func(h *storeHandle) error {
 		if n == 0 {
 			return nil
 		}
@@ -45,61 +79,36 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t) 
 		if err != nil {
 			return err
 		}
+		sstride, err := storedStride(stored)
+		if err != nil {
+			return err
+		}
 		items, err := batchItems(descs, stride, int(n))
 		if err != nil {
 			return err
 		}
-		_, err = s.AddBatch(items)
+		keys, err := h.s.AddBatch(items)
+		if err == nil && stored != nil {
+			putStored(stored, sstride, keys, items, &h.text)
+		}
 		return err
 	})
 }
 
 // batchItems reads the n descriptors of a batch add. Each descriptor's strings are read in
 // one C call, and those equal to the previous descriptor's are not read again; identical
-// features_json are parsed once; the arrays, once every descriptor is checked, are copied
-// by one C call into one block (a batch of 100,000 small series made 700,000 cgo calls and
-// as many allocations before).
+// features_json are parsed once (a batch of 100,000 small series made 700,000 cgo calls
+// and as many allocations before). The arrays stay the caller's (typedArray).
 func batchItems(descs *C.tsstore_series_desc, stride uintptr, n int) ([]core.BatchItem, error) {
 	items := make([]core.BatchItem, n)
-	offsets, sizes := make([]uint64, n), make([]uint64, n)
 	br := &batchReader{parsed: map[string]core.Features{}}
-	var total uint64
 	for i := range items {
-		d := element(descs, stride, i)
 		var err error
-		if items[i], err = itemOf(d, elem("items", i), br); err != nil {
+		if items[i], err = itemOf(element(descs, stride, i), elem("items", i), br); err != nil {
 			return nil, err
 		}
-		offsets[i], sizes[i] = total, uint64(d.nbytes) // nbytes matches the shape: checked
-		total += (sizes[i] + 7) &^ 7                   // each array 8-byte aligned in the block
-	}
-	block := alignedBuffer(int(total))
-	if total > 0 {
-		C.ts_copy_arrays((*C.char)(unsafe.Pointer(descs)), C.size_t(stride), C.size_t(n),
-			(*C.char)(unsafe.Pointer(&block[0])), (*C.uint64_t)(unsafe.Pointer(&offsets[0])))
-	}
-	for i, it := range items {
-		end := offsets[i] + sizes[i]
-		arrayOf(it.Series).Data = block[offsets[i]:end:end]
 	}
 	return items, nil
-}
-
-// arrayOf is the array field of a series itemOf made.
-func arrayOf(ts core.TimeSeries) *core.TypedArray {
-	switch t := ts.(type) {
-	case *core.SingleTimeSeries:
-		return &t.Data
-	case *core.NonSequentialTimeSeries:
-		return &t.Data
-	case *core.Deterministic:
-		return &t.Data
-	case *core.Probabilistic:
-		return &t.Data
-	case *core.Scenarios:
-		return &t.Data
-	}
-	panic("tsstore: arrayOf: unknown series type")
 }
 
 // descStrings are a descriptor's owner_type, name, features_json, units and ext.
@@ -140,10 +149,8 @@ func readStrings(d *C.tsstore_series_desc, br *batchReader) descStrings {
 	return out
 }
 
-// itemOf reads one descriptor into the core's series. Its array is copied once, here: the
-// core keeps it pending until the unit commits, and the caller's buffer is theirs again.
-// In a batch (br not nil) the array is only checked: batchItems copies every array at
-// once, and until then the series' Data is nil.
+// itemOf reads one descriptor into the core's series, whose array is the caller's memory
+// (typedArray): the core copies what it keeps before the call returns.
 func itemOf(d *C.tsstore_series_desc, w where, br *batchReader) (core.BatchItem, error) {
 	var it core.BatchItem
 	if _, err := structSize(d.struct_size, descSize, w, core.ArgSeries, "TSSTORE_SERIES_DESC_INIT"); err != nil {
@@ -161,7 +168,7 @@ func itemOf(d *C.tsstore_series_desc, w where, br *batchReader) (core.BatchItem,
 		return it, w.bad(core.ArgName, "", "is NULL")
 	}
 	name := strs.v[1]
-	arr, err := typedArray(d.dtype, d.shape, d.ndim, d.data, d.nbytes, w, br == nil)
+	arr, err := typedArray(d.dtype, d.shape, d.ndim, d.data, d.nbytes, w)
 	if err != nil {
 		return it, err
 	}
@@ -184,14 +191,20 @@ func itemOf(d *C.tsstore_series_desc, w where, br *batchReader) (core.BatchItem,
 }
 
 func ownerOf(d *C.tsstore_series_desc, w where, strs *descStrings, br *batchReader) (core.Owner, *core.AddOptions, error) {
-	c, err := categoryIn(d.owner_category, w, false)
-	if err != nil {
-		return core.Owner{}, nil, err
+	c, cerr := categoryIn(d.owner_category, w, false)
+	if cerr != nil {
+		return core.Owner{}, nil, cerr
 	}
 	if strs.null[0] {
 		return core.Owner{}, nil, w.bad(core.ArgOwnerType, "", "is NULL")
 	}
-	f, err := featuresOf(strs, w, br)
+	var f core.Features
+	var err error
+	if d.features != nil {
+		f, err = featuresFromC(d.features, d.n_features, w)
+	} else {
+		f, err = featuresOf(strs, w, br)
+	}
 	if err != nil {
 		return core.Owner{}, nil, err
 	}

@@ -45,6 +45,8 @@ const ts_error_record *ts_get_error_record(void) {
     return r != NULL ? r : &ts_no_error.r;
 }
 
+const char *ts_error_string(const ts_error_record *r, int i) { return r->text + r->offsets[i]; }
+
 const char *ts_get_error(void) {
     const ts_error_record *r = ts_get_error_record();
     return r->text + r->offsets[TS_ERROR_MESSAGE];
@@ -93,14 +95,5 @@ void ts_desc_strings(const tsstore_series_desc *d, const tsstore_series_desc *pr
         } else {
             out[i] = (int64_t)strlen(mine[i]);
         }
-    }
-}
-
-/* Copies the data of n descriptors (stride bytes apart), whose sizes the caller checked,
- * into dst at offsets[i]: one call for a batch's arrays. */
-void ts_copy_arrays(const char *descs, size_t stride, size_t n, char *dst, const uint64_t *offsets) {
-    for (size_t i = 0; i < n; i++) {
-        const tsstore_series_desc *d = (const tsstore_series_desc *)(descs + i * stride);
-        if (d->nbytes > 0) memcpy(dst + offsets[i], d->data, d->nbytes);
     }
 }

@@ -25,6 +25,7 @@ typedef struct ts_error_record {
 TS_HIDDEN void ts_set_error_record(int32_t status, int32_t arg, int64_t item, const char *text,
                                    const size_t lens[TS_ERROR_STRINGS]);
 TS_HIDDEN const ts_error_record *ts_get_error_record(void);
+TS_HIDDEN const char *ts_error_string(const ts_error_record *r, int i);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
 /* The calling thread's block for the strings of struct answers: each call frees the last. */
@@ -34,5 +35,4 @@ TS_HIDDEN char *ts_arena_take(size_t n);
 #define TS_STR_NULL (-1)
 #define TS_STR_SAME (-2)
 TS_HIDDEN void ts_desc_strings(const tsstore_series_desc *d, const tsstore_series_desc *prev, int64_t out[TS_DESC_STRINGS]);
-TS_HIDDEN void ts_copy_arrays(const char *descs, size_t stride, size_t n, char *dst, const uint64_t *offsets);
 #endif

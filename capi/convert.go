@@ -21,6 +21,14 @@ import (
 // only hides Go-internal noise).
 
 // fromC copies n bytes of caller memory into a new Go buffer, aligned for any element type.
+// borrowed views n bytes of caller memory at p, valid during the call only (never nil).
+func borrowed(p unsafe.Pointer, n int) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(p), n)
+}
+
 func fromC(p unsafe.Pointer, n int) []byte {
 	b := alignedBuffer(n)
 	if n > 0 {
@@ -86,10 +94,11 @@ func toMillis(t time.Time) C.int64_t { return C.int64_t(t.UnixMilli()) }
 const maxNdim = 1024
 
 // typedArray builds a TypedArray from a descriptor's dtype, shape and bytes, checking every
-// size before reading any memory: the core then checks the bytes against the shape.
-// With copyData false the bytes are not read and Data is left nil (for batchItems, which
-// copies every array of a batch at once).
-func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, w where, copyData bool) (core.TypedArray, error) {
+// size before reading any memory: the core then checks the bytes against the shape. Data is
+// the caller's own memory, not a copy: the core reads it during the call and copies what it
+// keeps (once, into its pending arrays), so the caller's buffer is free when the call
+// returns, as the header promises.
+func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Pointer, nbytes C.size_t, w where) (core.TypedArray, error) {
 	if dtype < 0 || dtype > 5 {
 		return core.TypedArray{}, w.bad(core.ArgDType, "", "unknown code %d (0 f64 … 5 bool)", dtype)
 	}
@@ -126,10 +135,7 @@ func typedArray(dtype C.int32_t, shape *C.int64_t, ndim C.size_t, data unsafe.Po
 		return core.TypedArray{}, w.badField(core.ArgData, "nbytes", "%d bytes do not match shape %v of %s (%d bytes)", nbytes,
 			dims, core.DType(dtype), want)
 	}
-	if !copyData {
-		return core.TypedArray{DType: core.DType(dtype), Shape: out}, nil
-	}
-	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: fromC(data, int(nbytes))}, nil
+	return core.TypedArray{DType: core.DType(dtype), Shape: out, Data: borrowed(data, int(nbytes))}, nil
 }
 
 // putString copies s and a NUL into buf[capacity], reporting the size needed.

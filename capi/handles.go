@@ -13,6 +13,7 @@ const (
 	kindForecastReader
 	kindStrings
 	kindAssociations
+	kindError
 )
 
 // The registry maps handle ids to Go values. Ids only grow and are never reused, so a

@@ -5,27 +5,21 @@ package main
 import "C"
 
 import (
-	"unsafe"
-
 	"github.com/tsstore/tsstore/core"
 )
 
-// keysHandle is a listing: the records found and their strings, in one block of C memory
-// the handle owns (the header promises them until tsstore_keys_free).
+// keysHandle is a listing: the records found, and the C copies of their strings and feature
+// arrays, which the handle owns (the header promises them until tsstore_keys_free).
 type keysHandle struct {
 	ms   []*core.Metadata
-	mem  unsafe.Pointer
-	offs []infoStrings
+	text interner
 }
 
 func newKeysHandle(ms []core.Metadata) C.uintptr_t {
-	h := &keysHandle{ms: make([]*core.Metadata, len(ms)), offs: make([]infoStrings, len(ms))}
-	var p strPack
+	h := &keysHandle{ms: make([]*core.Metadata, len(ms))}
 	for i := range ms {
 		h.ms[i] = &ms[i]
-		h.offs[i] = p.addInfo(&ms[i])
 	}
-	h.mem = p.inCMemory()
 	return C.uintptr_t(register(kindKeys, h))
 }
 
@@ -120,13 +114,13 @@ func (h *keysHandle) put(first, n C.size_t, infos *C.tsstore_series_info) error 
 		return err
 	}
 	lo, hi := int(first), int(first+n)
-	return writeInfos(infos, stride, h.ms[lo:hi], nil, h.mem, h.offs[lo:hi])
+	return writeInfos(infos, stride, h.ms[lo:hi], nil, &h.text)
 }
 
 //export tsstore_keys_free
 func tsstore_keys_free(p C.uintptr_t) {
 	defer guardVoid()
 	if h, ok := unregister(uintptr(p), kindKeys).(*keysHandle); ok {
-		C.free(h.mem)
+		h.text.free()
 	}
 }

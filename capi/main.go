@@ -20,11 +20,13 @@ import (
 
 func main() {}
 
-// storeHandle is a store and its last error message.
+// storeHandle is a store, its last error message, and the C copies of the strings and
+// feature arrays its calls handed out (freed at tsstore_close).
 type storeHandle struct {
 	s       *core.Store
 	mu      sync.Mutex
 	lastErr string
+	text    interner
 }
 
 func (h *storeHandle) setError(msg string) {
@@ -51,9 +53,6 @@ func tsstore_status_name(status C.int32_t) *C.char {
 	}
 	return cStatusNames[status]
 }
-
-//export tsstore_errmsg
-func tsstore_errmsg() *C.char { return C.ts_get_error() }
 
 func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
 	if err != nil {
@@ -137,7 +136,9 @@ func tsstore_close(p C.uintptr_t) (status C.int32_t) {
 	if v == nil {
 		return statusOK
 	}
-	if err := v.(*storeHandle).s.Close(); err != nil {
+	h := v.(*storeHandle)
+	defer h.text.free()
+	if err := h.s.Close(); err != nil {
 		return fail(nil, err)
 	}
 	return statusOK
@@ -146,6 +147,12 @@ func tsstore_close(p C.uintptr_t) (status C.int32_t) {
 // withStore runs fn on a live store, recording a failure on the thread and the store, and,
 // when the debug log is on, what the call did.
 func withStore(p C.uintptr_t, fn func(*core.Store) error) C.int32_t {
+	return withHandle(p, func(h *storeHandle) error { return fn(h.s) })
+}
+
+// withHandle is withStore for a call that hands out strings (its answers' strings are the
+// store handle's).
+func withHandle(p C.uintptr_t, fn func(*storeHandle) error) C.int32_t {
 	h, err := getStore(p)
 	if err != nil {
 		return fail(nil, err)
@@ -154,7 +161,7 @@ func withStore(p C.uintptr_t, fn func(*core.Store) error) C.int32_t {
 		before, start := h.s.Stats(), time.Now()
 		defer func() { logCall(callerName(), before, h.s.Stats(), time.Since(start)) }()
 	}
-	if err := fn(h.s); err != nil {
+	if err := fn(h); err != nil {
 		return fail(h, err)
 	}
 	return statusOK

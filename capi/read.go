@@ -56,7 +56,8 @@ func boolOut(b bool) C.int32_t {
 //export tsstore_get_info
 func tsstore_get_info(p C.uintptr_t, which *C.tsstore_lookup, info *C.tsstore_series_info) (status C.int32_t) {
 	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
+	return withHandle(p, func(h *storeHandle) error {
+		s := h.s
 		if info == nil {
 			return nullOut("info")
 		}
@@ -71,7 +72,7 @@ func tsstore_get_info(p C.uintptr_t, which *C.tsstore_lookup, info *C.tsstore_se
 		if err != nil {
 			return err
 		}
-		return putInfos(info, "info", []*core.Metadata{m}, []core.Extent{ext})
+		return putInfos(info, "info", []*core.Metadata{m}, []core.Extent{ext}, &h.text)
 	})
 }
 
@@ -79,7 +80,8 @@ func tsstore_get_info(p C.uintptr_t, which *C.tsstore_lookup, info *C.tsstore_se
 // buffer was too small, so the caller learns the size it needs).
 func readInto(p C.uintptr_t, which *C.tsstore_lookup, part core.Part, dst unsafe.Pointer, capacity C.size_t,
 	info *C.tsstore_series_info) C.int32_t {
-	return withStore(p, func(s *core.Store) error {
+	return withHandle(p, func(h *storeHandle) error {
+		s := h.s
 		q, err := lookupIn(which, one)
 		if err != nil {
 			return err
@@ -93,7 +95,7 @@ func readInto(p C.uintptr_t, which *C.tsstore_lookup, part core.Part, dst unsafe
 		}
 		m, ext, err := s.ReadInto(q, part, buf)
 		if info != nil && m != nil && (err == nil || errors.Is(err, core.ErrBufferTooSmall)) {
-			if ierr := putInfos(info, "info", []*core.Metadata{m}, []core.Extent{ext}); ierr != nil {
+			if ierr := putInfos(info, "info", []*core.Metadata{m}, []core.Extent{ext}, &h.text); ierr != nil {
 				return ierr
 			}
 		}
@@ -172,7 +174,8 @@ func tsstore_get_percentiles(p C.uintptr_t, which *C.tsstore_lookup, dst *C.doub
 func tsstore_get_many(p C.uintptr_t, which *C.tsstore_lookup, n C.size_t, dst *unsafe.Pointer, capacity *C.size_t,
 	infos *C.tsstore_series_info) (status C.int32_t) {
 	defer guard(&status)
-	return withStore(p, func(s *core.Store) error {
+	return withHandle(p, func(h *storeHandle) error {
+		s := h.s
 		qs, err := lookupsIn(which, n)
 		if err != nil {
 			return err
@@ -195,7 +198,7 @@ func tsstore_get_many(p C.uintptr_t, which *C.tsstore_lookup, n C.size_t, dst *u
 			ms, exts, err = s.ReadManyInto(qs, bufs)
 		}
 		if ms != nil && (err == nil || errors.Is(err, core.ErrBufferTooSmall)) {
-			if ierr := putInfos(infos, "infos", ms, exts); ierr != nil {
+			if ierr := putInfos(infos, "infos", ms, exts, &h.text); ierr != nil {
 				return ierr
 			}
 		}

@@ -177,7 +177,12 @@ func lookupIn(l *C.tsstore_lookup, w where) (core.Lookup, error) {
 	default:
 		return q, w.bad(core.ArgLookup, "flags", "unknown flags %d (0 or TSSTORE_LOOKUP_EXACT_FEATURES)", int32(l.flags))
 	}
-	q.Features, err = featuresIn(l.features_json, w)
+	if l.features != nil {
+		q.Features, err = featuresFromC(l.features, l.n_features, w)
+	} else {
+		q.Features, err = featuresIn(l.features_json, w)
+	}
+	q.ID = int64(l.series_id)
 	return q, err
 }
 
@@ -204,7 +209,7 @@ func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
 			// The fields and the very strings of the lookup before, decoded and checked
 			// then: only the owner differs (a binding's keys of one series name usually).
 			qs[i] = qs[i-1]
-			qs[i].OwnerID = int64(l.owner_id)
+			qs[i].OwnerID, qs[i].ID = int64(l.owner_id), int64(l.series_id)
 			continue
 		}
 		if qs[i], err = lookupIn(l, elem("which", i)); err != nil {
@@ -221,7 +226,7 @@ func lookupsIn(which *C.tsstore_lookup, n C.size_t) ([]core.Lookup, error) {
 func sameButOwner(a, b *C.tsstore_lookup) bool {
 	return a.struct_size == b.struct_size && a.series_type == b.series_type && a.owner_category == b.owner_category &&
 		a.flags == b.flags && a.name == b.name && a.resolution == b.resolution && a.interval == b.interval &&
-		a.features_json == b.features_json
+		a.features_json == b.features_json && a.features == b.features && a.n_features == b.n_features
 }
 
 var filterSize = unsafe.Sizeof(C.tsstore_filter{})
@@ -257,7 +262,11 @@ func filterIn(f *C.tsstore_filter) (core.KeyFilter, error) {
 	if kf.Interval, err = periodIn(f.interval, one, core.ArgInterval); err != nil {
 		return kf, err
 	}
-	kf.Features, err = featuresIn(f.features_json, one)
+	if f.features != nil {
+		kf.Features, err = featuresFromC(f.features, f.n_features, one)
+	} else {
+		kf.Features, err = featuresIn(f.features_json, one)
+	}
 	return kf, err
 }
 
@@ -269,15 +278,9 @@ func optStringPtr(p *C.char) *string {
 	return &s
 }
 
-// strPack gathers the strings of struct answers into one block of C memory: an arena
-// block (valid until the thread's next call) or one a list handle owns.
-type strPack struct {
-	buf []byte
-	// The last infoStrings added, and the metadata they hold: a listing or bulk read's
-	// neighbours usually share their name, owner type and features, written once.
-	prev     *core.Metadata
-	prevOffs infoStrings
-}
+// strPack gathers the strings of a list handle's answers into one block of C memory the
+// handle owns.
+type strPack struct{ buf []byte }
 
 // add appends s and its NUL, returning its offset in the block.
 func (p *strPack) add(s string) int {
@@ -285,16 +288,6 @@ func (p *strPack) add(s string) int {
 	p.buf = append(p.buf, s...)
 	p.buf = append(p.buf, 0)
 	return off
-}
-
-// inArena copies the block into the calling thread's arena and returns its address.
-func (p *strPack) inArena() (unsafe.Pointer, error) {
-	mem := unsafe.Pointer(C.ts_arena_take(C.size_t(len(p.buf))))
-	if mem == nil {
-		return nil, &core.Error{Kind: core.ErrInternal, Msg: "out of memory for the answer's strings"}
-	}
-	toC(mem, p.buf)
-	return mem, nil
 }
 
 // inCMemory copies the block into new C memory, freed by the owner with C.free.
@@ -306,66 +299,56 @@ func (p *strPack) inCMemory() unsafe.Pointer {
 
 func at(base unsafe.Pointer, off int) *C.char { return (*C.char)(unsafe.Add(base, off)) }
 
-// infoStrings are the offsets of one series_info's strings in a strPack.
-type infoStrings struct{ name, features, ownerType, units, ext int }
-
-func (p *strPack) addInfo(m *core.Metadata) infoStrings {
-	q, o := p.prev, p.prevOffs
-	if q == nil || q.FeaturesHash != m.FeaturesHash {
-		o.features = p.add(m.Features.JSON()) // the hash names the set: equal hashes, equal text
-	}
-	if q == nil {
-		o = infoStrings{p.add(m.Name), o.features, p.add(m.OwnerType), p.add(m.Units), p.add(m.Ext)}
-	} else {
-		o.name, o.ownerType = p.again(q.Name, m.Name, o.name), p.again(q.OwnerType, m.OwnerType, o.ownerType)
-		o.units, o.ext = p.again(q.Units, m.Units, o.units), p.again(q.Ext, m.Ext, o.ext)
-	}
-	p.prev, p.prevOffs = m, o
-	return o
-}
-
-// again is off, where prev was added, when s equals prev; else s added.
-func (p *strPack) again(prev, s string, off int) int {
-	if s == prev {
-		return off
-	}
-	return p.add(s)
-}
-
 var infoSize = unsafe.Sizeof(C.tsstore_series_info{})
 
 // fillInfo builds the series_info of m (and, when ext is not nil, of what a read returned),
-// its strings at base.
-func fillInfo(m *core.Metadata, ext *core.Extent, base unsafe.Pointer, so infoStrings) (C.tsstore_series_info, error) {
-	var in C.tsstore_series_info
-	in.struct_size = C.uint32_t(infoSize)
-	in.dtype = C.int32_t(m.DType)
-	k := &in.key
-	k.struct_size = C.uint32_t(lookupSize)
-	k.series_type, k.owner_id, k.owner_category = C.int32_t(m.Type), C.int64_t(m.OwnerID), C.int32_t(m.OwnerCategory)
-	k.flags = C.TSSTORE_LOOKUP_EXACT_FEATURES // a stored key names its own feature set
-	k.name, k.features_json = at(base, so.name), at(base, so.features)
-	k.resolution, k.interval = periodOut(m.Resolution), periodOut(m.Interval)
-	in.owner_type, in.units, in.ext = at(base, so.ownerType), at(base, so.units), at(base, so.ext)
+// its strings and features owned by in.
+func fillInfo(m *core.Metadata, ext *core.Extent, in *interner) (C.tsstore_series_info, error) {
+	var info C.tsstore_series_info
+	info.struct_size = C.uint32_t(infoSize)
+	info.dtype = C.int32_t(m.DType)
+	info.key = keyOut(m, in)
+	info.owner_type, info.units, info.ext = in.text(m.OwnerType), in.text(m.Units), in.text(m.Ext)
 	shape, t0, count := m.StoredShape(), m.InitialTimestamp, m.Count
 	if ext != nil {
 		shape, t0, count = ext.Shape, ext.InitialTimestamp, ext.Count
 	}
-	if err := fillShape(&in, m.DType, shape); err != nil {
-		return in, err
+	if err := fillShape(&info, m.DType, shape); err != nil {
+		return info, err
 	}
 	if !t0.IsZero() {
-		in.initial_ms = toMillis(t0)
+		info.initial_ms = toMillis(t0)
 	}
-	in.length, in.count = C.int64_t(m.Length), C.int64_t(count)
+	info.length, info.count = C.int64_t(m.Length), C.int64_t(count)
 	switch m.Type {
 	case core.ProbabilisticType, core.ScenariosType:
-		in.n_layers = C.int32_t(m.Length)
+		info.n_layers = C.int32_t(m.Length)
 	}
-	in.horizon = periodOut(m.Horizon)
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&in.data_hash[0])), 32), m.DataHash[:])
-	copy(unsafe.Slice((*byte)(unsafe.Pointer(&in.features_hash[0])), 32), m.FeaturesHash[:])
-	return in, nil
+	info.horizon = periodOut(m.Horizon)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&info.data_hash[0])), 32), m.DataHash[:])
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&info.features_hash[0])), 32), m.FeaturesHash[:])
+	return info, nil
+}
+
+// keyOut is the lookup naming exactly m's series, as the header hands keys out.
+func keyOut(m *core.Metadata, in *interner) C.tsstore_lookup {
+	return keyOf(m.Key, m.FeaturesHash, m.ID, in)
+}
+
+// keyOf is the lookup naming exactly the series k (stored with id), as the header hands keys
+// out: its features as an array and as JSON text, its series_id, strings owned by in.
+// hash is the features hash of k's feature set, under which the array is kept.
+func keyOf(k core.Key, hash [32]byte, id int64, in *interner) C.tsstore_lookup {
+	var q C.tsstore_lookup
+	q.struct_size = C.uint32_t(lookupSize)
+	q.series_type, q.owner_id, q.owner_category = C.int32_t(k.Type), C.int64_t(k.OwnerID), C.int32_t(k.OwnerCategory)
+	q.flags = C.TSSTORE_LOOKUP_EXACT_FEATURES // a stored key names its own feature set
+	q.name = in.text(k.Name)
+	q.resolution, q.interval = periodOut(k.Resolution), periodOut(k.Interval)
+	fa := in.features(k.Features, hash)
+	q.features, q.n_features, q.features_json = fa.p, fa.n, fa.json
+	q.series_id = C.int64_t(id)
+	return q
 }
 
 func fillShape(in *C.tsstore_series_info, dt core.DType, shape []int) error {
@@ -383,8 +366,8 @@ func fillShape(in *C.tsstore_series_info, dt core.DType, shape []int) error {
 }
 
 // putInfos writes infos into the caller's array (out[0].struct_size is the stride), their
-// strings in the thread's arena. ext may be nil (stored arrays described).
-func putInfos(out *C.tsstore_series_info, field string, ms []*core.Metadata, exts []core.Extent) error {
+// strings owned by in. exts may be nil (stored arrays described).
+func putInfos(out *C.tsstore_series_info, field string, ms []*core.Metadata, exts []core.Extent, in *interner) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -395,31 +378,22 @@ func putInfos(out *C.tsstore_series_info, field string, ms []*core.Metadata, ext
 	if err != nil {
 		return err
 	}
-	var p strPack
-	offs := make([]infoStrings, len(ms))
-	for i, m := range ms {
-		offs[i] = p.addInfo(m)
-	}
-	base, err := p.inArena()
-	if err != nil {
-		return err
-	}
-	return writeInfos(out, stride, ms, exts, base, offs)
+	return writeInfos(out, stride, ms, exts, in)
 }
 
-func writeInfos(out *C.tsstore_series_info, stride uintptr, ms []*core.Metadata, exts []core.Extent, base unsafe.Pointer, offs []infoStrings) error {
+func writeInfos(out *C.tsstore_series_info, stride uintptr, ms []*core.Metadata, exts []core.Extent, in *interner) error {
 	for i, m := range ms {
 		var ext *core.Extent
 		if exts != nil {
 			ext = &exts[i]
 		}
-		in, err := fillInfo(m, ext, base, offs[i])
+		info, err := fillInfo(m, ext, in)
 		if err != nil {
 			return err
 		}
 		dst := element(out, stride, i)
-		in.struct_size = C.uint32_t(stride)
-		*dst = in
+		info.struct_size = C.uint32_t(stride)
+		*dst = info
 	}
 	return nil
 }

@@ -36,6 +36,13 @@ func Float(v float64) FeatureValue {
 	return FeatureValue{kind: hashing.KindFloat, f: canonicalNaN(v)}
 }
 
+// FloatAsGiven is Float keeping the sign of a zero: a lookup of -0.0 names first the set
+// another implementation wrote under -0.0's own bits (docs/format.md §13.3); a write still
+// stores it as 0.0 (entries).
+func FloatAsGiven(v float64) FeatureValue {
+	return FeatureValue{kind: hashing.KindFloat, f: canonicalNaN(v)}
+}
+
 // canonicalNaN is v, or the quiet NaN of the hash domain (docs/format.md §6.2) for any NaN.
 func canonicalNaN(v float64) float64 {
 	if math.IsNaN(v) {
@@ -187,6 +194,9 @@ func (f Features) rawEntries() []hashing.Feature {
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
 }
+
+// Hash is the features hash of the map as this build writes it (docs/format.md §6.2).
+func (f Features) Hash() [32]byte { return f.hash() }
 
 func (f Features) hash() hashing.Digest {
 	if len(f) == 0 {
@@ -433,5 +443,5 @@ func parseFeatureValue(msg json.RawMessage) (FeatureValue, error) {
 	}
 	// -0.0 keeps its sign here: a lookup of it may mean a set another implementation wrote
 	// under -0.0's bits (docs/format.md §13.3); a write turns it into 0.0 (entries).
-	return FeatureValue{kind: hashing.KindFloat, f: x}, nil
+	return FloatAsGiven(x), nil
 }

@@ -24,6 +24,10 @@ type Lookup struct {
 	// ExactFeatures takes only the series whose features are exactly Features (nil meaning
 	// none), never one whose set includes them: what a held Key means.
 	ExactFeatures bool
+	// ID is a hint: the Metadata.ID of the series an exact lookup (ExactFeatures, or every
+	// part of a key given) names. That row is read without a search of the catalog when it
+	// is that series; otherwise the hint is ignored. 0: none.
+	ID int64
 }
 
 // Lookup is the lookup naming exactly k's series.
@@ -104,13 +108,19 @@ func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, erro
 	return keys, ms, nil
 }
 
-// findMany resolves many lookups as find resolves each; item failures name which[i].
+// findMany resolves many lookups as find resolves each; item failures name which[i]. The
+// lookups with a hint that holds are read by id; the exact others in one batched probe.
 func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	keys := make([]Key, len(qs))
-	exact := make([]bool, len(qs))
+	out := make([]foundRow, len(qs))
 	for i, q := range qs {
-		keys[i], exact[i] = q.exactKey()
-		if !exact[i] {
+		if r, m, ok := s.byHint(q); ok {
+			out[i] = foundRow{r, m}
+			keys[i].Type = AbstractDeterministicType // found: not probed again
+			continue
+		}
+		var exact bool
+		if keys[i], exact = q.exactKey(); !exact {
 			keys[i].Type = AbstractDeterministicType // not batched
 		}
 	}
@@ -118,8 +128,10 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	out := make([]foundRow, len(qs))
 	for i, q := range qs {
+		if out[i].r != nil {
+			continue
+		}
 		var m *Metadata
 		r := rows[i]
 		if r != nil {
@@ -225,9 +237,12 @@ func concreteTypes(t SeriesType) []SeriesType {
 	return []SeriesType{t}
 }
 
-// find resolves q under the store's lock: an exact identity probe first when q names every
-// part of a key, then a catalog query.
+// find resolves q under the store's lock: its ID hint first, then an exact identity probe
+// when q names every part of a key, then a catalog query.
 func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
+	if r, m, ok := s.byHint(q); ok {
+		return r, m, nil
+	}
 	if k, ok := q.exactKey(); ok {
 		known := k.Features
 		if known.hasNegativeZero() { // the row found says which zero it holds
@@ -250,6 +265,37 @@ func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
 		return &rows[0], m, err
 	}
 	return nil, nil, s.ambiguous(q, rows)
+}
+
+// byHint is the row q's ID names, when that row is the one series q names exactly: a row
+// fetched by its primary key and compared with q, in place of the search. A lookup that is
+// not exact (it may match several series, or one with more features) ignores its hint, as
+// does one with a -0.0 feature, which has two identities to probe in order (keyIdentities).
+func (s *Store) byHint(q Lookup) (*catalog.Row, *Metadata, bool) {
+	if q.ID <= 0 {
+		return nil, nil, false
+	}
+	k, exact := q.exactKey()
+	if !exact || k.Features.hasNegativeZero() {
+		return nil, nil, false
+	}
+	r, err := s.cat.RowByID(q.ID)
+	if err != nil || r == nil || r.OwnerID != k.OwnerID || r.Name != k.Name {
+		return nil, nil, false
+	}
+	if h := k.Features.hash(); string(r.FeaturesHash) != string(h[:]) {
+		return nil, nil, false
+	}
+	m, err := s.metadataOf(r, k.Features)
+	if err != nil || m.OwnerCategory != k.OwnerCategory || m.Resolution != k.Resolution || m.Interval != k.Interval {
+		return nil, nil, false
+	}
+	for _, t := range concreteTypes(k.Type) {
+		if m.Type == t {
+			return r, m, true
+		}
+	}
+	return nil, nil, false
 }
 
 // matchRows lists up to limit rows matching q, exact feature sets first.

@@ -92,100 +92,15 @@ func (s *Store) DescribeMany(qs []Lookup) ([]*Metadata, []Extent, error) {
 		return nil, nil, err
 	}
 	defer s.mu.Unlock()
-	ps := s.cachedPlans(qs)
-	if ps == nil {
-		var err error
-		if ps, err = s.planMany(op, qs); err != nil {
-			return nil, nil, err
-		}
+	ps, err := s.planMany(op, qs)
+	if err != nil {
+		return nil, nil, err
 	}
-	s.keepPlans(qs, ps)
 	ms, exts := make([]*Metadata, len(ps)), make([]Extent, len(ps))
 	for i, p := range ps {
 		ms[i], exts[i] = p.m, p.ext
 	}
 	return ms, exts, nil
-}
-
-// manyPlans are the plans of a bulk read that read nothing (DescribeMany, or ReadManyInto
-// refusing a buffer too small), kept for the call that usually follows it: the same read
-// with buffers of the sizes just learnt. It then resolves nothing again; a caller that does
-// not know sizes beforehand (the C API's and so Python's get_many) pays the catalog once.
-type manyPlans struct {
-	call int64 // s.calls of the call that planned: valid for call+1 only
-	qs   []lookupCopy
-	ps   []*readPlan
-}
-
-// lookupCopy is a Lookup by value, compared field by field: a caller may reuse or change
-// what its Lookups point to between the two calls.
-type lookupCopy struct {
-	ownerID                                  int64
-	hasCat, hasType, hasRes, hasIv, hasFeats bool
-	exact                                    bool
-	cat                                      OwnerCategory
-	typ                                      SeriesType
-	name                                     string
-	res, iv                                  Period
-	feats                                    Features
-}
-
-func copyLookup(q Lookup) lookupCopy {
-	c := lookupCopy{ownerID: q.OwnerID, name: q.Name, hasFeats: q.Features != nil, exact: q.ExactFeatures}
-	if c.hasCat = q.OwnerCategory != nil; c.hasCat {
-		c.cat = *q.OwnerCategory
-	}
-	if c.hasType = q.Type != nil; c.hasType {
-		c.typ = *q.Type
-	}
-	if c.hasRes = q.Resolution != nil; c.hasRes {
-		c.res = *q.Resolution
-	}
-	if c.hasIv = q.Interval != nil; c.hasIv {
-		c.iv = *q.Interval
-	}
-	if len(q.Features) > 0 {
-		c.feats = cloneFeatures(q.Features)
-	}
-	return c
-}
-
-func (c *lookupCopy) same(q Lookup) bool {
-	if c.ownerID != q.OwnerID || c.name != q.Name || c.hasFeats != (q.Features != nil) || c.exact != q.ExactFeatures ||
-		c.hasCat != (q.OwnerCategory != nil) || c.hasType != (q.Type != nil) ||
-		c.hasRes != (q.Resolution != nil) || c.hasIv != (q.Interval != nil) ||
-		(c.hasCat && c.cat != *q.OwnerCategory) || (c.hasType && c.typ != *q.Type) ||
-		(c.hasRes && c.res != *q.Resolution) || (c.hasIv && c.iv != *q.Interval) {
-		return false
-	}
-	// By bits: a lookup of -0.0 resolves apart from one of 0.0 (docs/format.md §13.3).
-	return c.feats.identical(q.Features)
-}
-
-// keepPlans keeps the plans of qs for the next call on the store (see manyPlans).
-func (s *Store) keepPlans(qs []Lookup, ps []*readPlan) {
-	c := &manyPlans{call: s.calls, qs: make([]lookupCopy, len(qs)), ps: ps}
-	for i, q := range qs {
-		c.qs[i] = copyLookup(q)
-	}
-	s.lastMany = c
-}
-
-// cachedPlans returns the plans kept by the call just before this one when it resolved
-// the same lookups, else nil; either way they are dropped. Any call on the store in between
-// (a write above all) takes the lock and so invalidates them.
-func (s *Store) cachedPlans(qs []Lookup) []*readPlan {
-	c := s.lastMany
-	s.lastMany = nil
-	if c == nil || c.call != s.calls-1 || len(c.qs) != len(qs) {
-		return nil
-	}
-	for i := range qs {
-		if !c.qs[i].same(qs[i]) {
-			return nil
-		}
-	}
-	return c.ps
 }
 
 // ReadManyInto reads every series whole, series i into dsts[i], in one pass per packed
@@ -202,13 +117,10 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 	defer s.mu.Unlock()
 	var ms []*Metadata
 	var exts []Extent
-	ps := s.cachedPlans(qs)
 	err := s.snapshot(func() error {
-		if ps == nil {
-			var err error
-			if ps, err = s.planMany(op, qs); err != nil {
-				return err
-			}
+		ps, err := s.planMany(op, qs)
+		if err != nil {
+			return err
 		}
 		ms, exts = make([]*Metadata, len(ps)), make([]Extent, len(ps))
 		found := make([]foundRow, len(ps))
@@ -224,10 +136,9 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 			dsts[i] = dsts[i][:p.ext.Bytes:p.ext.Bytes]
 		}
 		if tooSmallErr != nil {
-			s.keepPlans(qs, ps)
 			return tooSmallErr
 		}
-		_, err := s.getManyLocked(op, "which", found, nil, nil, dsts)
+		_, err = s.getManyLocked(op, "which", found, nil, nil, dsts)
 		return err
 	})
 	return ms, exts, err

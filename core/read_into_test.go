@@ -313,13 +313,13 @@ func TestSizingPlansKeepTheLookupsExactness(t *testing.T) {
 	}
 }
 
-// The plans a sizing call (DescribeMany, or ReadManyInto refusing small buffers) resolves
-// serve the read right after it, and only it: other lookups, or any call in between (a
-// remove above all), resolve again, so a stale plan is never read.
-func TestSizingCallPlansServeTheNextReadOnly(t *testing.T) {
+// A lookup's ID hint reads the row it names only when that row is the series the lookup
+// names exactly: a hint naming another series, a removed one, or given to a lookup that is
+// not exact changes no answer.
+func TestIDHintNeverChangesWhatALookupReads(t *testing.T) {
 	s, _ := newStore(t)
 	var keys []Key
-	for i := 0; i < 40; i++ {
+	for i := 0; i < 8; i++ {
 		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(100*i))), nil))
 	}
 	if err := s.Flush(); err != nil {
@@ -329,95 +329,61 @@ func TestSizingCallPlansServeTheNextReadOnly(t *testing.T) {
 	for i, k := range keys {
 		qs[i] = k.Lookup()
 	}
-	bufs := func(size int) [][]byte {
+	ms, _, err := s.DescribeMany(qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(qs []Lookup) ([]float64, error) {
 		d := make([][]byte, len(qs))
 		for i := range d {
-			d[i] = make([]byte, size)
+			d[i] = make([]byte, 24*8)
 		}
-		return d
+		if _, _, err := s.ReadManyInto(qs, d); err != nil {
+			return nil, err
+		}
+		out := make([]float64, len(qs))
+		for i := range d {
+			out[i] = floats(t, TypedArray{DType: F64, Shape: []int{24}, Data: d[i]})[0]
+		}
+		return out, nil
 	}
-	check := func(dsts [][]byte, want func(i int) float64) {
-		t.Helper()
-		for i, d := range dsts {
-			if got := floats(t, TypedArray{DType: F64, Shape: []int{24}, Data: d})[0]; got != want(i) {
-				t.Fatalf("item %d read %v, want %v", i, got, want(i))
+	for i := range qs {
+		qs[i].ID = ms[i].ID
+	}
+	// Every hint right, then every hint naming the next series: each reads its own.
+	for _, shift := range []int{0, 1} {
+		for i := range qs {
+			qs[i].ID = ms[(i+shift)%len(ms)].ID
+		}
+		got, err := read(qs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range got {
+			if v != float64(100*i) {
+				t.Fatalf("shift %d: item %d read %v", shift, i, v)
 			}
 		}
+		if m, err := s.Find(qs[3]); err != nil || m.Key.OwnerID != 3 {
+			t.Fatalf("shift %d: Find read %v, %v", shift, m, err)
+		}
 	}
-	own := func(i int) float64 { return float64(100 * i) }
-
-	// Sizing by DescribeMany, then the read: the plans are reused (and then dropped).
-	if _, exts, err := s.DescribeMany(qs); err != nil || exts[0].Bytes != 24*8 {
-		t.Fatalf("DescribeMany: %v", err)
-	}
-	if s.lastMany == nil {
-		t.Fatal("DescribeMany kept no plans")
-	}
-	d := bufs(24 * 8)
-	if _, _, err := s.ReadManyInto(qs, d); err != nil {
-		t.Fatal(err)
-	}
-	check(d, own)
-	if s.lastMany != nil {
-		t.Fatal("plans outlived the call after the sizing call")
-	}
-
-	// Sizing by a refused read, then other lookups (the Lookups themselves changed in place):
-	// resolved afresh.
-	if _, _, err := s.ReadManyInto(qs, bufs(0)); !errors.Is(err, ErrBufferTooSmall) {
-		t.Fatalf("small buffers: %v", err)
-	}
-	qs[0].Name = "q" // no such series
-	if _, _, err := s.ReadManyInto(qs, bufs(24*8)); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("changed lookup read with the old plan: %v", err)
-	}
-	qs[0] = keys[1].Lookup()
-	*qs[1].Resolution = Hours(2) // a pointee changed: not the lookup planned
-	if _, _, err := s.DescribeMany(qs); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("DescribeMany with a 2-hour lookup: %v", err)
-	}
-	qs[1] = keys[1].Lookup()
-	if _, _, err := s.DescribeMany(qs); err != nil {
-		t.Fatal(err)
-	}
-	*qs[1].Resolution = Hours(2)
-	if _, _, err := s.ReadManyInto(qs, bufs(24*8)); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("a pointee changed after sizing, read with the old plan: %v", err)
-	}
-	qs[1] = keys[1].Lookup()
-
-	// A remove between the sizing call and the read: resolved afresh, so NotFound.
-	if _, _, err := s.DescribeMany(qs); err != nil {
-		t.Fatal(err)
-	}
+	// A removed series' hint: NotFound, never another series.
 	if err := s.Remove(keys[5]); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.ReadManyInto(qs, bufs(24*8)); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "which[5]") {
-		t.Fatalf("read after a remove: %v", err)
+	qs[5].ID = ms[5].ID
+	if _, err := read(qs); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "which[5]") {
+		t.Fatalf("a removed series' hint: %v", err)
 	}
-	// And any other call in between (here a Has) also drops them; the read is right.
-	qs[5] = keys[6].Lookup()
-	if _, _, err := s.DescribeMany(qs); err != nil {
-		t.Fatal(err)
+	// A lookup that is not exact ignores its hint: two series match, so it is ambiguous.
+	mustAdd(t, s, gen(1), hourly("p", ramp(24, 7)), &AddOptions{Features: Features{"x": Int(1)}})
+	loose := Lookup{OwnerID: 1, Name: "p", Features: Features{}, ID: ms[1].ID}
+	if _, err := s.Find(loose); err != nil {
+		t.Fatalf("the exact empty set still names one series: %v", err)
 	}
-	if _, err := s.Has(keys[0]); err != nil {
-		t.Fatal(err)
+	loose.Features = nil
+	if _, err := s.Find(loose); !errors.Is(err, ErrInvalidParameter) {
+		t.Fatalf("a hint made an ambiguous lookup resolve: %v", err)
 	}
-	if s.lastMany == nil || s.lastMany.call != s.calls-1 { // the next call would be planned+2
-		t.Fatal("the Has did not count as a call")
-	}
-	d = bufs(24 * 8)
-	if _, _, err := s.ReadManyInto(qs, d); err != nil {
-		t.Fatal(err)
-	}
-	check(d, func(i int) float64 {
-		switch i {
-		case 0:
-			return own(1)
-		case 5:
-			return own(6)
-		}
-		return own(i)
-	})
 }

@@ -484,7 +484,6 @@ func (s *Store) reopenLocked(op string, id fileID) error {
 	nc.SetReadCache(s.nc.ReadCache()) // the old file's, as SetReadCache left it
 	s.nc, s.cat, s.file, s.closed = nc, cat, id, false
 	s.unit = newUnit()
-	s.lastMany = nil
 	return nil
 }
 

@@ -33,6 +33,8 @@ type BatchItem struct {
 	Owner   Owner
 	Series  TimeSeries
 	Options *AddOptions // nil: no features, units or ext
+	// ID is set by a successful AddBatch: the stored series' Metadata.ID.
+	ID int64
 }
 
 // AddBatch stores many series of any types in one call, all or nothing: every item is
@@ -41,6 +43,13 @@ type BatchItem struct {
 // in one transaction. It returns the keys in item order.
 func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
 	return s.addItems("add_time_series_batch", items, true)
+}
+
+// storedIDs sets each item's ID from the row its add inserted.
+func storedIDs(items []BatchItem, ps []*prepared) {
+	for i, p := range ps {
+		items[i].ID = p.row.ID
+	}
 }
 
 // batchSeq numbers batch adds, so that each batch's arrays get datasets of their own width.
@@ -55,7 +64,11 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 			return nil, withOp(op, itemErr(err, i, batch))
 		}
 	}
-	return s.commitItems(op, ps, batch)
+	keys, err := s.commitItems(op, ps, batch)
+	if err == nil {
+		storedIDs(items, ps)
+	}
+	return keys, err
 }
 
 var noOptions AddOptions
@@ -657,7 +670,7 @@ func corrupt(r *catalog.Row, column, format string, args ...any) error {
 // metadataOf decodes a catalog row. features, when the caller already knows them (it
 // looked the row up by a key holding them), saves a feature_sets query.
 func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error) {
-	m := &Metadata{OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
+	m := &Metadata{ID: r.ID, OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
 	m.OwnerID, m.Name = r.OwnerID, r.Name
 	var err error
 	if m.OwnerCategory, err = parseOwnerCategory(r.OwnerCategory); err != nil {

@@ -36,11 +36,6 @@ type Store struct {
 	unit        unitState // the open unit of work (see unit.go)
 	writeBuffer int
 
-	// calls counts lock()s; lastMany is what the last bulk read that read nothing resolved,
-	// for the call right after it (see keepPlans in read_into.go).
-	calls    int64
-	lastMany *manyPlans
-
 	// featureSets are the feature maps read so far, by features hash (featuresOf).
 	featureSets map[string]Features
 }
@@ -234,7 +229,6 @@ func (s *Store) snapshot(fn func() error) error {
 
 func (s *Store) lock(op string, write bool) error {
 	s.mu.Lock()
-	s.calls++
 	if s.closed {
 		s.mu.Unlock()
 		return invalid(op, ArgNone, "the store is closed")
@@ -283,7 +277,6 @@ func (s *Store) flushLocked() error {
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.lastMany = nil
 	if s.closed {
 		return nil
 	}

@@ -158,6 +158,9 @@ func (k Key) String() string {
 // Metadata is everything the catalog records about one series.
 type Metadata struct {
 	Key
+	// ID is the series' catalog row id: stable while the series is stored (a removal and a
+	// new add of the same key make a new id), and a lookup's hint (Lookup.ID).
+	ID               int64
 	OwnerType        string
 	InitialTimestamp time.Time // zero for NonSequential
 	Length           int       // first axis of the stored array (docs/format.md §4.2)

@@ -26,23 +26,29 @@
  *   - Arrays go into caller buffers (dst, capacity in bytes or elements as documented, and
  *     a *needed or *n out). When the capacity is too small nothing is written to dst, the
  *     size is still reported, and the status is TSSTORE_E_BUFFER_TOO_SMALL.
- *   - Strings in are NUL-terminated UTF-8. Strings out are `const char *` fields of structs,
- *     pointing into memory the library owns: those of a handle (a key list, an association
- *     list) stay valid until that handle is freed; all others stay valid until the calling
- *     thread's next call into this library. Copy what you keep.
+ *   - Strings in are NUL-terminated UTF-8. Strings out (and the feature arrays of keys) are
+ *     owned by a handle the caller holds and frees, never by a thread: those of a key list,
+ *     an association list, a string list or an error by that handle, until it is freed;
+ *     those of a series_info or key a store call fills (tsstore_get, tsstore_add, ...) by the
+ *     store, until it is closed (the store keeps one copy of each distinct string it hands
+ *     out, so a loop of reads does not grow it).
  *   - Timestamps are Unix milliseconds (int64_t, UTC). Periods are tsstore_period values:
  *     a count of milliseconds or of calendar months, kept distinct (P1M is not 30 days).
  *     tsstore_period_parse and tsstore_period_format convert ISO-8601 text ("PT1H", "P1M").
- *   - Features are a JSON object string ({"scenario": "high", "model_year": 2030}); NULL or
- *     "" means none.
- *   - After a failure, tsstore_errmsg() on the same thread returns its message, also when no
- *     handle was made (a failed open).
+ *   - Features are an array of tsstore_feature (name, kind, value) or, for a C program's
+ *     convenience, a JSON object ({"scenario": "high", "model_year": 2030}) that the library
+ *     parses; a key the library hands out carries the array.
+ *   - After a failure, tsstore_last_error() on the same thread describes it: status, the
+ *     argument to blame as a TSSTORE_ARG_* code, the failing element of an array argument,
+ *     and the message. It stays until the thread's next failure, also when no handle was made
+ *     (a failed open).
  *
  * Statuses: besides those its comment names, any function may return
  *   TSSTORE_E_INVALID_HANDLE    for a handle argument (NULL, freed, foreign, wrong kind);
  *   TSSTORE_E_INVALID_PARAMETER for a NULL pointer where a value is required, an unknown
- *                               code, malformed text, or a size out of range — the message
- *                               names the argument (struct fields as desc.name) and the value;
+ *                               code, malformed text, or a size out of range — the error
+ *                               names the argument (its TSSTORE_ARG_* code; in the message,
+ *                               struct fields as desc.name) and the value;
  *   TSSTORE_E_BUFFER_TOO_SMALL  when it fills a caller buffer;
  *   TSSTORE_E_INTERNAL          on a bug in tsstore (never a crash: Go panics are caught);
  * and any function taking a store may return TSSTORE_E_IO (netcdf-c, HDF5, SQLite or the OS
@@ -57,10 +63,17 @@
  * program that links it statically must not also link another libsqlite3 (link order
  * would decide which one each caller gets); use the shared library there.
  *
+ * Loading at run time: a program may dlopen libtsstore.so (RTLD_NOW | RTLD_LOCAL is enough)
+ * and dlsym each function it calls, typing the pointers from this header's declarations;
+ * comparing tsstore_version() / 100 with TSSTORE_VERSION_NUMBER / 100 catches a library of
+ * another minor version, whose ABI differs. dlclose never unloads it: a Go runtime cannot be
+ * unloaded, so the library is linked NODELETE; its handles stay valid, its threads keep
+ * running, and a later dlopen returns the same library (tests/ctest/dlopen/).
+ *
  * Thread safety: every function may be called from any thread. Calls on one store are
- * serialised inside the library (and every netcdf-c call in the process, which is not
- * thread-safe); key and association lists may be used from any thread, but a single reader
- * handle must not be used by two threads at once.
+ * serialised inside the library, and so is every netcdf-c and HDF5 call in the process
+ * (neither library is thread-safe); key and association lists may be used from any thread,
+ * but a single reader handle must not be used by two threads at once.
  */
 #ifndef TSSTORE_H
 #define TSSTORE_H
@@ -85,10 +98,10 @@ extern "C" {
 /* The version of this header. tsstore_version() is the library's; a program can compare the
  * two to catch a header / library mismatch. */
 #define TSSTORE_VERSION_MAJOR 0
-#define TSSTORE_VERSION_MINOR 2
+#define TSSTORE_VERSION_MINOR 3
 #define TSSTORE_VERSION_PATCH 0
-#define TSSTORE_VERSION_NUMBER 200 /* MAJOR * 10000 + MINOR * 100 + PATCH */
-#define TSSTORE_VERSION_STRING "0.2.0"
+#define TSSTORE_VERSION_NUMBER 300 /* MAJOR * 10000 + MINOR * 100 + PATCH */
+#define TSSTORE_VERSION_STRING "0.3.0"
 /* The on-disk format this library reads and writes. */
 #define TSSTORE_DATA_FORMAT_VERSION "0.11.0"
 
@@ -135,6 +148,12 @@ extern "C" {
 /* Lookup flags (tsstore_lookup.flags). */
 #define TSSTORE_LOOKUP_EXACT_FEATURES 1 /* features exactly as given, no superset */
 
+/* Feature kinds (tsstore_feature.kind). */
+#define TSSTORE_FEATURE_INT 1   /* int_value */
+#define TSSTORE_FEATURE_FLOAT 2 /* float_value (NaN only in lookups: it names another writer's set) */
+#define TSSTORE_FEATURE_BOOL 3  /* int_value, 0 or 1 */
+#define TSSTORE_FEATURE_STR 4   /* str_value */
+
 /* Period units. */
 #define TSSTORE_PERIOD_NONE 0   /* no period: absent (outputs) or "any" (lookups, filters) */
 #define TSSTORE_PERIOD_MILLIS 1 /* value milliseconds: PT1H is 3600000 */
@@ -149,6 +168,52 @@ extern "C" {
 #define TSSTORE_FIELD_RESOLUTION 2
 #define TSSTORE_FIELD_INTERVAL 3
 
+/* The argument a failure blames (tsstore_error_info.arg), so that a binding names its own
+ * argument without reading the message. The comment is the C spelling messages use: a field
+ * of the call's struct argument (desc, descs[i], which, which[i], filter, rows[i]) or a plain
+ * argument; detail narrows it (a feature's name, an axis or element index). */
+#define TSSTORE_ARG_NONE 0              /* none, or a catalog column (detail) of a damaged store */
+#define TSSTORE_ARG_PATH 1              /* path */
+#define TSSTORE_ARG_COMPRESSION 2       /* compression */
+#define TSSTORE_ARG_SERIES 3            /* desc as a whole */
+#define TSSTORE_ARG_SERIES_TYPE 4       /* series_type */
+#define TSSTORE_ARG_OWNER_ID 5          /* owner_id, match_owner_id */
+#define TSSTORE_ARG_OWNER_CATEGORY 6    /* owner_category */
+#define TSSTORE_ARG_OWNER_TYPE 7        /* owner_type */
+#define TSSTORE_ARG_NAME 8              /* name */
+#define TSSTORE_ARG_DTYPE 9             /* dtype */
+#define TSSTORE_ARG_SHAPE 10            /* shape, ndim (detail: the axis) */
+#define TSSTORE_ARG_DATA 11             /* data, nbytes (detail: an element) */
+#define TSSTORE_ARG_INITIAL_TIMESTAMP 12 /* initial_ms */
+#define TSSTORE_ARG_RESOLUTION 13       /* resolution; a period argument (text, period, step) */
+#define TSSTORE_ARG_TIMESTAMPS 14       /* timestamps_ms (detail: an element) */
+#define TSSTORE_ARG_HORIZON 15          /* horizon */
+#define TSSTORE_ARG_INTERVAL 16         /* interval */
+#define TSSTORE_ARG_COUNT 17            /* count */
+#define TSSTORE_ARG_PERCENTILES 18      /* percentiles, n_percentiles */
+#define TSSTORE_ARG_FEATURES 19         /* features, features_json (detail: a feature's name) */
+#define TSSTORE_ARG_UNITS 20            /* units */
+#define TSSTORE_ARG_EXT 21              /* ext */
+#define TSSTORE_ARG_START 22            /* start_ms, first_ms */
+#define TSSTORE_ARG_END 23              /* end_ms, last_ms */
+#define TSSTORE_ARG_LOOKUP 24           /* which (or which[i], descs[i], rows[i]) as a whole */
+#define TSSTORE_ARG_KEYS 25             /* which[n], descs[n], rows[n] as a whole (n) */
+#define TSSTORE_ARG_BUFFER 26           /* dst, capacity */
+#define TSSTORE_ARG_STEP 27             /* a reader's step, window, timestamp_ms, start_ms */
+#define TSSTORE_ARG_HASH 28             /* hash32 */
+#define TSSTORE_ARG_NEW_NAME 29         /* new_name */
+#define TSSTORE_ARG_NEW_ID 30           /* new_id */
+#define TSSTORE_ARG_A_TYPE 31           /* a_type */
+#define TSSTORE_ARG_B_TYPE 32           /* b_type */
+#define TSSTORE_ARG_A_IDS 33            /* a_ids */
+#define TSSTORE_ARG_B_IDS 34            /* b_ids */
+#define TSSTORE_ARG_GROUP 35            /* group */
+#define TSSTORE_ARG_BYTES 36            /* bytes */
+#define TSSTORE_ARG_TABLE 37            /* table */
+#define TSSTORE_ARG_FIELD 38            /* field */
+#define TSSTORE_ARG_OUT 39              /* an out pointer (detail: its name) */
+#define TSSTORE_ARG_FILTER 40           /* filter as a whole */
+
 /* Association tables. Identity is the ordered (A id, B id) pair. */
 #define TSSTORE_SUPPLEMENTAL_ASSOCIATIONS 0 /* A = component, B = supplemental attribute */
 #define TSSTORE_PARENT_CHILD_ASSOCIATIONS 1 /* A = parent, B = child */
@@ -162,17 +227,35 @@ typedef struct tsstore_period {
     int32_t reserved;
 } tsstore_period;
 
+/* One feature of a series: a name and a typed value. */
+typedef struct tsstore_feature {
+    uint32_t struct_size;
+    int32_t kind; /* TSSTORE_FEATURE_* */
+    const char *name;
+    int64_t int_value;     /* INT, BOOL */
+    double float_value;    /* FLOAT */
+    const char *str_value; /* STR */
+} tsstore_feature;
+#define TSSTORE_FEATURE_INIT { sizeof(tsstore_feature), TSSTORE_FEATURE_INT, NULL, 0, 0, NULL }
+
 /* Which series a call means. A lookup names an owner and a series name; every other field
  * narrows it, and may be left at "any":
  *   series_type     a type code, TSSTORE_ABSTRACT_DETERMINISTIC or TSSTORE_ANY_TYPE;
  *                   the _INIT default is TSSTORE_SINGLE_TIME_SERIES;
  *   owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
  *   resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
- *   features_json   NULL: any features. A JSON object: the series whose features are exactly
- *                   these, or else the one series whose features include them all;
+ *   features[n_features]   the features asked for; NULL (and n_features 0): read features_json
+ *                   instead. Given (n_features may be 0: none), the series whose features are
+ *                   exactly these, or else the one series whose features include them all;
+ *   features_json   used when features is NULL: NULL means any features, a JSON object
+ *                   features as above;
  *   flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
- *                   exactly features_json (NULL then means none), never one that has more.
- *                   A key handed out by the library (series_info.key) carries it.
+ *                   exactly the features given (none given then means none), never one that
+ *                   has more. A key handed out by the library (series_info.key) carries it;
+ *   series_id       0, or the id of a key the library handed out: a hint. When the series it
+ *                   names is exactly the one an exact lookup (EXACT_FEATURES, or every field
+ *                   given) names, it is read with no search of the catalog; otherwise the hint
+ *                   is ignored. A key keeps its hint for as long as its series is stored.
  * A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
  * TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
  * (as the key of a listed series does) costs one index probe. */
@@ -186,15 +269,20 @@ typedef struct tsstore_lookup {
     tsstore_period resolution;
     tsstore_period interval;
     const char *features_json;
+    const tsstore_feature *features;
+    size_t n_features;
+    int64_t series_id;
 } tsstore_lookup;
-#define TSSTORE_LOOKUP_INIT \
-    { sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, NULL, {0, 0, 0}, {0, 0, 0}, NULL }
+#define TSSTORE_LOOKUP_INIT                                                                                 \
+    { sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, NULL, {0, 0, 0}, {0, 0, 0}, \
+      NULL, NULL, 0, 0 }
 
 /* One series to add (tsstore_add, tsstore_add_batch). Fields by type:
  *   all types       series_type, owner_id, owner_type (e.g. "ThermalStandard"),
  *                   owner_category, name, dtype, shape[ndim], data[nbytes] (row-major,
  *                   little-endian elements; nbytes = product(shape) × the dtype's width),
- *                   features_json, units, ext (NULL or "" for none);
+ *                   features[n_features] (or, when features is NULL, features_json: NULL
+ *                   or "" for none), units, ext (NULL or "" for none);
  *   SingleTimeSeries   shape [length, *element_shape], one step per resolution from
  *                   initial_ms;
  *   NonSequentialTimeSeries   timestamps_ms[shape[0]], strictly increasing; resolution unused;
@@ -227,13 +315,18 @@ typedef struct tsstore_series_desc {
     const char *features_json;
     const char *units;
     const char *ext;
+    const tsstore_feature *features;
+    size_t n_features;
 } tsstore_series_desc;
 #define TSSTORE_SERIES_DESC_INIT                                                                      \
     { sizeof(tsstore_series_desc), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, TSSTORE_DTYPE_F64, \
-      NULL, NULL, 0, {0, 0, 0}, NULL, {0, 0, 0}, {0, 0, 0}, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL }
+      NULL, NULL, 0, {0, 0, 0}, NULL, {0, 0, 0}, {0, 0, 0}, 0, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL,    \
+      NULL, 0 }
 
 /* What a series is, and what a read returned. key holds the series' full identity, ready to
- * pass back as a lookup (its strings follow the rule for strings out). ndim, shape, nbytes,
+ * pass back as a lookup: its features both as an array and as canonical JSON text (a lookup
+ * reads the array when it is given), its series_id set, its strings and features owned as
+ * the rule for strings out says. ndim, shape, nbytes,
  * initial_ms and count describe what the read returned (a range, some windows) or, from
  * tsstore_get_info and listings, what a whole read returns (for a
  * DeterministicSingleTimeSeries its windows, [H, count, *E], not its source's rows). The
@@ -273,7 +366,8 @@ typedef struct tsstore_series_info {
  *   owner_category, series_type   TSSTORE_OWNER_ANY / TSSTORE_ANY_TYPE for any;
  *   name, name_glob (a SQLite GLOB: "max_*"), owner_type   NULL for any;
  *   resolution, interval   unit TSSTORE_PERIOD_NONE for any;
- *   features_json    NULL for any; a JSON object: the series' features include these. */
+ *   features[n_features]   the series' features include these; NULL: read features_json,
+ *                    NULL for any, a JSON object of features to include. */
 typedef struct tsstore_filter {
     uint32_t struct_size;
     int32_t match_owner_id;
@@ -286,9 +380,12 @@ typedef struct tsstore_filter {
     tsstore_period resolution;
     tsstore_period interval;
     const char *features_json;
+    const tsstore_feature *features;
+    size_t n_features;
 } tsstore_filter;
-#define TSSTORE_FILTER_INIT \
-    { sizeof(tsstore_filter), 0, 0, TSSTORE_OWNER_ANY, TSSTORE_ANY_TYPE, NULL, NULL, NULL, {0, 0, 0}, {0, 0, 0}, NULL }
+#define TSSTORE_FILTER_INIT                                                                                  \
+    { sizeof(tsstore_filter), 0, 0, TSSTORE_OWNER_ANY, TSSTORE_ANY_TYPE, NULL, NULL, NULL, {0, 0, 0}, {0, 0, 0}, \
+      NULL, NULL, 0 }
 
 /* The shared timeline of a reader: step (or window) i starts at initial_ms + i × step_period,
  * 0 <= i < steps. For a StaticReader step_period is the resolution; for a ForecastReader it
@@ -404,6 +501,20 @@ typedef struct tsstore_integrity_report {
 } tsstore_integrity_report;
 #define TSSTORE_INTEGRITY_REPORT_INIT { sizeof(tsstore_integrity_report), 0, 0, 0, 0, 0, 0 }
 
+/* What tsstore_last_error reports of a failure; its strings are the error handle's. */
+typedef struct tsstore_error_info {
+    uint32_t struct_size;
+    int32_t status;        /* the TSSTORE_E_* the call returned */
+    int32_t arg;           /* TSSTORE_ARG_*: the argument to blame */
+    int32_t reserved;
+    int64_t item;          /* the failing element of an array argument (descs, which, rows, dst), -1 for none */
+    const char *operation; /* what failed, as the library names its operations ("add_time_series") */
+    const char *detail;    /* within arg: a feature's name, an axis or element index; "" */
+    const char *reason;    /* why, without the operation and argument */
+    const char *message;   /* the whole message, the argument spelled as C names it */
+} tsstore_error_info;
+#define TSSTORE_ERROR_INFO_INIT { sizeof(tsstore_error_info), 0, 0, 0, -1, NULL, NULL, NULL, NULL }
+
 /* ==== Handles =========================================================================== */
 
 typedef struct tsstore_store tsstore_store;                     /* an open store */
@@ -412,6 +523,7 @@ typedef struct tsstore_strings tsstore_strings;                 /* a list of str
 typedef struct tsstore_associations tsstore_associations;       /* rows of an association table */
 typedef struct tsstore_static_reader tsstore_static_reader;     /* one timestamp of many series */
 typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of many forecasts */
+typedef struct tsstore_error tsstore_error;                     /* a failure, as reported */
 
 /* ==== Functions ========================================================================= */
 
@@ -425,12 +537,29 @@ typedef struct tsstore_forecast_reader tsstore_forecast_reader; /* one window of
 TSSTORE_API int32_t tsstore_version(void);
 
 /* A static, never-NULL name for a status ("TSSTORE_E_NOT_FOUND"; "unknown status" for a
- * code this library does not know). */
+ * code this library does not know), owned by the library for the life of the process. Never
+ * fails. */
 TSSTORE_API const char *tsstore_status_name(int32_t status);
 
-/* The message of the calling thread's last failure ("" if none): never NULL, valid until the
- * thread's next call into this library. Reading it changes nothing. */
-TSSTORE_API const char *tsstore_errmsg(void);
+/* A new handle on the calling thread's last failure (free: tsstore_error_free); a thread
+ * with no failure yet gets one of status TSSTORE_OK and empty strings. Reading it changes
+ * nothing: the thread's record stays until its next failure.
+ * Status: OK, INVALID_PARAMETER (out is NULL). */
+TSSTORE_API int32_t tsstore_last_error(tsstore_error **out);
+
+/* Fills info with what error records; its strings are the handle's, valid until it is freed.
+ * Status: OK, INVALID_HANDLE, INVALID_PARAMETER (info NULL or its struct_size too small). */
+TSSTORE_API int32_t tsstore_error_get(const tsstore_error *error, tsstore_error_info *info);
+
+/* Frees an error handle and its strings. NULL and freed handles are ignored. */
+TSSTORE_API void tsstore_error_free(tsstore_error *error);
+
+/* Copies the message of the calling thread's last failure ("" if none) into buf[capacity]:
+ * as much of it as fits, cut on a character boundary and NUL-terminated, unlike other calls
+ * that fill a buffer (a message is for reading, so a part is better than none). *needed (may
+ * be NULL) gets the whole message's size with its NUL. The program owns buf; the thread's
+ * record is unchanged. Status: OK, INVALID_PARAMETER (buf NULL with a capacity). */
+TSSTORE_API int32_t tsstore_last_error_message(char *buf, size_t capacity, size_t *needed);
 
 /* The debug log says, per call on a store, what it did at the storage level: chunks read,
  * netcdf writes and define phases, columns freed, arrays left pending in the write buffer,
@@ -440,32 +569,40 @@ TSSTORE_API const char *tsstore_errmsg(void);
 typedef void (*tsstore_log_fn)(const char *line, void *user);
 
 /* Installs fn (called with each line and user, from the thread that made the call, while
- * the library holds no lock of the host's) in place of stderr; NULL uninstalls it. A call
- * already running on another thread may still deliver one line to the previous callback, so
- * keep its user data alive a moment after uninstalling. Never fails. */
+ * the library holds no lock of the host's) in place of stderr; NULL uninstalls it. line is
+ * valid during the callback only. A call already running on another thread may still deliver
+ * one line to the previous callback, so keep its user data alive a moment after uninstalling.
+ * The library keeps user until it is replaced. Status: OK (never fails). */
 TSSTORE_API int32_t tsstore_set_log_callback(tsstore_log_fn fn, void *user);
 
 /* ---- Periods and timelines (the store's own time arithmetic) ------------------------------ */
 
 /* Parses an ISO-8601 duration ("PT1H", "P1D", "P1M", "P1Y2M", "PT90M") into *out, in
- * canonical form (fixed periods in milliseconds, calendar ones in months; a period mixing
- * both is INVALID_PARAMETER). */
+ * canonical form (fixed periods in milliseconds, calendar ones in months).
+ * Status: OK, INVALID_PARAMETER (text NULL, not an ISO-8601 duration, zero or negative, or
+ * mixing calendar and fixed parts; out NULL). */
 TSSTORE_API int32_t tsstore_period_parse(const char *text, tsstore_period *out);
 
 /* Writes a period's canonical ISO-8601 text ("PT1H", "P1M"; "" for TSSTORE_PERIOD_NONE) into
- * buf[capacity]; *needed gets its size with the NUL. */
+ * buf[capacity], which the caller owns; *needed (may be NULL) gets its size with the NUL.
+ * Status: OK, INVALID_PARAMETER (period NULL, an unknown unit, a value that is not positive),
+ * BUFFER_TOO_SMALL (nothing written; *needed says how much). */
 TSSTORE_API int32_t tsstore_period_format(const tsstore_period *period, char *buf, size_t capacity,
                                           size_t *needed);
 
 /* Fills dst[n] with the timestamps initial_ms + (first + i) × step for i < n; calendar steps
- * follow the calendar (month ends clamp as the format says). */
+ * follow the calendar (month ends clamp as the format says).
+ * Status: OK, INVALID_PARAMETER (step NULL or not positive, n negative, first out of range,
+ * dst NULL with n > 0, a timestamp past the years the format spells). */
 TSSTORE_API int32_t tsstore_timeline(int64_t initial_ms, const tsstore_period *step, int64_t first, int64_t n,
                                      int64_t *dst);
 
 /* Infers the regular resolution of timestamps_ms[n] (n >= 2, strictly increasing): a fixed
  * step, or a whole number of calendar months. *regular = 1 and *resolution set when every
  * gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular. When
- * both fit (1 July of three years 365 days apart), the fixed step is reported. */
+ * both fit (1 July of three years 365 days apart), the fixed step is reported.
+ * Status: OK, INVALID_PARAMETER (n < 2, a NULL pointer, timestamps not strictly increasing,
+ * naming the first that is not). */
 TSSTORE_API int32_t tsstore_infer_resolution(const int64_t *timestamps_ms, size_t n, int32_t *regular,
                                              tsstore_period *resolution);
 
@@ -478,23 +615,30 @@ TSSTORE_API int32_t tsstore_infer_resolution(const int64_t *timestamps_ms, size_
  * exist), IO. */
 TSSTORE_API int32_t tsstore_create(const char *path, const char *compression, tsstore_store **out);
 
-/* Opens an existing store. read_only != 0 opens it without write access (no DDL, no write
- * permission needed; every write fails with READ_ONLY); such an open reads the file through
- * HDF5 one dataset at a time, so it costs what is read, not what is stored. A writable open
- * reads every variable's metadata (netcdf-c), about half a millisecond per forecast stored.
- * A writable open also finishes a compaction rewrite cut short after its commit point; a
- * read-only open of such a store fails with IO and changes nothing.
- * Status: OK, INVALID_PARAMETER, NOT_FOUND (no such file), INTEGRITY (a half of the pair is
- * missing or damaged, or the file is not a store), INCOMPATIBLE_FORMAT (the message names
- * both versions), IO. */
+/* Opens an existing store (path and path + ".sqlite"). read_only != 0 opens it without
+ * write access (no DDL, no write permission needed; every write fails with READ_ONLY). Either
+ * way the file is read through HDF5 one dataset at a time, so an open costs what the catalog
+ * and the file's index hold, not what is stored. A writable open rolls the file back from a
+ * hot journal a writer that died left (tsstore_store_recovered says what it rolled back), and
+ * finishes a compaction rewrite cut short after its commit point; a read-only open of such a
+ * store fails with IO and changes nothing. On success *out is a new store (free:
+ * tsstore_close). Status: OK, INVALID_PARAMETER (path NULL, out NULL; the store is already
+ * open for writing in this process), NOT_FOUND (no such file), INTEGRITY (a half of the pair
+ * is missing or damaged, or the file is not a store), INCOMPATIBLE_FORMAT (the message names
+ * both versions), IO (another process holds it, it is not writable, HDF5 cannot read it: the
+ * message says which). */
 TSSTORE_API int32_t tsstore_open(const char *path, int32_t read_only, tsstore_store **out);
 
-/* Creates a store that lives in memory; tsstore_persist writes it to disk. */
+/* Creates a store that lives in memory (its arrays in HDF5's core driver, its catalog in an
+ * in-memory SQLite); tsstore_persist writes it to disk. On success *out is a new store (free:
+ * tsstore_close). Status: OK, INVALID_PARAMETER (compression, out NULL), IO. */
 TSSTORE_API int32_t tsstore_open_in_memory(const char *compression, tsstore_store **out);
 
 /* Commits pending writes (as tsstore_flush does) and closes the store; an open transaction
- * is rolled back. The handle is freed even when the commit fails (the status says so).
- * NULL, or a handle already closed, returns TSSTORE_OK. */
+ * is rolled back. The handle is freed even when the commit fails, and with it every string
+ * and feature array the store handed out. NULL, or a handle already closed, returns
+ * TSSTORE_OK. Status: OK, IO (the final commit failed: writes since the last commit are
+ * lost; the message says so). */
 TSSTORE_API int32_t tsstore_close(tsstore_store *store);
 
 /* Makes every write so far durable: pending arrays written, the NetCDF file synced, the
@@ -502,29 +646,40 @@ TSSTORE_API int32_t tsstore_close(tsstore_store *store);
  * write since the previous commit is rolled back; the message says so). */
 TSSTORE_API int32_t tsstore_flush(tsstore_store *store);
 
-/* Writes an in-memory store to path and path + ".sqlite" (neither may exist). */
+/* Writes an in-memory store to path and path + ".sqlite" (neither may exist), as a store
+ * written afresh; the store stays in memory. Status: OK, INVALID_PARAMETER (not an in-memory
+ * store, a transaction open, path NULL or empty, a file there already), NOT_FOUND (the
+ * directory does not exist), IO. */
 TSSTORE_API int32_t tsstore_persist(tsstore_store *store, const char *path);
 
-/* Copies the message of this store's last failure ("" if none) into buf[capacity]. */
+/* Copies the message of this store's last failure on any thread ("" if none) into
+ * buf[capacity], which the caller owns; *needed (may be NULL) gets its size with the NUL.
+ * Status: OK, INVALID_PARAMETER (buf NULL with a capacity), BUFFER_TOO_SMALL (nothing
+ * written; *needed says how much). */
 TSSTORE_API int32_t tsstore_store_last_error(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
 
 /* Copies what opening this store rolled back into buf ("" if nothing): a writer that died in
  * the middle of a write leaves a hot journal beside the NetCDF file, and the next writable
- * open restores the file from it to its last commit. */
+ * open restores the file from it to its last commit. Status: as tsstore_store_last_error. */
 TSSTORE_API int32_t tsstore_store_recovered(tsstore_store *store, char *buf, size_t capacity, size_t *needed);
 
 /* ---- Adding series --------------------------------------------------------------------- */
 
 /* Adds one series. The array is copied once, before the call returns: the caller may reuse
- * desc's buffers at once. The write is durable at the next flush, close or outermost commit.
+ * desc's buffers at once. *stored (may be NULL) gets the key the store keeps: the periods
+ * and features as stored, the series_id set (strings owned by the store). The write is
+ * durable at the next flush, close or outermost commit.
  * Status: OK, INVALID_PARAMETER (naming the field, "desc.shape[0]", and its value),
  * DUPLICATE_TIME_SERIES, READ_ONLY, IO. A refused add writes nothing. */
-TSSTORE_API int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc);
+TSSTORE_API int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc, tsstore_lookup *stored);
 
 /* Adds descs[n] in one call, all or nothing: every item is checked against the store and
- * the rest of the batch before anything is written; the arrays are copied once. A refusal
- * names the item ("descs[3].name"). Status: as tsstore_add. */
-TSSTORE_API int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n);
+ * the rest of the batch before anything is written; the arrays are copied once. stored[n]
+ * (may be NULL; the stride is stored[0].struct_size) gets each item's key, as tsstore_add.
+ * A refusal names the item (item of tsstore_error_info; "descs[3].name" in the message).
+ * Status: as tsstore_add. */
+TSSTORE_API int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n,
+                                      tsstore_lookup *stored);
 
 /* Derives a DeterministicSingleTimeSeries (horizon, interval) over every SingleTimeSeries,
  * or only those of one owner category (not TSSTORE_OWNER_ANY) and/or one resolution (unit
@@ -538,7 +693,9 @@ TSSTORE_API int32_t tsstore_transform_single_time_series(tsstore_store *store, c
 
 /* ---- Reading --------------------------------------------------------------------------- */
 
-/* *found = 1 when at least one series matches the lookup, else 0. */
+/* *found = 1 when at least one series matches the lookup (several matching is not an error
+ * here), else 0. Status: OK, INVALID_PARAMETER (the lookup: a NULL name, an unknown code,
+ * malformed features; found NULL), IO. */
 TSSTORE_API int32_t tsstore_has(tsstore_store *store, const tsstore_lookup *which, int32_t *found);
 
 /* Describes the series the lookup names, reading no array. Status: OK, NOT_FOUND,
@@ -554,25 +711,30 @@ TSSTORE_API int32_t tsstore_get(tsstore_store *store, const tsstore_lookup *whic
                                 tsstore_series_info *info);
 
 /* Reads part of a static series: a SingleTimeSeries from floor(start) to ceil(end) on its
- * grid, both inclusive, clamped; a NonSequentialTimeSeries over [start, end). A forecast is
- * INVALID_PARAMETER. info describes the part read (its initial_ms is the first step read). */
+ * grid, both inclusive, clamped; a NonSequentialTimeSeries over [start, end). info describes
+ * the part read (its initial_ms is the first step read). Status: as tsstore_get, and
+ * INVALID_PARAMETER for a forecast, an end before the start, or a range outside the series. */
 TSSTORE_API int32_t tsstore_get_range(tsstore_store *store, const tsstore_lookup *which, int64_t start_ms,
                                       int64_t end_ms, void *dst, size_t capacity, tsstore_series_info *info);
 
 /* Reads the forecast windows starting in [first_ms, last_ms]; both must be window starts
- * (initial + k × interval). A static series is INVALID_PARAMETER. */
+ * (initial + k × interval) of the series. info describes the windows read. Status: as
+ * tsstore_get, and INVALID_PARAMETER for a static series, a time that is not a window start
+ * or lies past the windows, or last before first. */
 TSSTORE_API int32_t tsstore_get_windows(tsstore_store *store, const tsstore_lookup *which, int64_t first_ms,
                                         int64_t last_ms, void *dst, size_t capacity, tsstore_series_info *info);
 
 /* Fills dst[capacity] (elements) with the timestamps of a series in [start_ms, end_ms]
  * (INT64_MIN, INT64_MAX for all of them): the steps of a SingleTimeSeries (floor(start) to
  * ceil(end), as tsstore_get_range reads), the stored timestamps of a NonSequentialTimeSeries
- * (start <= t < end), the window starts of a forecast. *n gets the count. */
+ * (start <= t < end), the window starts of a forecast. *n gets the count. Status: OK,
+ * NOT_FOUND, INVALID_PARAMETER (several match; n NULL; dst NULL with a capacity),
+ * BUFFER_TOO_SMALL (nothing written; *n says how many), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_get_timestamps(tsstore_store *store, const tsstore_lookup *which, int64_t start_ms,
                                            int64_t end_ms, int64_t *dst, size_t capacity, size_t *n);
 
 /* Fills dst[capacity] with a Probabilistic forecast's percentiles (0 of them for other
- * types); *n gets the count. */
+ * types); *n gets the count. Status: as tsstore_get_timestamps. */
 TSSTORE_API int32_t tsstore_get_percentiles(tsstore_store *store, const tsstore_lookup *which, double *dst,
                                             size_t capacity, size_t *n);
 
@@ -581,14 +743,15 @@ TSSTORE_API int32_t tsstore_get_percentiles(tsstore_store *store, const tsstore_
  * array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
  * message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
  * infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]").
- * A call that reads no array (dst NULL, or BUFFER_TOO_SMALL) keeps what it resolved for the
- * very next call on the store: when that is the same which[n] (the read with buffers sized
- * from infos), the lookups are not resolved again. Any other call in between drops it. */
+ * The keys of infos carry their series_id: a second call with them as which[n] (buffers
+ * sized from infos) reads each series by id, without searching the catalog again. */
 TSSTORE_API int32_t tsstore_get_many(tsstore_store *store, const tsstore_lookup *which, size_t n,
                                      void *const *dst, const size_t *capacity, tsstore_series_info *infos);
 
-/* Reads a stored array by its content hash into dst[capacity]; info (may be NULL) gets its
- * dtype, ndim, shape and nbytes only. */
+/* Reads a stored array by its content hash (hash32, 32 bytes) into dst[capacity]; info (may
+ * be NULL) gets its dtype, ndim, shape and nbytes only. Status: OK, NOT_FOUND (no array has
+ * that hash), INVALID_PARAMETER (hash32 NULL), BUFFER_TOO_SMALL (nothing read), INTEGRITY,
+ * IO. */
 TSSTORE_API int32_t tsstore_get_array(tsstore_store *store, const uint8_t *hash32, void *dst, size_t capacity,
                                       tsstore_series_info *info);
 
@@ -601,25 +764,32 @@ TSSTORE_API int32_t tsstore_get_array(tsstore_store *store, const uint8_t *hash3
 TSSTORE_API int32_t tsstore_remove(tsstore_store *store, const tsstore_lookup *which);
 
 /* Removes every series the filter selects (NULL: every series) in one all-or-nothing write.
- * *removed (may be NULL) gets the count. */
+ * *removed (may be NULL) gets the count. Status: OK, INVALID_PARAMETER (the filter; a
+ * SingleTimeSeries selected that backs a DeterministicSingleTimeSeries not selected),
+ * READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_remove_where(tsstore_store *store, const tsstore_filter *filter, int64_t *removed);
 
 /* ---- Listing --------------------------------------------------------------------------- */
 
-/* Lists the series a filter selects (NULL: all), in insertion order (free: tsstore_keys_free). */
+/* Lists the series a filter selects (NULL: all), in insertion order. On success *out is a
+ * new list (free: tsstore_keys_free), which owns the strings and feature arrays of its entries.
+ * Status: OK, INVALID_PARAMETER (the filter, out NULL), INTEGRITY (a catalog row this build
+ * cannot read), IO. */
 TSSTORE_API int32_t tsstore_list_keys(tsstore_store *store, const tsstore_filter *filter, tsstore_keys **out);
 
-/* Lists every series that references the array with this content hash. */
+/* Lists every series that references the array with this content hash (none: an empty list).
+ * *out as tsstore_list_keys. Status: OK, INVALID_PARAMETER (hash32 or out NULL), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_keys_by_hash(tsstore_store *store, const uint8_t *hash32, tsstore_keys **out);
 
-/* The number of series in a list. */
+/* The number of series in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL). */
 TSSTORE_API int32_t tsstore_keys_len(const tsstore_keys *keys, size_t *len);
 
 /* Fills infos[n] with entries first .. first + n - 1 of a list (as tsstore_get_info would;
- * strings owned by the list). INVALID_PARAMETER when the range passes the end. */
+ * strings and features owned by the list). Status: OK, INVALID_HANDLE, INVALID_PARAMETER (the
+ * range passes the end; infos NULL or its struct_size too small). */
 TSSTORE_API int32_t tsstore_keys_get(const tsstore_keys *keys, size_t first, size_t n, tsstore_series_info *infos);
 
-/* Frees a key list. NULL and freed handles are ignored. */
+/* Frees a key list and the strings it owns. NULL and freed handles are ignored. */
 TSSTORE_API void tsstore_keys_free(tsstore_keys *keys);
 
 /* ---- Transactions and buffers ---------------------------------------------------------- */
@@ -630,96 +800,140 @@ TSSTORE_API void tsstore_keys_free(tsstore_keys *keys);
  * writes on that store join it. Status: OK, READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_begin(tsstore_store *store);
 
-/* Commits the innermost transaction (the outermost: durably; if that fails the whole
- * transaction is rolled back and the status says so). INVALID_PARAMETER when none is open. */
+/* Commits the innermost transaction; the outermost one durably. Status: OK,
+ * INVALID_PARAMETER (no transaction is open), IO (the outermost commit failed: the whole
+ * transaction is rolled back, and the message says so). */
 TSSTORE_API int32_t tsstore_commit(tsstore_store *store);
 
-/* Rolls the innermost transaction back: its rows, arrays and removals. */
+/* Rolls the innermost transaction back: its rows, arrays and removals. Status: OK,
+ * INVALID_PARAMETER (no transaction is open), IO. */
 TSSTORE_API int32_t tsstore_rollback(tsstore_store *store);
 
 /* Sets how many bytes of pending arrays the store holds before writing them out (and,
- * outside a transaction, committing). Default 256 MiB. */
+ * outside a transaction, committing). Default 256 MiB. Status: OK, INVALID_PARAMETER (bytes
+ * negative or too large). */
 TSSTORE_API int32_t tsstore_set_write_buffer(tsstore_store *store, int64_t bytes);
 
 /* Sets how many bytes of decoded packed columns the store keeps for one-at-a-time reads
  * (default 64 MiB; 0: none). A packed chunk holds one timestamp of every column, so reading
  * one whole SingleTimeSeries decompresses every chunk of its dataset; the store keeps the
  * block of neighbouring columns it decoded with it and serves the next reads of those from
- * memory. Any write to the file empties the cache. */
+ * memory. Any write to the file empties the cache. Status: OK, INVALID_PARAMETER (bytes
+ * negative or too large). */
 TSSTORE_API int32_t tsstore_set_read_cache(tsstore_store *store, int64_t bytes);
 
 /* ---- Readers for simulation loops ------------------------------------------------------- */
 
 /* A StaticReader reads one timestamp of many SingleTimeSeries at once: which[n] at one
- * resolution, all on one grid (another grid is INVALID_PARAMETER naming the item). The keys
- * are grouped by (dtype, element shape). Bind a buffer to each group you want, then every
- * read fills the bound buffers (one call per step, no copy through library memory).
- * Free with tsstore_static_reader_free. A reader must not be used by two threads at once. */
+ * resolution, all on one grid. The keys are grouped by (dtype, element shape). Bind a buffer
+ * to each group you want, then every read fills the bound buffers (one call per step, no copy
+ * through library memory). which[] is read during the call only. On success *out is a new
+ * reader (free: tsstore_static_reader_free). A reader must not be used by two threads at once.
+ * Status: OK, INVALID_PARAMETER (resolution NULL or not positive; n 0; an item of another
+ * type, resolution or grid, naming which[i]), NOT_FOUND (an item is not stored, naming
+ * which[i]), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_static_reader_new(tsstore_store *store, const tsstore_period *resolution,
                                               const tsstore_lookup *which, size_t n, tsstore_static_reader **out);
-/* The reader's grid and number of groups. */
+/* The reader's grid and number of groups. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (info
+ * NULL or its struct_size too small). */
 TSSTORE_API int32_t tsstore_static_reader_info(const tsstore_static_reader *reader, tsstore_reader_info *info);
-/* Group g's dtype, key count, element shape and bytes per step. */
+/* Group g's dtype, key count, element shape and bytes per step. Status: OK, INVALID_HANDLE,
+ * INVALID_PARAMETER (g out of range; info NULL or its struct_size too small). */
 TSSTORE_API int32_t tsstore_static_reader_group(const tsstore_static_reader *reader, size_t group,
                                                 tsstore_group_info *info);
-/* The indices (into which[] given to _new) of group g's keys, into dst[capacity]. */
+/* The indices (into which[] given to _new) of group g's keys, into dst[capacity]; *n gets
+ * how many. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (g out of range, a NULL pointer),
+ * BUFFER_TOO_SMALL (nothing written; *n says how many). */
 TSSTORE_API int32_t tsstore_static_reader_group_keys(const tsstore_static_reader *reader, size_t group,
                                                      int64_t *dst, size_t capacity, size_t *n);
 /* Binds dst[capacity] (bytes; at least the group's nbytes) to group g: each later read writes
  * the group's values there. The reader keeps the pointer until it is bound again, unbound
  * (dst NULL, capacity 0) or freed; the caller keeps the memory alive that long. A refused
- * bind keeps the binding the group had. */
+ * bind keeps the binding the group had. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (g out
+ * of range; dst NULL with a capacity), BUFFER_TOO_SMALL (capacity below the group's nbytes). */
 TSSTORE_API int32_t tsstore_static_reader_bind(tsstore_static_reader *reader, size_t group, void *dst,
                                                size_t capacity);
-/* Reads step i (0 <= i < steps) into the bound buffers. */
+/* Reads step i (0 <= i < steps) into the bound buffers; groups with none are not read.
+ * Status: OK, INVALID_HANDLE, INVALID_PARAMETER (step out of range), NOT_FOUND (a key's array
+ * was freed after the reader was built: build a new one), IO. */
 TSSTORE_API int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t step);
-/* Reads the step at timestamp_ms, which must be a grid point (never clamped). */
+/* Reads the step at timestamp_ms, which must be a grid point (never clamped). Status: as
+ * tsstore_static_reader_read; INVALID_PARAMETER also for a time off the grid. */
 TSSTORE_API int32_t tsstore_static_reader_read_at(tsstore_static_reader *reader, int64_t timestamp_ms);
+/* Frees a StaticReader (the buffers bound to it stay the caller's). NULL and freed handles are
+ * ignored. */
 TSSTORE_API void tsstore_static_reader_free(tsstore_static_reader *reader);
 
 /* A ForecastReader reads one window of many forecasts at once: which[n] of one series_type
  * (TSSTORE_ABSTRACT_DETERMINISTIC mixes Deterministic and DeterministicSingleTimeSeries) and
  * one resolution, sharing a window timeline. Groups are by (dtype, element shape, layers,
  * steps). A sweep over the windows in order decompresses each storage chunk once. The
- * functions mirror the StaticReader's; a step is a window. */
+ * functions mirror the StaticReader's; a step is a window. On success *out is a new reader
+ * (free: tsstore_forecast_reader_free). Status: OK, INVALID_PARAMETER (series_type not a
+ * forecast type; resolution NULL or not positive; n 0; an item of another type, resolution or
+ * window timeline, naming which[i]), NOT_FOUND (an item is not stored), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_forecast_reader_new(tsstore_store *store, int32_t series_type,
                                                 const tsstore_period *resolution, const tsstore_lookup *which,
                                                 size_t n, tsstore_forecast_reader **out);
+/* The reader's window timeline (step_period is the interval) and number of groups. Status:
+ * as tsstore_static_reader_info. */
 TSSTORE_API int32_t tsstore_forecast_reader_info(const tsstore_forecast_reader *reader, tsstore_reader_info *info);
+/* Group g's dtype, key count, layers, steps (the horizon's), element shape and bytes per
+ * window. Status: as tsstore_static_reader_group. */
 TSSTORE_API int32_t tsstore_forecast_reader_group(const tsstore_forecast_reader *reader, size_t group,
                                                   tsstore_group_info *info);
+/* The indices (into which[] given to _new) of group g's keys. Status: as
+ * tsstore_static_reader_group_keys. */
 TSSTORE_API int32_t tsstore_forecast_reader_group_keys(const tsstore_forecast_reader *reader, size_t group,
                                                        int64_t *dst, size_t capacity, size_t *n);
+/* Binds dst[capacity] to group g, as tsstore_static_reader_bind does. Status: as
+ * tsstore_static_reader_bind. */
 TSSTORE_API int32_t tsstore_forecast_reader_bind(tsstore_forecast_reader *reader, size_t group, void *dst,
                                                  size_t capacity);
+/* Reads window i (0 <= i < the window count) into the bound buffers. Status: as
+ * tsstore_static_reader_read (INVALID_PARAMETER for a window out of range). */
 TSSTORE_API int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t window);
+/* Reads the window starting at start_ms, which must be a window start. Status: as
+ * tsstore_forecast_reader_read; INVALID_PARAMETER also for a time that is not a window start. */
 TSSTORE_API int32_t tsstore_forecast_reader_read_at(tsstore_forecast_reader *reader, int64_t start_ms);
+/* Frees a ForecastReader (the buffers bound to it stay the caller's). NULL and freed handles
+ * are ignored. */
 TSSTORE_API void tsstore_forecast_reader_free(tsstore_forecast_reader *reader);
 
 /* ---- Queries and summaries --------------------------------------------------------------- */
 
-/* Distinct values over the whole store of one TSSTORE_FIELD_* (free: tsstore_strings_free). */
+/* Distinct values over the whole store of one TSSTORE_FIELD_*, in byte order. On success
+ * *out is a new string list (free: tsstore_strings_free). Status: OK, INVALID_PARAMETER (an
+ * unknown field, out NULL), IO. */
 TSSTORE_API int32_t tsstore_list_distinct(tsstore_store *store, int32_t field, tsstore_strings **out);
+/* The number of strings in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL). */
 TSSTORE_API int32_t tsstore_strings_len(const tsstore_strings *strings, size_t *len);
-/* *out points at string i, owned by the list. */
+/* *out points at string i, owned by the list until it is freed. Status: OK, INVALID_HANDLE,
+ * INVALID_PARAMETER (i out of range, out NULL). */
 TSSTORE_API int32_t tsstore_strings_get(const tsstore_strings *strings, size_t i, const char **out);
+/* Frees a string list and its strings. NULL and freed handles are ignored. */
 TSSTORE_API void tsstore_strings_free(tsstore_strings *strings);
 
-/* The number of series of each type. */
+/* The number of series of each type. Status: OK, INVALID_PARAMETER (counts NULL or its
+ * struct_size too small), IO. */
 TSSTORE_API int32_t tsstore_counts_by_type(tsstore_store *store, tsstore_type_counts *counts);
-/* The number of distinct stored arrays. */
+/* The number of distinct stored arrays. Status: OK, INVALID_PARAMETER (n NULL), IO. */
 TSSTORE_API int32_t tsstore_count_arrays(tsstore_store *store, int64_t *n);
-/* Per type, how many series reference the array with this hash. */
+/* Per type, how many series reference the array with this hash (all 0 for a hash no series
+ * has). Status: OK, INVALID_PARAMETER (hash32 or counts NULL), IO. */
 TSSTORE_API int32_t tsstore_count_by_hash(tsstore_store *store, const uint8_t *hash32, tsstore_type_counts *counts);
 
-/* The distinct forecast parameters, into dst[capacity] (elements); *n gets how many. */
+/* The distinct forecast parameters, into dst[capacity] (elements); *n gets how many.
+ * Status: OK, INVALID_PARAMETER (n NULL; dst NULL with a capacity), BUFFER_TOO_SMALL (nothing
+ * written; *n says how many), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_forecast_parameters(tsstore_store *store, tsstore_forecast_params *dst, size_t capacity,
                                                 size_t *n);
 /* The static grids, one per (resolution, first step, length), shortest resolution first,
- * into dst[capacity]; *n gets how many. */
+ * into dst[capacity]; *n gets how many. Status: as tsstore_forecast_parameters. */
 TSSTORE_API int32_t tsstore_static_summary(tsstore_store *store, tsstore_static_grid *dst, size_t capacity,
                                            size_t *n);
-/* *consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. */
+/* *consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. Status: OK,
+ * INVALID_PARAMETER (consistent NULL), INTEGRITY, IO. */
 TSSTORE_API int32_t tsstore_check_static_consistency(tsstore_store *store, int32_t *consistent);
 
 /* ---- Owner moves --------------------------------------------------------------------- */
@@ -729,46 +943,64 @@ TSSTORE_API int32_t tsstore_check_static_consistency(tsstore_store *store, int32
  * INVALID_PARAMETER (the Deterministic / DST exclusion), READ_ONLY. */
 TSSTORE_API int32_t tsstore_copy_series(tsstore_store *store, const tsstore_lookup *which, int64_t owner_id,
                                         const char *owner_type, int32_t owner_category, const char *new_name);
-/* Renames the series the lookup names. */
+/* Renames the series the lookup names. Status: OK, NOT_FOUND, INVALID_PARAMETER (several
+ * match; new_name NULL, empty or not UTF-8), DUPLICATE_TIME_SERIES (the renamed key is
+ * stored already), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_rename_series(tsstore_store *store, const tsstore_lookup *which, const char *new_name);
 /* Moves every series of owner (old_id, owner_category) to new_id, all or nothing; *moved
- * (may be NULL) gets the count. */
+ * (may be NULL) gets the count. Status: OK, INVALID_PARAMETER (owner_category),
+ * DUPLICATE_TIME_SERIES (new_id already has a series with one of the keys), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_replace_owner_id(tsstore_store *store, int64_t old_id, int32_t owner_category,
                                              int64_t new_id, int64_t *moved);
 
 /* ---- Associations ---------------------------------------------------------------------- */
 
-/* Adds rows[n] to a table (TSSTORE_*_ASSOCIATIONS), all or nothing; adding a stored pair,
- * whatever its type names, is DUPLICATE_ASSOCIATION. */
+/* Adds rows[n] to a table (TSSTORE_*_ASSOCIATIONS), all or nothing; the rows are read during
+ * the call only. Status: OK, INVALID_PARAMETER (table; rows NULL with n > 0; a type name
+ * NULL, empty or not UTF-8, naming rows[i]), DUPLICATE_ASSOCIATION (a stored pair, whatever
+ * its type names, or a pair twice in rows), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_add_associations(tsstore_store *store, int32_t table, const tsstore_association *rows,
                                              size_t n);
-/* *found = 1 when the pair (a_id, b_id) is present. */
+/* *found = 1 when the pair (a_id, b_id) is present. Status: OK, INVALID_PARAMETER (table,
+ * found NULL), IO. */
 TSSTORE_API int32_t tsstore_has_association(tsstore_store *store, int32_t table, int64_t a_id, int64_t b_id,
                                             int32_t *found);
 /* Filters, for list and remove: a_ids[n_a] and b_ids[n_b]; a NULL list matches everything,
- * a non-NULL list of length 0 nothing. a_type / b_type: NULL or one type name. */
+ * a non-NULL list of length 0 nothing. a_type / b_type: NULL or one type name. On success
+ * *out is a new list (free: tsstore_associations_free) that owns its type names. Status: OK,
+ * INVALID_PARAMETER (table; an id list NULL with a length; a type not UTF-8; out NULL), IO. */
 TSSTORE_API int32_t tsstore_list_associations(tsstore_store *store, int32_t table, const int64_t *a_ids, size_t n_a,
                                               const int64_t *b_ids, size_t n_b, const char *a_type,
                                               const char *b_type, tsstore_associations **out);
+/* Removes the rows the filters (as tsstore_list_associations) select; *removed (may be NULL)
+ * gets the count. Status: OK, INVALID_PARAMETER (as tsstore_list_associations), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_remove_associations(tsstore_store *store, int32_t table, const int64_t *a_ids,
                                                 size_t n_a, const int64_t *b_ids, size_t n_b, const char *a_type,
                                                 const char *b_type, int64_t *removed);
 /* Replaces id old_id with new_id: at the component end (supplemental) or at both ends
- * (parent/child); *changed (may be NULL) gets the count. */
+ * (parent/child); *changed (may be NULL) gets the count. Status: OK, INVALID_PARAMETER
+ * (table), DUPLICATE_ASSOCIATION (the new id would repeat a stored pair), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_replace_association_id(tsstore_store *store, int32_t table, int64_t old_id,
                                                    int64_t new_id, int64_t *changed);
+/* The rows of a table and its distinct A and B ids. Status: OK, INVALID_PARAMETER (table;
+ * counts NULL or its struct_size too small), IO. */
 TSSTORE_API int32_t tsstore_association_counts(tsstore_store *store, int32_t table,
                                                tsstore_association_tally *counts);
+/* The number of rows in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL). */
 TSSTORE_API int32_t tsstore_associations_len(const tsstore_associations *rows, size_t *len);
-/* Fills dst[n] with rows first .. first + n - 1 (strings owned by the list). */
+/* Fills dst[n] with rows first .. first + n - 1 (strings owned by the list). Status: OK,
+ * INVALID_HANDLE, INVALID_PARAMETER (the range passes the end; dst NULL or its struct_size too
+ * small). */
 TSSTORE_API int32_t tsstore_associations_get(const tsstore_associations *rows, size_t first, size_t n,
                                              tsstore_association *dst);
+/* Frees an association list and its strings. NULL and freed handles are ignored. */
 TSSTORE_API void tsstore_associations_free(tsstore_associations *rows);
 
 /* ---- Maintenance ----------------------------------------------------------------------- */
 
 /* Commits pending writes and deletes feature sets no series references; reports what it
- * did and what space could be reclaimed. */
+ * did and what space could be reclaimed. Status: OK, INVALID_PARAMETER (inside a
+ * transaction; report NULL), READ_ONLY, IO. */
 TSSTORE_API int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report *report);
 /* Compacts as tsstore_compact does, then writes the live series into a new pair of files
  * laid out as a store written afresh and replaces the old pair with it atomically: a kill at
@@ -782,7 +1014,8 @@ TSSTORE_API int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report
 TSSTORE_API int32_t tsstore_compact_rewrite(tsstore_store *store, tsstore_compact_report *report);
 /* Rehashes every array and checks every row. TSSTORE_OK even when problems are found (read
  * the report); *problems (may be NULL) gets one description per problem (free:
- * tsstore_strings_free). An error status means the check itself could not run. */
+ * tsstore_strings_free). An error status means the check itself could not run. Status: OK,
+ * INVALID_PARAMETER (report NULL or its struct_size too small), IO. */
 TSSTORE_API int32_t tsstore_verify_integrity(tsstore_store *store, tsstore_integrity_report *report,
                                              tsstore_strings **problems);
 

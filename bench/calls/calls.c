@@ -21,7 +21,9 @@
 #include <tsstore.h>
 
 static void die(int32_t st, const char *what) {
-    fprintf(stderr, "calls: %s: %s: %s\n", what, tsstore_status_name(st), tsstore_errmsg());
+    char msg[1024];
+    tsstore_last_error_message(msg, sizeof msg, NULL);
+    fprintf(stderr, "calls: %s: %s: %s\n", what, tsstore_status_name(st), msg);
     exit(1);
 }
 #define CALL(x)                              \
@@ -70,7 +72,7 @@ static int make(const char *path, size_t n, size_t length) {
         d.nbytes = length * sizeof *v;
         descs[i] = d;
     }
-    CALL(tsstore_add_batch(s, descs, n));
+    CALL(tsstore_add_batch(s, descs, n, NULL));
     CALL(tsstore_close(s));
     free(descs);
     free(v);

@@ -57,7 +57,7 @@ class BuildWithGo(build_py):
         print(f"tsstore: building libtsstore.so from the Go sources in {src}", flush=True)
         subprocess.check_call(
             ["go", "build", "-trimpath", "-buildmode=c-shared",
-             f"-ldflags=-extldflags=-Wl,--version-script={exports},-soname,libtsstore.so.1",
+             f"-ldflags=-extldflags=-Wl,--version-script={exports},-soname,libtsstore.so.2,-z,nodelete",
              "-o", str(out / "libtsstore.so"), "./capi"],
             cwd=src, env={**os.environ, "CGO_ENABLED": "1"})
         header = out / "libtsstore.h"  # the cgo header is not part of the package

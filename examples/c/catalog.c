@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     tsstore_series_desc load = hourly_series(1, "ThermalStandard", "max_active_power", T0, v, 24, shape);
     load.features_json = "{\"zone\": 4}";
     load.units = "MW";
-    check(tsstore_add(s, &load));
+    check(tsstore_add(s, &load, NULL));
 
     /* Which attributes a component carries, and which components carry one. */
     tsstore_association pairs[2] = {TSSTORE_ASSOCIATION_INIT, TSSTORE_ASSOCIATION_INIT};

@@ -1,7 +1,7 @@
 /* The helpers every example shares.
  *
  * check(call) runs a tsstore call; if it fails, it prints which call, its status and the
- * library's message (tsstore_errmsg(), the calling thread's last failure), sets status = 1 and
+ * library's message (the calling thread's last failure), sets status = 1 and
  * jumps to the example's single cleanup label. Each example defines EXAMPLE (its name) and has
  * `int status` and a `done:` label. */
 #ifndef TSSTORE_EXAMPLE_H
@@ -9,11 +9,18 @@
 #include <stdio.h>
 #include "tsstore.h"
 
+/* The calling thread's last error message, in a buffer of the example's own. */
+static const char *last_message(void) {
+    static char msg[1024];
+    tsstore_last_error_message(msg, sizeof msg, NULL);
+    return msg;
+}
+
 #define check(call)                                                                                  \
     do {                                                                                             \
         int32_t st_ = (call);                                                                        \
         if (st_ != TSSTORE_OK) {                                                                     \
-            fprintf(stderr, "%s: %s: %s: %s\n", EXAMPLE, #call, tsstore_status_name(st_), tsstore_errmsg()); \
+            fprintf(stderr, "%s: %s: %s: %s\n", EXAMPLE, #call, tsstore_status_name(st_), last_message()); \
             status = 1;                                                                              \
             goto done;                                                                               \
         }                                                                                            \

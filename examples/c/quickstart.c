@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
         loads[b].features_json = "{\"scenario\": \"reference\"}";
         loads[b].units = "MW";
     }
-    check(tsstore_add_batch(s, loads, (size_t)buses));
+    check(tsstore_add_batch(s, loads, (size_t)buses, NULL));
 
     /* Generators: daily cost curves (shape [365, 3]) and hourly must-run flags. */
     static double cost[365 * 3];
@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
         curve.nbytes = sizeof cost;
         curve.units = "$/MWh";
         curve.ext = "{\"function_type\":\"QuadraticFunctionData\"}";
-        check(tsstore_add(s, &curve));
+        check(tsstore_add(s, &curve, NULL));
 
         tsstore_series_desc flags = TSSTORE_SERIES_DESC_INIT;
         flags.owner_id = 5000 + g;
@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
         flags.ndim = 1;
         flags.data = must_run;
         flags.nbytes = sizeof must_run;
-        check(tsstore_add(s, &flags));
+        check(tsstore_add(s, &flags, NULL));
     }
     /* Outage records on lines: irregular timestamps (a NonSequentialTimeSeries). */
     for (int l = 0; l < 10; l++) {
@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
         outage.ndim = 1;
         outage.data = derate;
         outage.nbytes = sizeof derate;
-        check(tsstore_add(s, &outage));
+        check(tsstore_add(s, &outage, NULL));
     }
     /* Day-ahead wind forecasts, one window a day: Deterministic [48, 364]; Probabilistic
      * (three percentiles) and Scenarios (three scenarios) [3, 48, 364]. */
@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
         f.data = det;
         f.nbytes = (size_t)H * WINDOWS * sizeof *det;
         f.units = "MW";
-        check(tsstore_add(s, &f));
+        check(tsstore_add(s, &f, NULL));
 
         f.series_type = TSSTORE_PROBABILISTIC; /* the same forecast, with a layer axis */
         f.percentiles = percentiles;
@@ -181,12 +181,12 @@ int main(int argc, char **argv) {
         f.ndim = 3;
         f.data = quant;
         f.nbytes = (size_t)3 * H * WINDOWS * sizeof *quant;
-        check(tsstore_add(s, &f));
+        check(tsstore_add(s, &f, NULL));
 
         f.series_type = TSSTORE_SCENARIOS;
         f.percentiles = NULL;
         f.n_percentiles = 0;
-        check(tsstore_add(s, &f));
+        check(tsstore_add(s, &f, NULL));
     }
     /* Day-ahead views over every bus's demand: catalog rows only, no array copied. */
     int64_t derived = 0;

@@ -35,22 +35,22 @@ int main(int argc, char **argv) {
         batch[i] = hourly_series(i, "PowerLoad", "max_active_power", T0, v, 24, shape);
         batch[i].units = "MW";
     }
-    check(tsstore_add_batch(s, batch, 100));
+    check(tsstore_add_batch(s, batch, 100, NULL));
     printf("a batch of 100: %lld series\n", (long long)count(s));
 
     /* Item 1 repeats owner 0's key: the whole batch is refused, nothing is added. */
     tsstore_series_desc again[2] = {hourly_series(500, "PowerLoad", "max_active_power", T0, v, 24, shape),
                                     hourly_series(0, "PowerLoad", "max_active_power", T0, v, 24, shape)};
-    int32_t st = tsstore_add_batch(s, again, 2);
-    printf("a batch with a duplicate: %s (%s), still %lld series\n", tsstore_status_name(st), tsstore_errmsg(),
+    int32_t st = tsstore_add_batch(s, again, 2, NULL);
+    printf("a batch with a duplicate: %s (%s), still %lld series\n", tsstore_status_name(st), last_message(),
            (long long)count(s));
 
     check(tsstore_begin(s));
     tsstore_series_desc one = hourly_series(600, "PowerLoad", "max_active_power", T0, v, 24, shape);
-    check(tsstore_add(s, &one));
+    check(tsstore_add(s, &one, NULL));
     check(tsstore_begin(s)); /* nested: a savepoint */
     one.owner_id = 601;
-    check(tsstore_add(s, &one));
+    check(tsstore_add(s, &one, NULL));
     printf("inside both transactions: %lld series\n", (long long)count(s));
     check(tsstore_rollback(s)); /* undoes 601 only */
     check(tsstore_commit(s));   /* 600 is durable */

@@ -1,7 +1,7 @@
 /* Shared by the C tests.
  *
  *   CHECK(call)                 the call must succeed, else the test stops there, printing the
- *                               call, its status and tsstore_errmsg()
+ *                               call, its status and the thread's last error message
  *   EXPECT(call, status)        the call must return status (else a failure is counted)
  *   ASSERT(cond)                the condition must hold (else a failure is counted)
  *   REFUSE(call, status, word)  a refusal: the status, and a message of the call's own (not the
@@ -22,15 +22,16 @@
 
 static int failures = 0;
 
-/* tsstore_errmsg(), which must never be NULL (a NULL is counted as a failure). */
+/* The calling thread's last error message (tsstore_last_error_message into a buffer of the
+ * thread's; a failure of that call is counted). */
 static inline const char *errmsg(void) {
-    const char *m = tsstore_errmsg();
-    if (m == NULL) {
-        fprintf(stderr, "tsstore_errmsg() returned NULL\n");
+    static _Thread_local char buf[8192];
+    if (tsstore_last_error_message(buf, sizeof buf, NULL) != TSSTORE_OK) {
+        fprintf(stderr, "tsstore_last_error_message failed\n");
         failures++;
-        return "(NULL)";
+        return "(no message)";
     }
-    return m;
+    return buf;
 }
 
 #define CHECK(call)                                                                                           \
@@ -153,7 +154,7 @@ static inline int32_t add_hourly(tsstore_store *s, int64_t owner, const char *ow
     tsstore_series_desc d = hourly_desc(owner, owner_type, name, v, shape, n);
     d.features_json = features;
     d.units = units;
-    return tsstore_add(s, &d);
+    return tsstore_add(s, &d, NULL);
 }
 
 /* How many series a filter lists (NULL: every series). */

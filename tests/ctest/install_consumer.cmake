@@ -12,7 +12,7 @@ function(run)
   set(last_output "${out}" PARENT_SCOPE)
 endfunction()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(f include/tsstore.h lib/libtsstore.so lib/libtsstore.so.1 lib/libtsstore.a
+foreach(f include/tsstore.h lib/libtsstore.so lib/libtsstore.so.2 lib/libtsstore.a
           lib/cmake/tsstore/tsstoreConfig.cmake lib/pkgconfig/tsstore.pc)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "the install lacks ${f}")

@@ -76,7 +76,7 @@ static int test_dtypes(tsstore_store *s) {
             desc.ndim = ndim;
             desc.data = data;
             desc.nbytes = nbytes;
-            CHECK(tsstore_add(s, &desc));
+            CHECK(tsstore_add(s, &desc, NULL));
             added++;
             memset(data, 0xEE, sizeof data); /* the add copied the array */
 
@@ -115,7 +115,7 @@ static void test_static(tsstore_store *s) {
     d.data = cost;
     d.nbytes = sizeof cost;
     d.ext = "{\"function_type\":\"QuadraticFunctionData\"}";
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
     tsstore_lookup ck = lookup_of(20, "variable_cost");
     tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
     CHECK(tsstore_get(s, &ck, got, sizeof got, &info));
@@ -151,7 +151,7 @@ static void test_static(tsstore_store *s) {
     o.ndim = 1;
     o.data = outage;
     o.nbytes = sizeof outage;
-    CHECK(tsstore_add(s, &o));
+    CHECK(tsstore_add(s, &o, NULL));
     tsstore_lookup ok = lookup_of(30, "outage");
     ok.series_type = TSSTORE_NON_SEQUENTIAL_TIME_SERIES;
     int64_t gs[3];
@@ -228,7 +228,7 @@ static void test_forecasts(tsstore_store *s) {
     d.ndim = 2;
     d.data = det;
     d.nbytes = sizeof det;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
     tsstore_series_desc p = d;
     p.series_type = TSSTORE_PROBABILISTIC;
     p.owner_id = 41;
@@ -238,13 +238,13 @@ static void test_forecasts(tsstore_store *s) {
     p.ndim = 3;
     p.data = prob;
     p.nbytes = sizeof prob;
-    CHECK(tsstore_add(s, &p));
+    CHECK(tsstore_add(s, &p, NULL));
     tsstore_series_desc sc = p;
     sc.series_type = TSSTORE_SCENARIOS;
     sc.owner_id = 42;
     sc.percentiles = NULL;
     sc.n_percentiles = 0;
-    CHECK(tsstore_add(s, &sc));
+    CHECK(tsstore_add(s, &sc, NULL));
 
     tsstore_lookup dk = lookup_of(40, "max_active_power"), pk = lookup_of(41, "max_active_power"),
                    sk = lookup_of(42, "max_active_power");

@@ -39,8 +39,8 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_get_info(s, &k, NULL), TSSTORE_E_INVALID_PARAMETER, "info");
     REFUSE(tsstore_get(s, &k, NULL, 8, &info), TSSTORE_E_INVALID_PARAMETER, "dst");
     REFUSE(tsstore_list_keys(s, NULL, NULL), TSSTORE_E_INVALID_PARAMETER, "out");
-    REFUSE(tsstore_add(s, NULL), TSSTORE_E_INVALID_PARAMETER, "desc");
-    REFUSE(tsstore_add_batch(s, NULL, 2), TSSTORE_E_INVALID_PARAMETER, "descs");
+    REFUSE(tsstore_add(s, NULL, NULL), TSSTORE_E_INVALID_PARAMETER, "desc");
+    REFUSE(tsstore_add_batch(s, NULL, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs");
 
     /* Lookups: every field. */
     tsstore_lookup q = k;
@@ -70,55 +70,55 @@ int main(int argc, char **argv) {
     good.resolution = millis(HOUR);
     good.shape = shape, good.ndim = 1, good.data = v, good.nbytes = 4 * sizeof(double);
     d = good, d.struct_size = 0;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.struct_size");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.struct_size");
     d = good, d.owner_type = NULL;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.owner_type");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.owner_type");
     d = good, d.owner_category = 5;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.owner_category");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.owner_category");
     d = good, d.owner_category = TSSTORE_OWNER_ANY;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.owner_category");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.owner_category");
     d = good, d.name = NULL;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.name");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.name");
     d = good, d.name = "\xff\xfe";
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "UTF-8");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "UTF-8");
     NAMES_ARG("desc.name");
     d = good, d.resolution.unit = TSSTORE_PERIOD_NONE, d.resolution.value = 0;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.resolution");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.resolution");
     d = good, d.resolution = millis(-HOUR);
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.resolution");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.resolution");
     d = good, d.series_type = 9;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
     d = good, d.series_type = TSSTORE_ANY_TYPE;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
     d = good, d.dtype = 9;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.dtype");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.dtype");
     d = good, d.shape = NULL;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.shape");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.shape");
     d = good, d.ndim = 0;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.ndim");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.ndim");
     d = good, d.ndim = 2000;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.ndim");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.ndim");
     d = good, d.shape = neg;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.shape[0]");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.shape[0]");
     d = good, d.shape = huge, d.ndim = 2;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "shape");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "shape");
     NAMES_ARG("desc.shape");
     d = good, d.shape = two, d.ndim = 2, d.nbytes = 24;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "24 bytes");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "24 bytes");
     NAMES_ARG("desc.nbytes");
     d = good, d.data = NULL;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.data");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.data");
     d = good, d.nbytes = (size_t)-1;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.nbytes");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.nbytes");
     d = good, d.features_json = "{\"units\": ";
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.features_json");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.features_json");
     d = good, d.features_json = "{\"units\": 1}";
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "units");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "units");
     d = good, d.owner_id = 1;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_DUPLICATE_TIME_SERIES, "already stored");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_DUPLICATE_TIME_SERIES, "already stored");
     unsigned char flags[4] = {0, 1, 2, 1};
     d = good, d.name = "f", d.dtype = TSSTORE_DTYPE_BOOL, d.data = flags, d.nbytes = 4;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "bool");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "bool");
     NAMES_ARG("desc.data");
 
     /* NonSequentialTimeSeries: the timestamps. */
@@ -127,12 +127,12 @@ int main(int argc, char **argv) {
     ns.series_type = TSSTORE_NON_SEQUENTIAL_TIME_SERIES;
     ns.name = "o";
     ns.timestamps_ms = stamps;
-    REFUSE(tsstore_add(s, &ns), TSSTORE_E_INVALID_PARAMETER, "increasing");
+    REFUSE(tsstore_add(s, &ns, NULL), TSSTORE_E_INVALID_PARAMETER, "increasing");
     NAMES_ARG("desc.timestamps_ms");
     stamps[2] = T0 + 2;
-    REFUSE(tsstore_add(s, &ns), TSSTORE_E_INVALID_PARAMETER, "increasing"); /* equal stamps */
+    REFUSE(tsstore_add(s, &ns, NULL), TSSTORE_E_INVALID_PARAMETER, "increasing"); /* equal stamps */
     ns.timestamps_ms = NULL;
-    REFUSE(tsstore_add(s, &ns), TSSTORE_E_INVALID_PARAMETER, "desc.timestamps_ms");
+    REFUSE(tsstore_add(s, &ns, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.timestamps_ms");
 
     /* Forecasts: periods, count, shape, percentiles, and the type that cannot be added. */
     int64_t fshape[2] = {2, 2}, pshape[3] = {2, 2, 1};
@@ -143,32 +143,32 @@ int main(int argc, char **argv) {
     fc.horizon = millis(2 * HOUR), fc.interval = millis(2 * HOUR), fc.count = 2;
     fc.shape = fshape, fc.ndim = 2;
     d = fc, d.horizon = millis(90 * 60000);
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "horizon");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "horizon");
     NAMES_ARG("desc.horizon");
     d = fc, d.horizon.unit = TSSTORE_PERIOD_NONE, d.horizon.value = 0;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.horizon");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.horizon");
     d = fc, d.interval = months(0);
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.interval");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.interval");
     d = fc, d.count = 3;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "shape");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "shape");
     d = fc, d.count = 0;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.count");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.count");
     d = fc, d.series_type = TSSTORE_DETERMINISTIC_SINGLE_TIME_SERIES;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
     d = fc, d.series_type = TSSTORE_ABSTRACT_DETERMINISTIC;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.series_type");
     tsstore_series_desc pr = fc;
     pr.series_type = TSSTORE_PROBABILISTIC;
     pr.name = "q";
     pr.count = 1;
     pr.shape = pshape, pr.ndim = 3;
     pr.percentiles = pct, pr.n_percentiles = 2;
-    REFUSE(tsstore_add(s, &pr), TSSTORE_E_INVALID_PARAMETER, "percentiles"); /* not increasing */
+    REFUSE(tsstore_add(s, &pr, NULL), TSSTORE_E_INVALID_PARAMETER, "percentiles"); /* not increasing */
     NAMES_ARG("desc.percentiles");
     d = pr, d.percentiles = NULL;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.percentiles");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.percentiles");
     d = pr, d.n_percentiles = 1;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "percentiles"); /* 1 for a lead axis of 2 */
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "percentiles"); /* 1 for a lead axis of 2 */
     ASSERT(count_keys(s) == before); /* nothing written */
 
     /* Reads and lists. */

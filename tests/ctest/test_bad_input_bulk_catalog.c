@@ -26,21 +26,21 @@ int main(int argc, char **argv) {
     int64_t shapes[2][1];
     tsstore_series_desc good[2] = {hourly_desc(2, "G", "p", v, shapes[0], 24), hourly_desc(3, "G", "p", v, shapes[1], 24)};
     tsstore_series_desc b[2];
-    REFUSE(tsstore_add_batch(NULL, good, 2), TSSTORE_E_INVALID_HANDLE, "store");
+    REFUSE(tsstore_add_batch(NULL, good, 2, NULL), TSSTORE_E_INVALID_HANDLE, "store");
     memcpy(b, good, sizeof b), b[1].nbytes = 8;
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "[1]");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "[1]");
     NAMES_ARG("descs[1]");
     memcpy(b, good, sizeof b), b[1].name = NULL;
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "descs[1].name");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs[1].name");
     memcpy(b, good, sizeof b), b[0].series_type = TSSTORE_NON_SEQUENTIAL_TIME_SERIES;
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "descs[0].timestamps_ms");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs[0].timestamps_ms");
     memcpy(b, good, sizeof b), b[1].series_type = TSSTORE_DETERMINISTIC, b[1].horizon = millis(0);
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "descs[1].horizon");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs[1].horizon");
     memcpy(b, good, sizeof b), b[0].struct_size = 4;
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "descs[0].struct_size");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs[0].struct_size");
     memcpy(b, good, sizeof b), b[1].struct_size = 0;
-    REFUSE(tsstore_add_batch(s, b, 2), TSSTORE_E_INVALID_PARAMETER, "descs[1].struct_size");
-    REFUSE(tsstore_add_batch(s, good, (size_t)-1), TSSTORE_E_INVALID_PARAMETER, "n");
+    REFUSE(tsstore_add_batch(s, b, 2, NULL), TSSTORE_E_INVALID_PARAMETER, "descs[1].struct_size");
+    REFUSE(tsstore_add_batch(s, good, (size_t)-1, NULL), TSSTORE_E_INVALID_PARAMETER, "n");
     ASSERT(count_keys(s) == 1);
 
     /* Transform. */

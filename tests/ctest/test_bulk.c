@@ -21,11 +21,11 @@ int main(int argc, char **argv) {
         descs[o] = hourly_desc(o, "PowerLoad", "max_active_power", values[o], shapes[o], LEN);
         descs[o].units = "MW";
     }
-    CHECK(tsstore_add_batch(s, descs, N));
+    CHECK(tsstore_add_batch(s, descs, N, NULL));
     for (int o = 0; o < N; o++)
         for (int h = 0; h < LEN; h++) values[o][h] = -1; /* the batch copied the arrays */
     ASSERT(count_keys(s) == N);
-    CHECK(tsstore_add_batch(s, descs, 0)); /* an empty batch adds nothing */
+    CHECK(tsstore_add_batch(s, descs, 0, NULL)); /* an empty batch adds nothing */
 
     /* A failing batch adds nothing: item 1 repeats owner 0's series; the message names it. */
     double v[LEN];
@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     tsstore_series_desc two[2] = {hourly_desc(999, "PowerLoad", "max_active_power", v, shape2[0], LEN),
                                   hourly_desc(0, "PowerLoad", "max_active_power", v, shape2[1], LEN)};
     for (int h = 0; h < LEN; h++) v[h] = h;
-    EXPECT(tsstore_add_batch(s, two, 2), TSSTORE_E_DUPLICATE_TIME_SERIES);
+    EXPECT(tsstore_add_batch(s, two, 2, NULL), TSSTORE_E_DUPLICATE_TIME_SERIES);
     ASSERT(strstr(errmsg(), "[1]") != NULL);
     NAMES_ARG("descs[1]");
     ASSERT(count_keys(s) == N);
@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
     ASSERT(found == 0);
     /* Two items of one batch with one identity. */
     two[1].owner_id = 999;
-    EXPECT(tsstore_add_batch(s, two, 2), TSSTORE_E_DUPLICATE_TIME_SERIES);
+    EXPECT(tsstore_add_batch(s, two, 2, NULL), TSSTORE_E_DUPLICATE_TIME_SERIES);
     CHECK(tsstore_has(s, &q999, &found));
     ASSERT(found == 0);
 

@@ -36,7 +36,7 @@ static void add_series(tsstore_store *s) {
     d.resolution = millis(HOUR), d.horizon = millis(2 * HOUR), d.interval = millis(HOUR), d.count = 2;
     d.percentiles = pct, d.n_percentiles = 2;
     d.shape = shape, d.ndim = 3, d.data = det, d.nbytes = sizeof det;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
 }
 
 /* One byte short, for every read into a caller buffer. */
@@ -142,7 +142,7 @@ static void test_small_structs(tsstore_store *s) {
     REFUSE(tsstore_get_info(s, &q, &info), TSSTORE_E_INVALID_PARAMETER, "info.struct_size");
     tsstore_series_desc d = TSSTORE_SERIES_DESC_INIT;
     d.struct_size = 8;
-    REFUSE(tsstore_add(s, &d), TSSTORE_E_INVALID_PARAMETER, "desc.struct_size");
+    REFUSE(tsstore_add(s, &d, NULL), TSSTORE_E_INVALID_PARAMETER, "desc.struct_size");
     tsstore_filter f = TSSTORE_FILTER_INIT;
     f.struct_size = 0;
     tsstore_keys *keys = NULL;
@@ -230,7 +230,7 @@ static void test_larger_structs(tsstore_store *s) {
         d.struct_size = sizeof d + NEWER;
         memcpy(dm[i], &d, sizeof d);
     }
-    CHECK(tsstore_add_batch(s, (const tsstore_series_desc *)(void *)dm[0], 2));
+    CHECK(tsstore_add_batch(s, (const tsstore_series_desc *)(void *)dm[0], 2, NULL));
     tsstore_lookup q = lookup_of(91, "newer");
     double back[4];
     CHECK(tsstore_get(s, &q, back, sizeof back, NULL));
@@ -313,8 +313,38 @@ static void test_strings(tsstore_store *s) {
     tsstore_keys_free(keys);
 }
 
+/* An add reads the caller's array during the call and keeps a copy: the buffers are the
+ * caller's again when it returns (overwritten here at once, before any flush), and are never
+ * written to (a NaN's payload stays as given, though the hash canonicalises it). */
+static void test_arrays_are_the_callers(tsstore_store *s) {
+    double one[24], batch[2][24], expect[24];
+    for (int h = 0; h < 24; h++) one[h] = 1000 + h, batch[0][h] = 2000 + h, batch[1][h] = 3000 + h;
+    uint64_t payload = 0x7ff8000000000123ULL; /* a NaN with a payload */
+    memcpy(&one[5], &payload, sizeof payload);
+    double before[24];
+    memcpy(before, one, sizeof one);
+    CHECK(add_hourly(s, 500, "G", "mine", one, 24, NULL, NULL));
+    ASSERT(memcmp(before, one, sizeof one) == 0); /* read, never written */
+    int64_t shapes[2][1];
+    tsstore_series_desc d[2] = {hourly_desc(501, "G", "mine", batch[0], shapes[0], 24),
+                                hourly_desc(502, "G", "mine", batch[1], shapes[1], 24)};
+    CHECK(tsstore_add_batch(s, d, 2, NULL));
+    for (int h = 0; h < 24; h++) one[h] = batch[0][h] = batch[1][h] = -1; /* reused at once */
+    double back[24];
+    for (int i = 0; i < 3; i++) {
+        tsstore_lookup q = lookup_of(500 + i, "mine");
+        CHECK(tsstore_get(s, &q, back, sizeof back, NULL));
+        for (int h = 0; h < 24; h++) expect[h] = 1000 * (i + 1) + h;
+        if (i == 0) memcpy(&expect[5], &payload, sizeof payload);
+        ASSERT(memcmp(back, expect, sizeof back) == 0);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
+    tsstore_store *arrays = fresh_store(dir, "caller_arrays", NULL);
+    test_arrays_are_the_callers(arrays);
+    CHECK(tsstore_close(arrays));
     tsstore_store *s = fresh_store(dir, "caller_memory", NULL);
     add_series(s);
     test_too_small(s);

@@ -18,7 +18,7 @@ static void add(tsstore_store *s, int64_t owner, const char *type, const char *n
     d.features_json = "{\"zone\": 3}";
     d.units = "MW";
     d.ext = "{\"x\":1}";
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
 }
 
 int main(int argc, char **argv) {

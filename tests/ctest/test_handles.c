@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
     d.owner_id = 1, d.owner_type = "G", d.name = "f", d.initial_ms = T0;
     d.resolution = hour, d.horizon = millis(2 * HOUR), d.interval = hour, d.count = 2;
     d.shape = dshape, d.ndim = 2, d.data = v, d.nbytes = sizeof v;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
     tsstore_lookup fk = lookup_of(1, "f");
     fk.series_type = TSSTORE_DETERMINISTIC;
     CHECK(tsstore_forecast_reader_new(s, TSSTORE_DETERMINISTIC, &hour, &fk, 1, &freed_fr));
@@ -102,8 +102,8 @@ int main(int argc, char **argv) {
         BAD(tsstore_persist(x, "/nonexistent/x.nc"), "store");
         BAD(tsstore_store_last_error(x, buf, sizeof buf, &n), "store");
         BAD(tsstore_store_recovered(x, buf, sizeof buf, &n), "store");
-        BAD(tsstore_add(x, &desc), "store");
-        BAD(tsstore_add_batch(x, &desc, 1), "store");
+        BAD(tsstore_add(x, &desc, NULL), "store");
+        BAD(tsstore_add_batch(x, &desc, 1, NULL), "store");
         BAD(tsstore_transform_single_time_series(x, &hour, &hour, TSSTORE_OWNER_ANY, NULL, &i64), "store");
         BAD(tsstore_has(x, &k, &i32), "store");
         BAD(tsstore_get_info(x, &k, &info), "store");

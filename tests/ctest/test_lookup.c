@@ -27,7 +27,7 @@ static void add_forecast(tsstore_store *s, int64_t owner, const char *name, tsst
     d.owner_id = owner, d.owner_type = "PowerLoad", d.name = name, d.initial_ms = T0;
     d.resolution = millis(HOUR), d.horizon = millis(2 * HOUR), d.interval = interval, d.count = 2;
     d.shape = shape, d.ndim = 2, d.data = w, d.nbytes = sizeof w;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
 }
 
 int main(int argc, char **argv) {
@@ -153,7 +153,7 @@ int main(int argc, char **argv) {
     int64_t shape[1] = {24};
     tsstore_series_desc quarter = hourly_desc(4, "PowerLoad", "r", v, shape, 24);
     quarter.resolution = millis(15 * 60000);
-    CHECK(tsstore_add(s, &quarter));
+    CHECK(tsstore_add(s, &quarter, NULL));
     q = lookup_of(4, "r");
     REFUSE(tsstore_get_info(s, &q, &info), TSSTORE_E_INVALID_PARAMETER, "several");
     q.resolution = millis(15 * 60000);
@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
     add_with(s, 5, "c", NULL, 50);
     tsstore_series_desc attr = hourly_desc(5, "GeographicInfo", "c", v, shape, 24);
     attr.owner_category = TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE;
-    CHECK(tsstore_add(s, &attr));
+    CHECK(tsstore_add(s, &attr, NULL));
     q = lookup_of(5, "c"); /* the default category: component */
     ASSERT(first_value(s, &q) == 50);
     q.owner_category = TSSTORE_OWNER_SUPPLEMENTAL_ATTRIBUTE;

@@ -42,7 +42,7 @@ static void test_static(tsstore_store *s) {
         d.dtype = o == 3 || o == 4 ? TSSTORE_DTYPE_I64 : TSSTORE_DTYPE_F64;
         d.data = d.dtype == TSSTORE_DTYPE_I64 ? (const void *)i64 : (const void *)f;
         d.nbytes = (o == 5 ? 3 : 1) * LEN * 8;
-        CHECK(tsstore_add(s, &d));
+        CHECK(tsstore_add(s, &d, NULL));
         which[o] = lookup_of(o, "x");
     }
     tsstore_static_reader *sr = NULL;
@@ -124,10 +124,10 @@ static void test_forecast(tsstore_store *s) {
     d.owner_id = 20, d.owner_type = "Wind", d.name = "f", d.initial_ms = T0;
     d.resolution = millis(HOUR), d.horizon = millis(H * HOUR), d.interval = millis(HOUR), d.count = COUNT;
     d.shape = dshape, d.ndim = 2, d.data = det, d.nbytes = sizeof det;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
     d.series_type = TSSTORE_PROBABILISTIC, d.owner_id = 21, d.percentiles = pct, d.n_percentiles = P;
     d.shape = pshape, d.ndim = 3, d.data = prob, d.nbytes = sizeof prob;
-    CHECK(tsstore_add(s, &d));
+    CHECK(tsstore_add(s, &d, NULL));
 
     /* One type per reader: the Deterministic alone, bound; then the Probabilistic. */
     tsstore_lookup q = lookup_of(20, "f");

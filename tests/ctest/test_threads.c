@@ -149,7 +149,7 @@ static void *writer(void *arg) {
         descs[j] = hourly_desc(owner, "G", "p", values[t][j], shapes[j], LEN);
         ks[j] = lookup_of(owner, "p");
     }
-    TRY(t, tsstore_add_batch(store, descs, BATCH));
+    TRY(t, tsstore_add_batch(store, descs, BATCH, NULL));
     static double back[WRITERS][BATCH][LEN];
     void *dst[BATCH];
     size_t cap[BATCH];
@@ -243,7 +243,7 @@ int main(int argc, char **argv) {
         descs[j] = hourly_desc(9000 + j, "Base", "base", v[j], shapes[j], BASE_LEN);
         base_keys[j] = lookup_of(9000 + j, "base");
     }
-    CHECK(tsstore_add_batch(store, descs, BASE));
+    CHECK(tsstore_add_batch(store, descs, BASE, NULL));
     CHECK(tsstore_flush(store));
     tsstore_filter base = TSSTORE_FILTER_INIT;
     base.name = "base";

@@ -30,10 +30,10 @@ using Libdl
 # ---- Constants ------------------------------------------------------------------------------
 
 const TSSTORE_VERSION_MAJOR = Int32(0)
-const TSSTORE_VERSION_MINOR = Int32(2)
+const TSSTORE_VERSION_MINOR = Int32(3)
 const TSSTORE_VERSION_PATCH = Int32(0)
-const TSSTORE_VERSION_NUMBER = Int32(200)  # MAJOR * 10000 + MINOR * 100 + PATCH
-const TSSTORE_VERSION_STRING = "0.2.0"
+const TSSTORE_VERSION_NUMBER = Int32(300)  # MAJOR * 10000 + MINOR * 100 + PATCH
+const TSSTORE_VERSION_STRING = "0.3.0"
 const TSSTORE_DATA_FORMAT_VERSION = "0.11.0"
 const TSSTORE_OK = Int32(0)
 const TSSTORE_E_INVALID_PARAMETER = Int32(1)  # a bad argument; the message names it
@@ -65,6 +65,10 @@ const TSSTORE_SCENARIOS = Int32(5)
 const TSSTORE_ABSTRACT_DETERMINISTIC = Int32(6)
 const TSSTORE_ANY_TYPE = Int32(-1)
 const TSSTORE_LOOKUP_EXACT_FEATURES = Int32(1)  # features exactly as given, no superset
+const TSSTORE_FEATURE_INT = Int32(1)  # int_value
+const TSSTORE_FEATURE_FLOAT = Int32(2)  # float_value (NaN only in lookups: it names another writer's set)
+const TSSTORE_FEATURE_BOOL = Int32(3)  # int_value, 0 or 1
+const TSSTORE_FEATURE_STR = Int32(4)  # str_value
 const TSSTORE_PERIOD_NONE = Int32(0)  # no period: absent (outputs) or "any" (lookups, filters)
 const TSSTORE_PERIOD_MILLIS = Int32(1)  # value milliseconds: PT1H is 3600000
 const TSSTORE_PERIOD_MONTHS = Int32(2)  # value calendar months: P1Y is 12
@@ -73,8 +77,110 @@ const TSSTORE_FIELD_NAME = Int32(0)
 const TSSTORE_FIELD_OWNER_TYPE = Int32(1)
 const TSSTORE_FIELD_RESOLUTION = Int32(2)
 const TSSTORE_FIELD_INTERVAL = Int32(3)
+const TSSTORE_ARG_NONE = Int32(0)  # none, or a catalog column (detail) of a damaged store
+const TSSTORE_ARG_PATH = Int32(1)  # path
+const TSSTORE_ARG_COMPRESSION = Int32(2)  # compression
+const TSSTORE_ARG_SERIES = Int32(3)  # desc as a whole
+const TSSTORE_ARG_SERIES_TYPE = Int32(4)  # series_type
+const TSSTORE_ARG_OWNER_ID = Int32(5)  # owner_id, match_owner_id
+const TSSTORE_ARG_OWNER_CATEGORY = Int32(6)  # owner_category
+const TSSTORE_ARG_OWNER_TYPE = Int32(7)  # owner_type
+const TSSTORE_ARG_NAME = Int32(8)  # name
+const TSSTORE_ARG_DTYPE = Int32(9)  # dtype
+const TSSTORE_ARG_SHAPE = Int32(10)  # shape, ndim (detail: the axis)
+const TSSTORE_ARG_DATA = Int32(11)  # data, nbytes (detail: an element)
+const TSSTORE_ARG_INITIAL_TIMESTAMP = Int32(12)  # initial_ms
+const TSSTORE_ARG_RESOLUTION = Int32(13)  # resolution; a period argument (text, period, step)
+const TSSTORE_ARG_TIMESTAMPS = Int32(14)  # timestamps_ms (detail: an element)
+const TSSTORE_ARG_HORIZON = Int32(15)  # horizon
+const TSSTORE_ARG_INTERVAL = Int32(16)  # interval
+const TSSTORE_ARG_COUNT = Int32(17)  # count
+const TSSTORE_ARG_PERCENTILES = Int32(18)  # percentiles, n_percentiles
+const TSSTORE_ARG_FEATURES = Int32(19)  # features, features_json (detail: a feature's name)
+const TSSTORE_ARG_UNITS = Int32(20)  # units
+const TSSTORE_ARG_EXT = Int32(21)  # ext
+const TSSTORE_ARG_START = Int32(22)  # start_ms, first_ms
+const TSSTORE_ARG_END = Int32(23)  # end_ms, last_ms
+const TSSTORE_ARG_LOOKUP = Int32(24)  # which (or which[i], descs[i], rows[i]) as a whole
+const TSSTORE_ARG_KEYS = Int32(25)  # which[n], descs[n], rows[n] as a whole (n)
+const TSSTORE_ARG_BUFFER = Int32(26)  # dst, capacity
+const TSSTORE_ARG_STEP = Int32(27)  # a reader's step, window, timestamp_ms, start_ms
+const TSSTORE_ARG_HASH = Int32(28)  # hash32
+const TSSTORE_ARG_NEW_NAME = Int32(29)  # new_name
+const TSSTORE_ARG_NEW_ID = Int32(30)  # new_id
+const TSSTORE_ARG_A_TYPE = Int32(31)  # a_type
+const TSSTORE_ARG_B_TYPE = Int32(32)  # b_type
+const TSSTORE_ARG_A_IDS = Int32(33)  # a_ids
+const TSSTORE_ARG_B_IDS = Int32(34)  # b_ids
+const TSSTORE_ARG_GROUP = Int32(35)  # group
+const TSSTORE_ARG_BYTES = Int32(36)  # bytes
+const TSSTORE_ARG_TABLE = Int32(37)  # table
+const TSSTORE_ARG_FIELD = Int32(38)  # field
+const TSSTORE_ARG_OUT = Int32(39)  # an out pointer (detail: its name)
+const TSSTORE_ARG_FILTER = Int32(40)  # filter as a whole
 const TSSTORE_SUPPLEMENTAL_ASSOCIATIONS = Int32(0)  # A = component, B = supplemental attribute
 const TSSTORE_PARENT_CHILD_ASSOCIATIONS = Int32(1)  # A = parent, B = child
+
+# ---- Code tables: (code, name, comment) of each family --------------------------------------
+
+const STATUSES = (
+    (Int32(0), "TSSTORE_OK", ""),
+    (Int32(1), "TSSTORE_E_INVALID_PARAMETER", "a bad argument; the message names it"),
+    (Int32(2), "TSSTORE_E_NOT_FOUND", "no such series / array / association"),
+    (Int32(3), "TSSTORE_E_DUPLICATE_TIME_SERIES", "the key is already stored"),
+    (Int32(4), "TSSTORE_E_DUPLICATE_ASSOCIATION", "the pair is already associated"),
+    (Int32(5), "TSSTORE_E_INTEGRITY", "the files disagree with each other"),
+    (Int32(6), "TSSTORE_E_READ_ONLY", "a write on a store opened read-only"),
+    (Int32(7), "TSSTORE_E_IO", "netcdf-c, HDF5, SQLite or the OS failed"),
+    (Int32(8), "TSSTORE_E_INCOMPATIBLE_FORMAT", "the file's data_format_version is not this build's"),
+    (Int32(9), "TSSTORE_E_INTERNAL", "a bug in tsstore; please report the message"),
+    (Int32(10), "TSSTORE_E_BUFFER_TOO_SMALL", "the size out says how much is needed"),
+    (Int32(11), "TSSTORE_E_INVALID_HANDLE", "NULL, freed, foreign or wrong-kind handle"),
+)
+
+const ARGS = (
+    (Int32(0), "TSSTORE_ARG_NONE", "none, or a catalog column (detail) of a damaged store"),
+    (Int32(1), "TSSTORE_ARG_PATH", "path"),
+    (Int32(2), "TSSTORE_ARG_COMPRESSION", "compression"),
+    (Int32(3), "TSSTORE_ARG_SERIES", "desc as a whole"),
+    (Int32(4), "TSSTORE_ARG_SERIES_TYPE", "series_type"),
+    (Int32(5), "TSSTORE_ARG_OWNER_ID", "owner_id, match_owner_id"),
+    (Int32(6), "TSSTORE_ARG_OWNER_CATEGORY", "owner_category"),
+    (Int32(7), "TSSTORE_ARG_OWNER_TYPE", "owner_type"),
+    (Int32(8), "TSSTORE_ARG_NAME", "name"),
+    (Int32(9), "TSSTORE_ARG_DTYPE", "dtype"),
+    (Int32(10), "TSSTORE_ARG_SHAPE", "shape, ndim (detail: the axis)"),
+    (Int32(11), "TSSTORE_ARG_DATA", "data, nbytes (detail: an element)"),
+    (Int32(12), "TSSTORE_ARG_INITIAL_TIMESTAMP", "initial_ms"),
+    (Int32(13), "TSSTORE_ARG_RESOLUTION", "resolution; a period argument (text, period, step)"),
+    (Int32(14), "TSSTORE_ARG_TIMESTAMPS", "timestamps_ms (detail: an element)"),
+    (Int32(15), "TSSTORE_ARG_HORIZON", "horizon"),
+    (Int32(16), "TSSTORE_ARG_INTERVAL", "interval"),
+    (Int32(17), "TSSTORE_ARG_COUNT", "count"),
+    (Int32(18), "TSSTORE_ARG_PERCENTILES", "percentiles, n_percentiles"),
+    (Int32(19), "TSSTORE_ARG_FEATURES", "features, features_json (detail: a feature's name)"),
+    (Int32(20), "TSSTORE_ARG_UNITS", "units"),
+    (Int32(21), "TSSTORE_ARG_EXT", "ext"),
+    (Int32(22), "TSSTORE_ARG_START", "start_ms, first_ms"),
+    (Int32(23), "TSSTORE_ARG_END", "end_ms, last_ms"),
+    (Int32(24), "TSSTORE_ARG_LOOKUP", "which (or which[i], descs[i], rows[i]) as a whole"),
+    (Int32(25), "TSSTORE_ARG_KEYS", "which[n], descs[n], rows[n] as a whole (n)"),
+    (Int32(26), "TSSTORE_ARG_BUFFER", "dst, capacity"),
+    (Int32(27), "TSSTORE_ARG_STEP", "a reader's step, window, timestamp_ms, start_ms"),
+    (Int32(28), "TSSTORE_ARG_HASH", "hash32"),
+    (Int32(29), "TSSTORE_ARG_NEW_NAME", "new_name"),
+    (Int32(30), "TSSTORE_ARG_NEW_ID", "new_id"),
+    (Int32(31), "TSSTORE_ARG_A_TYPE", "a_type"),
+    (Int32(32), "TSSTORE_ARG_B_TYPE", "b_type"),
+    (Int32(33), "TSSTORE_ARG_A_IDS", "a_ids"),
+    (Int32(34), "TSSTORE_ARG_B_IDS", "b_ids"),
+    (Int32(35), "TSSTORE_ARG_GROUP", "group"),
+    (Int32(36), "TSSTORE_ARG_BYTES", "bytes"),
+    (Int32(37), "TSSTORE_ARG_TABLE", "table"),
+    (Int32(38), "TSSTORE_ARG_FIELD", "field"),
+    (Int32(39), "TSSTORE_ARG_OUT", "an out pointer (detail: its name)"),
+    (Int32(40), "TSSTORE_ARG_FILTER", "filter as a whole"),
+)
 
 # ---- Handles (opaque: only ever behind a Ptr) ----------------------------------------------
 
@@ -84,6 +190,7 @@ mutable struct tsstore_strings end  # a list of strings
 mutable struct tsstore_associations end  # rows of an association table
 mutable struct tsstore_static_reader end  # one timestamp of many series
 mutable struct tsstore_forecast_reader end  # one window of many forecasts
+mutable struct tsstore_error end  # a failure, as reported
 
 # ---- Function pointer types (a @cfunction's pointer) ---------------------------------------
 
@@ -112,17 +219,38 @@ tsstore_period(; value = 0, unit = 0, reserved = 0) =
     tsstore_period(value, unit, reserved)
 
 """
+One feature of a series: a name and a typed value.
+"""
+struct tsstore_feature
+    struct_size::UInt32                     # uint32_t struct_size
+    kind::Int32                             # int32_t kind: TSSTORE_FEATURE_*
+    name::Ptr{Cchar}                        # const char *name
+    int_value::Int64                        # int64_t int_value: INT, BOOL
+    float_value::Cdouble                    # double float_value: FLOAT
+    str_value::Ptr{Cchar}                   # const char *str_value: STR
+end
+tsstore_feature(; struct_size = sizeof(tsstore_feature), kind = TSSTORE_FEATURE_INT, name = C_NULL, int_value = 0, float_value = 0, str_value = C_NULL) =
+    tsstore_feature(struct_size, kind, name, int_value, float_value, str_value)
+
+"""
 Which series a call means. A lookup names an owner and a series name; every other field
 narrows it, and may be left at "any":
   series_type     a type code, TSSTORE_ABSTRACT_DETERMINISTIC or TSSTORE_ANY_TYPE;
                   the _INIT default is TSSTORE_SINGLE_TIME_SERIES;
   owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
   resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
-  features_json   NULL: any features. A JSON object: the series whose features are exactly
-                  these, or else the one series whose features include them all;
+  features[n_features]   the features asked for; NULL (and n_features 0): read features_json
+                  instead. Given (n_features may be 0: none), the series whose features are
+                  exactly these, or else the one series whose features include them all;
+  features_json   used when features is NULL: NULL means any features, a JSON object
+                  features as above;
   flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
-                  exactly features_json (NULL then means none), never one that has more.
-                  A key handed out by the library (series_info.key) carries it.
+                  exactly the features given (none given then means none), never one that
+                  has more. A key handed out by the library (series_info.key) carries it;
+  series_id       0, or the id of a key the library handed out: a hint. When the series it
+                  names is exactly the one an exact lookup (EXACT_FEATURES, or every field
+                  given) names, it is read with no search of the catalog; otherwise the hint
+                  is ignored. A key keeps its hint for as long as its series is stored.
 A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
 TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
 (as the key of a listed series does) costs one index probe.
@@ -137,16 +265,20 @@ struct tsstore_lookup
     resolution::tsstore_period              # tsstore_period resolution
     interval::tsstore_period                # tsstore_period interval
     features_json::Ptr{Cchar}               # const char *features_json
+    features::Ptr{tsstore_feature}          # const tsstore_feature *features
+    n_features::Csize_t                     # size_t n_features
+    series_id::Int64                        # int64_t series_id
 end
-tsstore_lookup(; struct_size = sizeof(tsstore_lookup), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, flags = 0, name = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL) =
-    tsstore_lookup(struct_size, series_type, owner_id, owner_category, flags, name, resolution, interval, features_json)
+tsstore_lookup(; struct_size = sizeof(tsstore_lookup), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, flags = 0, name = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL, features = C_NULL, n_features = 0, series_id = 0) =
+    tsstore_lookup(struct_size, series_type, owner_id, owner_category, flags, name, resolution, interval, features_json, features, n_features, series_id)
 
 """
 One series to add (tsstore_add, tsstore_add_batch). Fields by type:
   all types       series_type, owner_id, owner_type (e.g. "ThermalStandard"),
                   owner_category, name, dtype, shape[ndim], data[nbytes] (row-major,
                   little-endian elements; nbytes = product(shape) × the dtype's width),
-                  features_json, units, ext (NULL or "" for none);
+                  features[n_features] (or, when features is NULL, features_json: NULL
+                  or "" for none), units, ext (NULL or "" for none);
   SingleTimeSeries   shape [length, *element_shape], one step per resolution from
                   initial_ms;
   NonSequentialTimeSeries   timestamps_ms[shape[0]], strictly increasing; resolution unused;
@@ -180,13 +312,17 @@ struct tsstore_series_desc
     features_json::Ptr{Cchar}               # const char *features_json
     units::Ptr{Cchar}                       # const char *units
     ext::Ptr{Cchar}                         # const char *ext
+    features::Ptr{tsstore_feature}          # const tsstore_feature *features
+    n_features::Csize_t                     # size_t n_features
 end
-tsstore_series_desc(; struct_size = sizeof(tsstore_series_desc), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, dtype = TSSTORE_DTYPE_F64, owner_type = C_NULL, name = C_NULL, initial_ms = 0, resolution = tsstore_period(), timestamps_ms = C_NULL, horizon = tsstore_period(), interval = tsstore_period(), count = 0, percentiles = C_NULL, n_percentiles = 0, shape = C_NULL, ndim = 0, data = C_NULL, nbytes = 0, features_json = C_NULL, units = C_NULL, ext = C_NULL) =
-    tsstore_series_desc(struct_size, series_type, owner_id, owner_category, dtype, owner_type, name, initial_ms, resolution, timestamps_ms, horizon, interval, count, percentiles, n_percentiles, shape, ndim, data, nbytes, features_json, units, ext)
+tsstore_series_desc(; struct_size = sizeof(tsstore_series_desc), series_type = TSSTORE_SINGLE_TIME_SERIES, owner_id = 0, owner_category = TSSTORE_OWNER_COMPONENT, dtype = TSSTORE_DTYPE_F64, owner_type = C_NULL, name = C_NULL, initial_ms = 0, resolution = tsstore_period(), timestamps_ms = C_NULL, horizon = tsstore_period(), interval = tsstore_period(), count = 0, percentiles = C_NULL, n_percentiles = 0, shape = C_NULL, ndim = 0, data = C_NULL, nbytes = 0, features_json = C_NULL, units = C_NULL, ext = C_NULL, features = C_NULL, n_features = 0) =
+    tsstore_series_desc(struct_size, series_type, owner_id, owner_category, dtype, owner_type, name, initial_ms, resolution, timestamps_ms, horizon, interval, count, percentiles, n_percentiles, shape, ndim, data, nbytes, features_json, units, ext, features, n_features)
 
 """
 What a series is, and what a read returned. key holds the series' full identity, ready to
-pass back as a lookup (its strings follow the rule for strings out). ndim, shape, nbytes,
+pass back as a lookup: its features both as an array and as canonical JSON text (a lookup
+reads the array when it is given), its series_id set, its strings and features owned as
+the rule for strings out says. ndim, shape, nbytes,
 initial_ms and count describe what the read returned (a range, some windows) or, from
 tsstore_get_info and listings, what a whole read returns (for a
 DeterministicSingleTimeSeries its windows, [H, count, *E], not its source's rows). The
@@ -218,7 +354,7 @@ struct tsstore_series_info
     data_hash::NTuple{32,UInt8}             # uint8_t data_hash[32]
     features_hash::NTuple{32,UInt8}         # uint8_t features_hash[32]
 end
-tsstore_series_info(; struct_size = sizeof(tsstore_series_info), dtype = 0, key = tsstore_lookup(sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, C_NULL, tsstore_period(), tsstore_period(), C_NULL), owner_type = C_NULL, units = C_NULL, ext = C_NULL, ndim = 0, n_layers = 0, shape = ntuple(_ -> 0, 16), nbytes = 0, initial_ms = 0, length = 0, count = 0, horizon = tsstore_period(), data_hash = ntuple(_ -> 0, 32), features_hash = ntuple(_ -> 0, 32)) =
+tsstore_series_info(; struct_size = sizeof(tsstore_series_info), dtype = 0, key = tsstore_lookup(sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, C_NULL, tsstore_period(), tsstore_period(), C_NULL, C_NULL, 0, 0), owner_type = C_NULL, units = C_NULL, ext = C_NULL, ndim = 0, n_layers = 0, shape = ntuple(_ -> 0, 16), nbytes = 0, initial_ms = 0, length = 0, count = 0, horizon = tsstore_period(), data_hash = ntuple(_ -> 0, 32), features_hash = ntuple(_ -> 0, 32)) =
     tsstore_series_info(struct_size, dtype, key, owner_type, units, ext, ndim, n_layers, shape, nbytes, initial_ms, length, count, horizon, data_hash, features_hash)
 
 """
@@ -227,7 +363,8 @@ Which series a listing or a bulk removal selects. Every field starts at "everyth
   owner_category, series_type   TSSTORE_OWNER_ANY / TSSTORE_ANY_TYPE for any;
   name, name_glob (a SQLite GLOB: "max_*"), owner_type   NULL for any;
   resolution, interval   unit TSSTORE_PERIOD_NONE for any;
-  features_json    NULL for any; a JSON object: the series' features include these.
+  features[n_features]   the series' features include these; NULL: read features_json,
+                   NULL for any, a JSON object of features to include.
 """
 struct tsstore_filter
     struct_size::UInt32                     # uint32_t struct_size
@@ -241,9 +378,11 @@ struct tsstore_filter
     resolution::tsstore_period              # tsstore_period resolution
     interval::tsstore_period                # tsstore_period interval
     features_json::Ptr{Cchar}               # const char *features_json
+    features::Ptr{tsstore_feature}          # const tsstore_feature *features
+    n_features::Csize_t                     # size_t n_features
 end
-tsstore_filter(; struct_size = sizeof(tsstore_filter), match_owner_id = 0, owner_id = 0, owner_category = TSSTORE_OWNER_ANY, series_type = TSSTORE_ANY_TYPE, name = C_NULL, name_glob = C_NULL, owner_type = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL) =
-    tsstore_filter(struct_size, match_owner_id, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features_json)
+tsstore_filter(; struct_size = sizeof(tsstore_filter), match_owner_id = 0, owner_id = 0, owner_category = TSSTORE_OWNER_ANY, series_type = TSSTORE_ANY_TYPE, name = C_NULL, name_glob = C_NULL, owner_type = C_NULL, resolution = tsstore_period(), interval = tsstore_period(), features_json = C_NULL, features = C_NULL, n_features = 0) =
+    tsstore_filter(struct_size, match_owner_id, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features_json, features, n_features)
 
 """
 The shared timeline of a reader: step (or window) i starts at initial_ms + i × step_period,
@@ -386,13 +525,33 @@ end
 tsstore_integrity_report(; struct_size = sizeof(tsstore_integrity_report), reserved = 0, arrays_checked = 0, hash_mismatches = 0, unreadable = 0, dangling_rows = 0, shape_mismatches = 0) =
     tsstore_integrity_report(struct_size, reserved, arrays_checked, hash_mismatches, unreadable, dangling_rows, shape_mismatches)
 
+"""
+What tsstore_last_error reports of a failure; its strings are the error handle's.
+"""
+struct tsstore_error_info
+    struct_size::UInt32                     # uint32_t struct_size
+    status::Int32                           # int32_t status: the TSSTORE_E_* the call returned
+    arg::Int32                              # int32_t arg: TSSTORE_ARG_*: the argument to blame
+    reserved::Int32                         # int32_t reserved
+    item::Int64                             # int64_t item: the failing element of an array argument (descs, which, rows, dst), -1 for none
+    operation::Ptr{Cchar}                   # const char *operation: what failed, as the library names its operations ("add_time_series")
+    detail::Ptr{Cchar}                      # const char *detail: within arg: a feature's name, an axis or element index; ""
+    reason::Ptr{Cchar}                      # const char *reason: why, without the operation and argument
+    message::Ptr{Cchar}                     # const char *message: the whole message, the argument spelled as C names it
+end
+tsstore_error_info(; struct_size = sizeof(tsstore_error_info), status = 0, arg = 0, reserved = 0, item = -1, operation = C_NULL, detail = C_NULL, reason = C_NULL, message = C_NULL) =
+    tsstore_error_info(struct_size, status, arg, reserved, item, operation, detail, reason, message)
+
 # ---- Loading the library --------------------------------------------------------------------
 
 #: Every function of the header: its address, filled in by `__init__`.
 const SYMBOLS = (
     tsstore_version = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_status_name = Ref{Ptr{Cvoid}}(C_NULL),
-    tsstore_errmsg = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_last_error = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_error_get = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_error_free = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_last_error_message = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_set_log_callback = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_period_parse = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_period_format = Ref{Ptr{Cvoid}}(C_NULL),
@@ -531,21 +690,59 @@ tsstore_version() =
 `const char * tsstore_status_name(int32_t status)`
 
 A static, never-NULL name for a status ("TSSTORE_E_NOT_FOUND"; "unknown status" for a
-code this library does not know).
+code this library does not know), owned by the library for the life of the process. Never
+fails.
 """
 tsstore_status_name(status) =
     ccall(SYMBOLS.tsstore_status_name[], Cstring, (Int32,), status)
 
 """
-    tsstore_errmsg() -> Cstring
+    tsstore_last_error(out) -> Int32
 
-`const char * tsstore_errmsg(void)`
+`int32_t tsstore_last_error(tsstore_error **out)`
 
-The message of the calling thread's last failure ("" if none): never NULL, valid until the
-thread's next call into this library. Reading it changes nothing.
+A new handle on the calling thread's last failure (free: tsstore_error_free); a thread
+with no failure yet gets one of status TSSTORE_OK and empty strings. Reading it changes
+nothing: the thread's record stays until its next failure.
+Status: OK, INVALID_PARAMETER (out is NULL).
 """
-tsstore_errmsg() =
-    ccall(SYMBOLS.tsstore_errmsg[], Cstring, ())
+tsstore_last_error(out) =
+    ccall(SYMBOLS.tsstore_last_error[], Int32, (Ptr{Ptr{tsstore_error}},), out)
+
+"""
+    tsstore_error_get(error, info) -> Int32
+
+`int32_t tsstore_error_get(const tsstore_error *error, tsstore_error_info *info)`
+
+Fills info with what error records; its strings are the handle's, valid until it is freed.
+Status: OK, INVALID_HANDLE, INVALID_PARAMETER (info NULL or its struct_size too small).
+"""
+tsstore_error_get(error, info) =
+    ccall(SYMBOLS.tsstore_error_get[], Int32, (Ptr{tsstore_error}, Ptr{tsstore_error_info}), error, info)
+
+"""
+    tsstore_error_free(error) -> Cvoid
+
+`void tsstore_error_free(tsstore_error *error)`
+
+Frees an error handle and its strings. NULL and freed handles are ignored.
+"""
+tsstore_error_free(error) =
+    ccall(SYMBOLS.tsstore_error_free[], Cvoid, (Ptr{tsstore_error},), error)
+
+"""
+    tsstore_last_error_message(buf, capacity, needed) -> Int32
+
+`int32_t tsstore_last_error_message(char *buf, size_t capacity, size_t *needed)`
+
+Copies the message of the calling thread's last failure ("" if none) into buf[capacity]:
+as much of it as fits, cut on a character boundary and NUL-terminated, unlike other calls
+that fill a buffer (a message is for reading, so a part is better than none). *needed (may
+be NULL) gets the whole message's size with its NUL. The program owns buf; the thread's
+record is unchanged. Status: OK, INVALID_PARAMETER (buf NULL with a capacity).
+"""
+tsstore_last_error_message(buf, capacity, needed) =
+    ccall(SYMBOLS.tsstore_last_error_message[], Int32, (Ptr{Cchar}, Csize_t, Ptr{Csize_t}), buf, capacity, needed)
 
 """
     tsstore_set_log_callback(fn, user) -> Int32
@@ -553,9 +750,10 @@ tsstore_errmsg() =
 `int32_t tsstore_set_log_callback(tsstore_log_fn fn, void *user)`
 
 Installs fn (called with each line and user, from the thread that made the call, while
-the library holds no lock of the host's) in place of stderr; NULL uninstalls it. A call
-already running on another thread may still deliver one line to the previous callback, so
-keep its user data alive a moment after uninstalling. Never fails.
+the library holds no lock of the host's) in place of stderr; NULL uninstalls it. line is
+valid during the callback only. A call already running on another thread may still deliver
+one line to the previous callback, so keep its user data alive a moment after uninstalling.
+The library keeps user until it is replaced. Status: OK (never fails).
 """
 tsstore_set_log_callback(fn, user) =
     ccall(SYMBOLS.tsstore_set_log_callback[], Int32, (tsstore_log_fn, Ptr{Cvoid}), fn, user)
@@ -566,8 +764,9 @@ tsstore_set_log_callback(fn, user) =
 `int32_t tsstore_period_parse(const char *text, tsstore_period *out)`
 
 Parses an ISO-8601 duration ("PT1H", "P1D", "P1M", "P1Y2M", "PT90M") into *out, in
-canonical form (fixed periods in milliseconds, calendar ones in months; a period mixing
-both is INVALID_PARAMETER).
+canonical form (fixed periods in milliseconds, calendar ones in months).
+Status: OK, INVALID_PARAMETER (text NULL, not an ISO-8601 duration, zero or negative, or
+mixing calendar and fixed parts; out NULL).
 """
 tsstore_period_parse(text, out) =
     ccall(SYMBOLS.tsstore_period_parse[], Int32, (Cstring, Ptr{tsstore_period}), text, out)
@@ -578,7 +777,9 @@ tsstore_period_parse(text, out) =
 `int32_t tsstore_period_format(const tsstore_period *period, char *buf, size_t capacity, size_t *needed)`
 
 Writes a period's canonical ISO-8601 text ("PT1H", "P1M"; "" for TSSTORE_PERIOD_NONE) into
-buf[capacity]; *needed gets its size with the NUL.
+buf[capacity], which the caller owns; *needed (may be NULL) gets its size with the NUL.
+Status: OK, INVALID_PARAMETER (period NULL, an unknown unit, a value that is not positive),
+BUFFER_TOO_SMALL (nothing written; *needed says how much).
 """
 tsstore_period_format(period, buf, capacity, needed) =
     ccall(SYMBOLS.tsstore_period_format[], Int32, (Ptr{tsstore_period}, Ptr{Cchar}, Csize_t, Ptr{Csize_t}), period, buf, capacity, needed)
@@ -590,6 +791,8 @@ tsstore_period_format(period, buf, capacity, needed) =
 
 Fills dst[n] with the timestamps initial_ms + (first + i) × step for i < n; calendar steps
 follow the calendar (month ends clamp as the format says).
+Status: OK, INVALID_PARAMETER (step NULL or not positive, n negative, first out of range,
+dst NULL with n > 0, a timestamp past the years the format spells).
 """
 tsstore_timeline(initial_ms, step, first, n, dst) =
     ccall(SYMBOLS.tsstore_timeline[], Int32, (Int64, Ptr{tsstore_period}, Int64, Int64, Ptr{Int64}), initial_ms, step, first, n, dst)
@@ -603,6 +806,8 @@ Infers the regular resolution of timestamps_ms[n] (n >= 2, strictly increasing):
 step, or a whole number of calendar months. *regular = 1 and *resolution set when every
 gap is that step; *regular = 0 (resolution NONE) when the timestamps are irregular. When
 both fit (1 July of three years 365 days apart), the fixed step is reported.
+Status: OK, INVALID_PARAMETER (n < 2, a NULL pointer, timestamps not strictly increasing,
+naming the first that is not).
 """
 tsstore_infer_resolution(timestamps_ms, n, regular, resolution) =
     ccall(SYMBOLS.tsstore_infer_resolution[], Int32, (Ptr{Int64}, Csize_t, Ptr{Int32}, Ptr{tsstore_period}), timestamps_ms, n, regular, resolution)
@@ -626,15 +831,18 @@ tsstore_create(path, compression, out) =
 
 `int32_t tsstore_open(const char *path, int32_t read_only, tsstore_store **out)`
 
-Opens an existing store. read_only != 0 opens it without write access (no DDL, no write
-permission needed; every write fails with READ_ONLY); such an open reads the file through
-HDF5 one dataset at a time, so it costs what is read, not what is stored. A writable open
-reads every variable's metadata (netcdf-c), about half a millisecond per forecast stored.
-A writable open also finishes a compaction rewrite cut short after its commit point; a
-read-only open of such a store fails with IO and changes nothing.
-Status: OK, INVALID_PARAMETER, NOT_FOUND (no such file), INTEGRITY (a half of the pair is
-missing or damaged, or the file is not a store), INCOMPATIBLE_FORMAT (the message names
-both versions), IO.
+Opens an existing store (path and path + ".sqlite"). read_only != 0 opens it without
+write access (no DDL, no write permission needed; every write fails with READ_ONLY). Either
+way the file is read through HDF5 one dataset at a time, so an open costs what the catalog
+and the file's index hold, not what is stored. A writable open rolls the file back from a
+hot journal a writer that died left (tsstore_store_recovered says what it rolled back), and
+finishes a compaction rewrite cut short after its commit point; a read-only open of such a
+store fails with IO and changes nothing. On success *out is a new store (free:
+tsstore_close). Status: OK, INVALID_PARAMETER (path NULL, out NULL; the store is already
+open for writing in this process), NOT_FOUND (no such file), INTEGRITY (a half of the pair
+is missing or damaged, or the file is not a store), INCOMPATIBLE_FORMAT (the message names
+both versions), IO (another process holds it, it is not writable, HDF5 cannot read it: the
+message says which).
 """
 tsstore_open(path, read_only, out) =
     ccall(SYMBOLS.tsstore_open[], Int32, (Cstring, Int32, Ptr{Ptr{tsstore_store}}), path, read_only, out)
@@ -644,7 +852,9 @@ tsstore_open(path, read_only, out) =
 
 `int32_t tsstore_open_in_memory(const char *compression, tsstore_store **out)`
 
-Creates a store that lives in memory; tsstore_persist writes it to disk.
+Creates a store that lives in memory (its arrays in HDF5's core driver, its catalog in an
+in-memory SQLite); tsstore_persist writes it to disk. On success *out is a new store (free:
+tsstore_close). Status: OK, INVALID_PARAMETER (compression, out NULL), IO.
 """
 tsstore_open_in_memory(compression, out) =
     ccall(SYMBOLS.tsstore_open_in_memory[], Int32, (Cstring, Ptr{Ptr{tsstore_store}}), compression, out)
@@ -655,8 +865,10 @@ tsstore_open_in_memory(compression, out) =
 `int32_t tsstore_close(tsstore_store *store)`
 
 Commits pending writes (as tsstore_flush does) and closes the store; an open transaction
-is rolled back. The handle is freed even when the commit fails (the status says so).
-NULL, or a handle already closed, returns TSSTORE_OK.
+is rolled back. The handle is freed even when the commit fails, and with it every string
+and feature array the store handed out. NULL, or a handle already closed, returns
+TSSTORE_OK. Status: OK, IO (the final commit failed: writes since the last commit are
+lost; the message says so).
 """
 tsstore_close(store) =
     ccall(SYMBOLS.tsstore_close[], Int32, (Ptr{tsstore_store},), store)
@@ -678,7 +890,10 @@ tsstore_flush(store) =
 
 `int32_t tsstore_persist(tsstore_store *store, const char *path)`
 
-Writes an in-memory store to path and path + ".sqlite" (neither may exist).
+Writes an in-memory store to path and path + ".sqlite" (neither may exist), as a store
+written afresh; the store stays in memory. Status: OK, INVALID_PARAMETER (not an in-memory
+store, a transaction open, path NULL or empty, a file there already), NOT_FOUND (the
+directory does not exist), IO.
 """
 tsstore_persist(store, path) =
     ccall(SYMBOLS.tsstore_persist[], Int32, (Ptr{tsstore_store}, Cstring), store, path)
@@ -688,7 +903,10 @@ tsstore_persist(store, path) =
 
 `int32_t tsstore_store_last_error(tsstore_store *store, char *buf, size_t capacity, size_t *needed)`
 
-Copies the message of this store's last failure ("" if none) into buf[capacity].
+Copies the message of this store's last failure on any thread ("" if none) into
+buf[capacity], which the caller owns; *needed (may be NULL) gets its size with the NUL.
+Status: OK, INVALID_PARAMETER (buf NULL with a capacity), BUFFER_TOO_SMALL (nothing
+written; *needed says how much).
 """
 tsstore_store_last_error(store, buf, capacity, needed) =
     ccall(SYMBOLS.tsstore_store_last_error[], Int32, (Ptr{tsstore_store}, Ptr{Cchar}, Csize_t, Ptr{Csize_t}), store, buf, capacity, needed)
@@ -700,35 +918,39 @@ tsstore_store_last_error(store, buf, capacity, needed) =
 
 Copies what opening this store rolled back into buf ("" if nothing): a writer that died in
 the middle of a write leaves a hot journal beside the NetCDF file, and the next writable
-open restores the file from it to its last commit.
+open restores the file from it to its last commit. Status: as tsstore_store_last_error.
 """
 tsstore_store_recovered(store, buf, capacity, needed) =
     ccall(SYMBOLS.tsstore_store_recovered[], Int32, (Ptr{tsstore_store}, Ptr{Cchar}, Csize_t, Ptr{Csize_t}), store, buf, capacity, needed)
 
 """
-    tsstore_add(store, desc) -> Int32
+    tsstore_add(store, desc, stored) -> Int32
 
-`int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc)`
+`int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc, tsstore_lookup *stored)`
 
 Adds one series. The array is copied once, before the call returns: the caller may reuse
-desc's buffers at once. The write is durable at the next flush, close or outermost commit.
+desc's buffers at once. *stored (may be NULL) gets the key the store keeps: the periods
+and features as stored, the series_id set (strings owned by the store). The write is
+durable at the next flush, close or outermost commit.
 Status: OK, INVALID_PARAMETER (naming the field, "desc.shape[0]", and its value),
 DUPLICATE_TIME_SERIES, READ_ONLY, IO. A refused add writes nothing.
 """
-tsstore_add(store, desc) =
-    ccall(SYMBOLS.tsstore_add[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_series_desc}), store, desc)
+tsstore_add(store, desc, stored) =
+    ccall(SYMBOLS.tsstore_add[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_series_desc}, Ptr{tsstore_lookup}), store, desc, stored)
 
 """
-    tsstore_add_batch(store, descs, n) -> Int32
+    tsstore_add_batch(store, descs, n, stored) -> Int32
 
-`int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n)`
+`int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n, tsstore_lookup *stored)`
 
 Adds descs[n] in one call, all or nothing: every item is checked against the store and
-the rest of the batch before anything is written; the arrays are copied once. A refusal
-names the item ("descs[3].name"). Status: as tsstore_add.
+the rest of the batch before anything is written; the arrays are copied once. stored[n]
+(may be NULL; the stride is stored[0].struct_size) gets each item's key, as tsstore_add.
+A refusal names the item (item of tsstore_error_info; "descs[3].name" in the message).
+Status: as tsstore_add.
 """
-tsstore_add_batch(store, descs, n) =
-    ccall(SYMBOLS.tsstore_add_batch[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_series_desc}, Csize_t), store, descs, n)
+tsstore_add_batch(store, descs, n, stored) =
+    ccall(SYMBOLS.tsstore_add_batch[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_series_desc}, Csize_t, Ptr{tsstore_lookup}), store, descs, n, stored)
 
 """
     tsstore_transform_single_time_series(store, horizon, interval, owner_category, resolution, added) -> Int32
@@ -750,7 +972,9 @@ tsstore_transform_single_time_series(store, horizon, interval, owner_category, r
 
 `int32_t tsstore_has(tsstore_store *store, const tsstore_lookup *which, int32_t *found)`
 
-*found = 1 when at least one series matches the lookup, else 0.
+*found = 1 when at least one series matches the lookup (several matching is not an error
+here), else 0. Status: OK, INVALID_PARAMETER (the lookup: a NULL name, an unknown code,
+malformed features; found NULL), IO.
 """
 tsstore_has(store, which, found) =
     ccall(SYMBOLS.tsstore_has[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Ptr{Int32}), store, which, found)
@@ -786,8 +1010,9 @@ tsstore_get(store, which, dst, capacity, info) =
 `int32_t tsstore_get_range(tsstore_store *store, const tsstore_lookup *which, int64_t start_ms, int64_t end_ms, void *dst, size_t capacity, tsstore_series_info *info)`
 
 Reads part of a static series: a SingleTimeSeries from floor(start) to ceil(end) on its
-grid, both inclusive, clamped; a NonSequentialTimeSeries over [start, end). A forecast is
-INVALID_PARAMETER. info describes the part read (its initial_ms is the first step read).
+grid, both inclusive, clamped; a NonSequentialTimeSeries over [start, end). info describes
+the part read (its initial_ms is the first step read). Status: as tsstore_get, and
+INVALID_PARAMETER for a forecast, an end before the start, or a range outside the series.
 """
 tsstore_get_range(store, which, start_ms, end_ms, dst, capacity, info) =
     ccall(SYMBOLS.tsstore_get_range[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Int64, Int64, Ptr{Cvoid}, Csize_t, Ptr{tsstore_series_info}), store, which, start_ms, end_ms, dst, capacity, info)
@@ -798,7 +1023,9 @@ tsstore_get_range(store, which, start_ms, end_ms, dst, capacity, info) =
 `int32_t tsstore_get_windows(tsstore_store *store, const tsstore_lookup *which, int64_t first_ms, int64_t last_ms, void *dst, size_t capacity, tsstore_series_info *info)`
 
 Reads the forecast windows starting in [first_ms, last_ms]; both must be window starts
-(initial + k × interval). A static series is INVALID_PARAMETER.
+(initial + k × interval) of the series. info describes the windows read. Status: as
+tsstore_get, and INVALID_PARAMETER for a static series, a time that is not a window start
+or lies past the windows, or last before first.
 """
 tsstore_get_windows(store, which, first_ms, last_ms, dst, capacity, info) =
     ccall(SYMBOLS.tsstore_get_windows[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Int64, Int64, Ptr{Cvoid}, Csize_t, Ptr{tsstore_series_info}), store, which, first_ms, last_ms, dst, capacity, info)
@@ -811,7 +1038,9 @@ tsstore_get_windows(store, which, first_ms, last_ms, dst, capacity, info) =
 Fills dst[capacity] (elements) with the timestamps of a series in [start_ms, end_ms]
 (INT64_MIN, INT64_MAX for all of them): the steps of a SingleTimeSeries (floor(start) to
 ceil(end), as tsstore_get_range reads), the stored timestamps of a NonSequentialTimeSeries
-(start <= t < end), the window starts of a forecast. *n gets the count.
+(start <= t < end), the window starts of a forecast. *n gets the count. Status: OK,
+NOT_FOUND, INVALID_PARAMETER (several match; n NULL; dst NULL with a capacity),
+BUFFER_TOO_SMALL (nothing written; *n says how many), INTEGRITY, IO.
 """
 tsstore_get_timestamps(store, which, start_ms, end_ms, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_get_timestamps[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Int64, Int64, Ptr{Int64}, Csize_t, Ptr{Csize_t}), store, which, start_ms, end_ms, dst, capacity, n)
@@ -822,7 +1051,7 @@ tsstore_get_timestamps(store, which, start_ms, end_ms, dst, capacity, n) =
 `int32_t tsstore_get_percentiles(tsstore_store *store, const tsstore_lookup *which, double *dst, size_t capacity, size_t *n)`
 
 Fills dst[capacity] with a Probabilistic forecast's percentiles (0 of them for other
-types); *n gets the count.
+types); *n gets the count. Status: as tsstore_get_timestamps.
 """
 tsstore_get_percentiles(store, which, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_get_percentiles[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Ptr{Cdouble}, Csize_t, Ptr{Csize_t}), store, which, dst, capacity, n)
@@ -837,9 +1066,8 @@ Reads which[n] whole, in one pass per packed dataset: series i goes into dst[i]
 array and fills infos only, to size the buffers. On BUFFER_TOO_SMALL no array is read; the
 message names the first item that does not fit ("dst[3]"), and every infos[i] is filled.
 infos may not be NULL. Status: as tsstore_get; a lookup's failure names it ("which[3]").
-A call that reads no array (dst NULL, or BUFFER_TOO_SMALL) keeps what it resolved for the
-very next call on the store: when that is the same which[n] (the read with buffers sized
-from infos), the lookups are not resolved again. Any other call in between drops it.
+The keys of infos carry their series_id: a second call with them as which[n] (buffers
+sized from infos) reads each series by id, without searching the catalog again.
 """
 tsstore_get_many(store, which, n, dst, capacity, infos) =
     ccall(SYMBOLS.tsstore_get_many[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Csize_t, Ptr{Ptr{Cvoid}}, Ptr{Csize_t}, Ptr{tsstore_series_info}), store, which, n, dst, capacity, infos)
@@ -849,8 +1077,10 @@ tsstore_get_many(store, which, n, dst, capacity, infos) =
 
 `int32_t tsstore_get_array(tsstore_store *store, const uint8_t *hash32, void *dst, size_t capacity, tsstore_series_info *info)`
 
-Reads a stored array by its content hash into dst[capacity]; info (may be NULL) gets its
-dtype, ndim, shape and nbytes only.
+Reads a stored array by its content hash (hash32, 32 bytes) into dst[capacity]; info (may
+be NULL) gets its dtype, ndim, shape and nbytes only. Status: OK, NOT_FOUND (no array has
+that hash), INVALID_PARAMETER (hash32 NULL), BUFFER_TOO_SMALL (nothing read), INTEGRITY,
+IO.
 """
 tsstore_get_array(store, hash32, dst, capacity, info) =
     ccall(SYMBOLS.tsstore_get_array[], Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Ptr{Cvoid}, Csize_t, Ptr{tsstore_series_info}), store, hash32, dst, capacity, info)
@@ -874,7 +1104,9 @@ tsstore_remove(store, which) =
 `int32_t tsstore_remove_where(tsstore_store *store, const tsstore_filter *filter, int64_t *removed)`
 
 Removes every series the filter selects (NULL: every series) in one all-or-nothing write.
-*removed (may be NULL) gets the count.
+*removed (may be NULL) gets the count. Status: OK, INVALID_PARAMETER (the filter; a
+SingleTimeSeries selected that backs a DeterministicSingleTimeSeries not selected),
+READ_ONLY, IO.
 """
 tsstore_remove_where(store, filter, removed) =
     ccall(SYMBOLS.tsstore_remove_where[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_filter}, Ptr{Int64}), store, filter, removed)
@@ -884,7 +1116,10 @@ tsstore_remove_where(store, filter, removed) =
 
 `int32_t tsstore_list_keys(tsstore_store *store, const tsstore_filter *filter, tsstore_keys **out)`
 
-Lists the series a filter selects (NULL: all), in insertion order (free: tsstore_keys_free).
+Lists the series a filter selects (NULL: all), in insertion order. On success *out is a
+new list (free: tsstore_keys_free), which owns the strings and feature arrays of its entries.
+Status: OK, INVALID_PARAMETER (the filter, out NULL), INTEGRITY (a catalog row this build
+cannot read), IO.
 """
 tsstore_list_keys(store, filter, out) =
     ccall(SYMBOLS.tsstore_list_keys[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_filter}, Ptr{Ptr{tsstore_keys}}), store, filter, out)
@@ -894,7 +1129,8 @@ tsstore_list_keys(store, filter, out) =
 
 `int32_t tsstore_keys_by_hash(tsstore_store *store, const uint8_t *hash32, tsstore_keys **out)`
 
-Lists every series that references the array with this content hash.
+Lists every series that references the array with this content hash (none: an empty list).
+*out as tsstore_list_keys. Status: OK, INVALID_PARAMETER (hash32 or out NULL), INTEGRITY, IO.
 """
 tsstore_keys_by_hash(store, hash32, out) =
     ccall(SYMBOLS.tsstore_keys_by_hash[], Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Ptr{Ptr{tsstore_keys}}), store, hash32, out)
@@ -904,7 +1140,7 @@ tsstore_keys_by_hash(store, hash32, out) =
 
 `int32_t tsstore_keys_len(const tsstore_keys *keys, size_t *len)`
 
-The number of series in a list.
+The number of series in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL).
 """
 tsstore_keys_len(keys, len) =
     ccall(SYMBOLS.tsstore_keys_len[], Int32, (Ptr{tsstore_keys}, Ptr{Csize_t}), keys, len)
@@ -915,7 +1151,8 @@ tsstore_keys_len(keys, len) =
 `int32_t tsstore_keys_get(const tsstore_keys *keys, size_t first, size_t n, tsstore_series_info *infos)`
 
 Fills infos[n] with entries first .. first + n - 1 of a list (as tsstore_get_info would;
-strings owned by the list). INVALID_PARAMETER when the range passes the end.
+strings and features owned by the list). Status: OK, INVALID_HANDLE, INVALID_PARAMETER (the
+range passes the end; infos NULL or its struct_size too small).
 """
 tsstore_keys_get(keys, first, n, infos) =
     ccall(SYMBOLS.tsstore_keys_get[], Int32, (Ptr{tsstore_keys}, Csize_t, Csize_t, Ptr{tsstore_series_info}), keys, first, n, infos)
@@ -925,7 +1162,7 @@ tsstore_keys_get(keys, first, n, infos) =
 
 `void tsstore_keys_free(tsstore_keys *keys)`
 
-Frees a key list. NULL and freed handles are ignored.
+Frees a key list and the strings it owns. NULL and freed handles are ignored.
 """
 tsstore_keys_free(keys) =
     ccall(SYMBOLS.tsstore_keys_free[], Cvoid, (Ptr{tsstore_keys},), keys)
@@ -948,8 +1185,9 @@ tsstore_begin(store) =
 
 `int32_t tsstore_commit(tsstore_store *store)`
 
-Commits the innermost transaction (the outermost: durably; if that fails the whole
-transaction is rolled back and the status says so). INVALID_PARAMETER when none is open.
+Commits the innermost transaction; the outermost one durably. Status: OK,
+INVALID_PARAMETER (no transaction is open), IO (the outermost commit failed: the whole
+transaction is rolled back, and the message says so).
 """
 tsstore_commit(store) =
     ccall(SYMBOLS.tsstore_commit[], Int32, (Ptr{tsstore_store},), store)
@@ -959,7 +1197,8 @@ tsstore_commit(store) =
 
 `int32_t tsstore_rollback(tsstore_store *store)`
 
-Rolls the innermost transaction back: its rows, arrays and removals.
+Rolls the innermost transaction back: its rows, arrays and removals. Status: OK,
+INVALID_PARAMETER (no transaction is open), IO.
 """
 tsstore_rollback(store) =
     ccall(SYMBOLS.tsstore_rollback[], Int32, (Ptr{tsstore_store},), store)
@@ -970,7 +1209,8 @@ tsstore_rollback(store) =
 `int32_t tsstore_set_write_buffer(tsstore_store *store, int64_t bytes)`
 
 Sets how many bytes of pending arrays the store holds before writing them out (and,
-outside a transaction, committing). Default 256 MiB.
+outside a transaction, committing). Default 256 MiB. Status: OK, INVALID_PARAMETER (bytes
+negative or too large).
 """
 tsstore_set_write_buffer(store, bytes) =
     ccall(SYMBOLS.tsstore_set_write_buffer[], Int32, (Ptr{tsstore_store}, Int64), store, bytes)
@@ -984,7 +1224,8 @@ Sets how many bytes of decoded packed columns the store keeps for one-at-a-time 
 (default 64 MiB; 0: none). A packed chunk holds one timestamp of every column, so reading
 one whole SingleTimeSeries decompresses every chunk of its dataset; the store keeps the
 block of neighbouring columns it decoded with it and serves the next reads of those from
-memory. Any write to the file empties the cache.
+memory. Any write to the file empties the cache. Status: OK, INVALID_PARAMETER (bytes
+negative or too large).
 """
 tsstore_set_read_cache(store, bytes) =
     ccall(SYMBOLS.tsstore_set_read_cache[], Int32, (Ptr{tsstore_store}, Int64), store, bytes)
@@ -995,10 +1236,13 @@ tsstore_set_read_cache(store, bytes) =
 `int32_t tsstore_static_reader_new(tsstore_store *store, const tsstore_period *resolution, const tsstore_lookup *which, size_t n, tsstore_static_reader **out)`
 
 A StaticReader reads one timestamp of many SingleTimeSeries at once: which[n] at one
-resolution, all on one grid (another grid is INVALID_PARAMETER naming the item). The keys
-are grouped by (dtype, element shape). Bind a buffer to each group you want, then every
-read fills the bound buffers (one call per step, no copy through library memory).
-Free with tsstore_static_reader_free. A reader must not be used by two threads at once.
+resolution, all on one grid. The keys are grouped by (dtype, element shape). Bind a buffer
+to each group you want, then every read fills the bound buffers (one call per step, no copy
+through library memory). which[] is read during the call only. On success *out is a new
+reader (free: tsstore_static_reader_free). A reader must not be used by two threads at once.
+Status: OK, INVALID_PARAMETER (resolution NULL or not positive; n 0; an item of another
+type, resolution or grid, naming which[i]), NOT_FOUND (an item is not stored, naming
+which[i]), INTEGRITY, IO.
 """
 tsstore_static_reader_new(store, resolution, which, n, out) =
     ccall(SYMBOLS.tsstore_static_reader_new[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_period}, Ptr{tsstore_lookup}, Csize_t, Ptr{Ptr{tsstore_static_reader}}), store, resolution, which, n, out)
@@ -1008,7 +1252,8 @@ tsstore_static_reader_new(store, resolution, which, n, out) =
 
 `int32_t tsstore_static_reader_info(const tsstore_static_reader *reader, tsstore_reader_info *info)`
 
-The reader's grid and number of groups.
+The reader's grid and number of groups. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (info
+NULL or its struct_size too small).
 """
 tsstore_static_reader_info(reader, info) =
     ccall(SYMBOLS.tsstore_static_reader_info[], Int32, (Ptr{tsstore_static_reader}, Ptr{tsstore_reader_info}), reader, info)
@@ -1018,7 +1263,8 @@ tsstore_static_reader_info(reader, info) =
 
 `int32_t tsstore_static_reader_group(const tsstore_static_reader *reader, size_t group, tsstore_group_info *info)`
 
-Group g's dtype, key count, element shape and bytes per step.
+Group g's dtype, key count, element shape and bytes per step. Status: OK, INVALID_HANDLE,
+INVALID_PARAMETER (g out of range; info NULL or its struct_size too small).
 """
 tsstore_static_reader_group(reader, group, info) =
     ccall(SYMBOLS.tsstore_static_reader_group[], Int32, (Ptr{tsstore_static_reader}, Csize_t, Ptr{tsstore_group_info}), reader, group, info)
@@ -1028,7 +1274,9 @@ tsstore_static_reader_group(reader, group, info) =
 
 `int32_t tsstore_static_reader_group_keys(const tsstore_static_reader *reader, size_t group, int64_t *dst, size_t capacity, size_t *n)`
 
-The indices (into which[] given to _new) of group g's keys, into dst[capacity].
+The indices (into which[] given to _new) of group g's keys, into dst[capacity]; *n gets
+how many. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (g out of range, a NULL pointer),
+BUFFER_TOO_SMALL (nothing written; *n says how many).
 """
 tsstore_static_reader_group_keys(reader, group, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_static_reader_group_keys[], Int32, (Ptr{tsstore_static_reader}, Csize_t, Ptr{Int64}, Csize_t, Ptr{Csize_t}), reader, group, dst, capacity, n)
@@ -1041,7 +1289,8 @@ tsstore_static_reader_group_keys(reader, group, dst, capacity, n) =
 Binds dst[capacity] (bytes; at least the group's nbytes) to group g: each later read writes
 the group's values there. The reader keeps the pointer until it is bound again, unbound
 (dst NULL, capacity 0) or freed; the caller keeps the memory alive that long. A refused
-bind keeps the binding the group had.
+bind keeps the binding the group had. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (g out
+of range; dst NULL with a capacity), BUFFER_TOO_SMALL (capacity below the group's nbytes).
 """
 tsstore_static_reader_bind(reader, group, dst, capacity) =
     ccall(SYMBOLS.tsstore_static_reader_bind[], Int32, (Ptr{tsstore_static_reader}, Csize_t, Ptr{Cvoid}, Csize_t), reader, group, dst, capacity)
@@ -1051,7 +1300,9 @@ tsstore_static_reader_bind(reader, group, dst, capacity) =
 
 `int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t step)`
 
-Reads step i (0 <= i < steps) into the bound buffers.
+Reads step i (0 <= i < steps) into the bound buffers; groups with none are not read.
+Status: OK, INVALID_HANDLE, INVALID_PARAMETER (step out of range), NOT_FOUND (a key's array
+was freed after the reader was built: build a new one), IO.
 """
 tsstore_static_reader_read(reader, step) =
     ccall(SYMBOLS.tsstore_static_reader_read[], Int32, (Ptr{tsstore_static_reader}, Int64), reader, step)
@@ -1061,7 +1312,8 @@ tsstore_static_reader_read(reader, step) =
 
 `int32_t tsstore_static_reader_read_at(tsstore_static_reader *reader, int64_t timestamp_ms)`
 
-Reads the step at timestamp_ms, which must be a grid point (never clamped).
+Reads the step at timestamp_ms, which must be a grid point (never clamped). Status: as
+tsstore_static_reader_read; INVALID_PARAMETER also for a time off the grid.
 """
 tsstore_static_reader_read_at(reader, timestamp_ms) =
     ccall(SYMBOLS.tsstore_static_reader_read_at[], Int32, (Ptr{tsstore_static_reader}, Int64), reader, timestamp_ms)
@@ -1070,6 +1322,9 @@ tsstore_static_reader_read_at(reader, timestamp_ms) =
     tsstore_static_reader_free(reader) -> Cvoid
 
 `void tsstore_static_reader_free(tsstore_static_reader *reader)`
+
+Frees a StaticReader (the buffers bound to it stay the caller's). NULL and freed handles are
+ignored.
 """
 tsstore_static_reader_free(reader) =
     ccall(SYMBOLS.tsstore_static_reader_free[], Cvoid, (Ptr{tsstore_static_reader},), reader)
@@ -1083,7 +1338,10 @@ A ForecastReader reads one window of many forecasts at once: which[n] of one ser
 (TSSTORE_ABSTRACT_DETERMINISTIC mixes Deterministic and DeterministicSingleTimeSeries) and
 one resolution, sharing a window timeline. Groups are by (dtype, element shape, layers,
 steps). A sweep over the windows in order decompresses each storage chunk once. The
-functions mirror the StaticReader's; a step is a window.
+functions mirror the StaticReader's; a step is a window. On success *out is a new reader
+(free: tsstore_forecast_reader_free). Status: OK, INVALID_PARAMETER (series_type not a
+forecast type; resolution NULL or not positive; n 0; an item of another type, resolution or
+window timeline, naming which[i]), NOT_FOUND (an item is not stored), INTEGRITY, IO.
 """
 tsstore_forecast_reader_new(store, series_type, resolution, which, n, out) =
     ccall(SYMBOLS.tsstore_forecast_reader_new[], Int32, (Ptr{tsstore_store}, Int32, Ptr{tsstore_period}, Ptr{tsstore_lookup}, Csize_t, Ptr{Ptr{tsstore_forecast_reader}}), store, series_type, resolution, which, n, out)
@@ -1092,6 +1350,9 @@ tsstore_forecast_reader_new(store, series_type, resolution, which, n, out) =
     tsstore_forecast_reader_info(reader, info) -> Int32
 
 `int32_t tsstore_forecast_reader_info(const tsstore_forecast_reader *reader, tsstore_reader_info *info)`
+
+The reader's window timeline (step_period is the interval) and number of groups. Status:
+as tsstore_static_reader_info.
 """
 tsstore_forecast_reader_info(reader, info) =
     ccall(SYMBOLS.tsstore_forecast_reader_info[], Int32, (Ptr{tsstore_forecast_reader}, Ptr{tsstore_reader_info}), reader, info)
@@ -1100,6 +1361,9 @@ tsstore_forecast_reader_info(reader, info) =
     tsstore_forecast_reader_group(reader, group, info) -> Int32
 
 `int32_t tsstore_forecast_reader_group(const tsstore_forecast_reader *reader, size_t group, tsstore_group_info *info)`
+
+Group g's dtype, key count, layers, steps (the horizon's), element shape and bytes per
+window. Status: as tsstore_static_reader_group.
 """
 tsstore_forecast_reader_group(reader, group, info) =
     ccall(SYMBOLS.tsstore_forecast_reader_group[], Int32, (Ptr{tsstore_forecast_reader}, Csize_t, Ptr{tsstore_group_info}), reader, group, info)
@@ -1108,6 +1372,9 @@ tsstore_forecast_reader_group(reader, group, info) =
     tsstore_forecast_reader_group_keys(reader, group, dst, capacity, n) -> Int32
 
 `int32_t tsstore_forecast_reader_group_keys(const tsstore_forecast_reader *reader, size_t group, int64_t *dst, size_t capacity, size_t *n)`
+
+The indices (into which[] given to _new) of group g's keys. Status: as
+tsstore_static_reader_group_keys.
 """
 tsstore_forecast_reader_group_keys(reader, group, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_forecast_reader_group_keys[], Int32, (Ptr{tsstore_forecast_reader}, Csize_t, Ptr{Int64}, Csize_t, Ptr{Csize_t}), reader, group, dst, capacity, n)
@@ -1116,6 +1383,9 @@ tsstore_forecast_reader_group_keys(reader, group, dst, capacity, n) =
     tsstore_forecast_reader_bind(reader, group, dst, capacity) -> Int32
 
 `int32_t tsstore_forecast_reader_bind(tsstore_forecast_reader *reader, size_t group, void *dst, size_t capacity)`
+
+Binds dst[capacity] to group g, as tsstore_static_reader_bind does. Status: as
+tsstore_static_reader_bind.
 """
 tsstore_forecast_reader_bind(reader, group, dst, capacity) =
     ccall(SYMBOLS.tsstore_forecast_reader_bind[], Int32, (Ptr{tsstore_forecast_reader}, Csize_t, Ptr{Cvoid}, Csize_t), reader, group, dst, capacity)
@@ -1124,6 +1394,9 @@ tsstore_forecast_reader_bind(reader, group, dst, capacity) =
     tsstore_forecast_reader_read(reader, window) -> Int32
 
 `int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t window)`
+
+Reads window i (0 <= i < the window count) into the bound buffers. Status: as
+tsstore_static_reader_read (INVALID_PARAMETER for a window out of range).
 """
 tsstore_forecast_reader_read(reader, window) =
     ccall(SYMBOLS.tsstore_forecast_reader_read[], Int32, (Ptr{tsstore_forecast_reader}, Int64), reader, window)
@@ -1132,6 +1405,9 @@ tsstore_forecast_reader_read(reader, window) =
     tsstore_forecast_reader_read_at(reader, start_ms) -> Int32
 
 `int32_t tsstore_forecast_reader_read_at(tsstore_forecast_reader *reader, int64_t start_ms)`
+
+Reads the window starting at start_ms, which must be a window start. Status: as
+tsstore_forecast_reader_read; INVALID_PARAMETER also for a time that is not a window start.
 """
 tsstore_forecast_reader_read_at(reader, start_ms) =
     ccall(SYMBOLS.tsstore_forecast_reader_read_at[], Int32, (Ptr{tsstore_forecast_reader}, Int64), reader, start_ms)
@@ -1140,6 +1416,9 @@ tsstore_forecast_reader_read_at(reader, start_ms) =
     tsstore_forecast_reader_free(reader) -> Cvoid
 
 `void tsstore_forecast_reader_free(tsstore_forecast_reader *reader)`
+
+Frees a ForecastReader (the buffers bound to it stay the caller's). NULL and freed handles
+are ignored.
 """
 tsstore_forecast_reader_free(reader) =
     ccall(SYMBOLS.tsstore_forecast_reader_free[], Cvoid, (Ptr{tsstore_forecast_reader},), reader)
@@ -1149,7 +1428,9 @@ tsstore_forecast_reader_free(reader) =
 
 `int32_t tsstore_list_distinct(tsstore_store *store, int32_t field, tsstore_strings **out)`
 
-Distinct values over the whole store of one TSSTORE_FIELD_* (free: tsstore_strings_free).
+Distinct values over the whole store of one TSSTORE_FIELD_*, in byte order. On success
+*out is a new string list (free: tsstore_strings_free). Status: OK, INVALID_PARAMETER (an
+unknown field, out NULL), IO.
 """
 tsstore_list_distinct(store, field, out) =
     ccall(SYMBOLS.tsstore_list_distinct[], Int32, (Ptr{tsstore_store}, Int32, Ptr{Ptr{tsstore_strings}}), store, field, out)
@@ -1158,6 +1439,8 @@ tsstore_list_distinct(store, field, out) =
     tsstore_strings_len(strings, len) -> Int32
 
 `int32_t tsstore_strings_len(const tsstore_strings *strings, size_t *len)`
+
+The number of strings in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL).
 """
 tsstore_strings_len(strings, len) =
     ccall(SYMBOLS.tsstore_strings_len[], Int32, (Ptr{tsstore_strings}, Ptr{Csize_t}), strings, len)
@@ -1167,7 +1450,8 @@ tsstore_strings_len(strings, len) =
 
 `int32_t tsstore_strings_get(const tsstore_strings *strings, size_t i, const char **out)`
 
-*out points at string i, owned by the list.
+*out points at string i, owned by the list until it is freed. Status: OK, INVALID_HANDLE,
+INVALID_PARAMETER (i out of range, out NULL).
 """
 tsstore_strings_get(strings, i, out) =
     ccall(SYMBOLS.tsstore_strings_get[], Int32, (Ptr{tsstore_strings}, Csize_t, Ptr{Ptr{Cchar}}), strings, i, out)
@@ -1176,6 +1460,8 @@ tsstore_strings_get(strings, i, out) =
     tsstore_strings_free(strings) -> Cvoid
 
 `void tsstore_strings_free(tsstore_strings *strings)`
+
+Frees a string list and its strings. NULL and freed handles are ignored.
 """
 tsstore_strings_free(strings) =
     ccall(SYMBOLS.tsstore_strings_free[], Cvoid, (Ptr{tsstore_strings},), strings)
@@ -1185,7 +1471,8 @@ tsstore_strings_free(strings) =
 
 `int32_t tsstore_counts_by_type(tsstore_store *store, tsstore_type_counts *counts)`
 
-The number of series of each type.
+The number of series of each type. Status: OK, INVALID_PARAMETER (counts NULL or its
+struct_size too small), IO.
 """
 tsstore_counts_by_type(store, counts) =
     ccall(SYMBOLS.tsstore_counts_by_type[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_type_counts}), store, counts)
@@ -1195,7 +1482,7 @@ tsstore_counts_by_type(store, counts) =
 
 `int32_t tsstore_count_arrays(tsstore_store *store, int64_t *n)`
 
-The number of distinct stored arrays.
+The number of distinct stored arrays. Status: OK, INVALID_PARAMETER (n NULL), IO.
 """
 tsstore_count_arrays(store, n) =
     ccall(SYMBOLS.tsstore_count_arrays[], Int32, (Ptr{tsstore_store}, Ptr{Int64}), store, n)
@@ -1205,7 +1492,8 @@ tsstore_count_arrays(store, n) =
 
 `int32_t tsstore_count_by_hash(tsstore_store *store, const uint8_t *hash32, tsstore_type_counts *counts)`
 
-Per type, how many series reference the array with this hash.
+Per type, how many series reference the array with this hash (all 0 for a hash no series
+has). Status: OK, INVALID_PARAMETER (hash32 or counts NULL), IO.
 """
 tsstore_count_by_hash(store, hash32, counts) =
     ccall(SYMBOLS.tsstore_count_by_hash[], Int32, (Ptr{tsstore_store}, Ptr{UInt8}, Ptr{tsstore_type_counts}), store, hash32, counts)
@@ -1216,6 +1504,8 @@ tsstore_count_by_hash(store, hash32, counts) =
 `int32_t tsstore_forecast_parameters(tsstore_store *store, tsstore_forecast_params *dst, size_t capacity, size_t *n)`
 
 The distinct forecast parameters, into dst[capacity] (elements); *n gets how many.
+Status: OK, INVALID_PARAMETER (n NULL; dst NULL with a capacity), BUFFER_TOO_SMALL (nothing
+written; *n says how many), INTEGRITY, IO.
 """
 tsstore_forecast_parameters(store, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_forecast_parameters[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_forecast_params}, Csize_t, Ptr{Csize_t}), store, dst, capacity, n)
@@ -1226,7 +1516,7 @@ tsstore_forecast_parameters(store, dst, capacity, n) =
 `int32_t tsstore_static_summary(tsstore_store *store, tsstore_static_grid *dst, size_t capacity, size_t *n)`
 
 The static grids, one per (resolution, first step, length), shortest resolution first,
-into dst[capacity]; *n gets how many.
+into dst[capacity]; *n gets how many. Status: as tsstore_forecast_parameters.
 """
 tsstore_static_summary(store, dst, capacity, n) =
     ccall(SYMBOLS.tsstore_static_summary[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_static_grid}, Csize_t, Ptr{Csize_t}), store, dst, capacity, n)
@@ -1236,7 +1526,8 @@ tsstore_static_summary(store, dst, capacity, n) =
 
 `int32_t tsstore_check_static_consistency(tsstore_store *store, int32_t *consistent)`
 
-*consistent = 1 when, at every resolution, all SingleTimeSeries share one grid.
+*consistent = 1 when, at every resolution, all SingleTimeSeries share one grid. Status: OK,
+INVALID_PARAMETER (consistent NULL), INTEGRITY, IO.
 """
 tsstore_check_static_consistency(store, consistent) =
     ccall(SYMBOLS.tsstore_check_static_consistency[], Int32, (Ptr{tsstore_store}, Ptr{Int32}), store, consistent)
@@ -1258,7 +1549,9 @@ tsstore_copy_series(store, which, owner_id, owner_type, owner_category, new_name
 
 `int32_t tsstore_rename_series(tsstore_store *store, const tsstore_lookup *which, const char *new_name)`
 
-Renames the series the lookup names.
+Renames the series the lookup names. Status: OK, NOT_FOUND, INVALID_PARAMETER (several
+match; new_name NULL, empty or not UTF-8), DUPLICATE_TIME_SERIES (the renamed key is
+stored already), READ_ONLY, IO.
 """
 tsstore_rename_series(store, which, new_name) =
     ccall(SYMBOLS.tsstore_rename_series[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_lookup}, Cstring), store, which, new_name)
@@ -1269,7 +1562,8 @@ tsstore_rename_series(store, which, new_name) =
 `int32_t tsstore_replace_owner_id(tsstore_store *store, int64_t old_id, int32_t owner_category, int64_t new_id, int64_t *moved)`
 
 Moves every series of owner (old_id, owner_category) to new_id, all or nothing; *moved
-(may be NULL) gets the count.
+(may be NULL) gets the count. Status: OK, INVALID_PARAMETER (owner_category),
+DUPLICATE_TIME_SERIES (new_id already has a series with one of the keys), READ_ONLY, IO.
 """
 tsstore_replace_owner_id(store, old_id, owner_category, new_id, moved) =
     ccall(SYMBOLS.tsstore_replace_owner_id[], Int32, (Ptr{tsstore_store}, Int64, Int32, Int64, Ptr{Int64}), store, old_id, owner_category, new_id, moved)
@@ -1279,8 +1573,10 @@ tsstore_replace_owner_id(store, old_id, owner_category, new_id, moved) =
 
 `int32_t tsstore_add_associations(tsstore_store *store, int32_t table, const tsstore_association *rows, size_t n)`
 
-Adds rows[n] to a table (TSSTORE_*_ASSOCIATIONS), all or nothing; adding a stored pair,
-whatever its type names, is DUPLICATE_ASSOCIATION.
+Adds rows[n] to a table (TSSTORE_*_ASSOCIATIONS), all or nothing; the rows are read during
+the call only. Status: OK, INVALID_PARAMETER (table; rows NULL with n > 0; a type name
+NULL, empty or not UTF-8, naming rows[i]), DUPLICATE_ASSOCIATION (a stored pair, whatever
+its type names, or a pair twice in rows), READ_ONLY, IO.
 """
 tsstore_add_associations(store, table, rows, n) =
     ccall(SYMBOLS.tsstore_add_associations[], Int32, (Ptr{tsstore_store}, Int32, Ptr{tsstore_association}, Csize_t), store, table, rows, n)
@@ -1290,7 +1586,8 @@ tsstore_add_associations(store, table, rows, n) =
 
 `int32_t tsstore_has_association(tsstore_store *store, int32_t table, int64_t a_id, int64_t b_id, int32_t *found)`
 
-*found = 1 when the pair (a_id, b_id) is present.
+*found = 1 when the pair (a_id, b_id) is present. Status: OK, INVALID_PARAMETER (table,
+found NULL), IO.
 """
 tsstore_has_association(store, table, a_id, b_id, found) =
     ccall(SYMBOLS.tsstore_has_association[], Int32, (Ptr{tsstore_store}, Int32, Int64, Int64, Ptr{Int32}), store, table, a_id, b_id, found)
@@ -1301,7 +1598,9 @@ tsstore_has_association(store, table, a_id, b_id, found) =
 `int32_t tsstore_list_associations(tsstore_store *store, int32_t table, const int64_t *a_ids, size_t n_a, const int64_t *b_ids, size_t n_b, const char *a_type, const char *b_type, tsstore_associations **out)`
 
 Filters, for list and remove: a_ids[n_a] and b_ids[n_b]; a NULL list matches everything,
-a non-NULL list of length 0 nothing. a_type / b_type: NULL or one type name.
+a non-NULL list of length 0 nothing. a_type / b_type: NULL or one type name. On success
+*out is a new list (free: tsstore_associations_free) that owns its type names. Status: OK,
+INVALID_PARAMETER (table; an id list NULL with a length; a type not UTF-8; out NULL), IO.
 """
 tsstore_list_associations(store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, out) =
     ccall(SYMBOLS.tsstore_list_associations[], Int32, (Ptr{tsstore_store}, Int32, Ptr{Int64}, Csize_t, Ptr{Int64}, Csize_t, Cstring, Cstring, Ptr{Ptr{tsstore_associations}}), store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, out)
@@ -1310,6 +1609,9 @@ tsstore_list_associations(store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, 
     tsstore_remove_associations(store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, removed) -> Int32
 
 `int32_t tsstore_remove_associations(tsstore_store *store, int32_t table, const int64_t *a_ids, size_t n_a, const int64_t *b_ids, size_t n_b, const char *a_type, const char *b_type, int64_t *removed)`
+
+Removes the rows the filters (as tsstore_list_associations) select; *removed (may be NULL)
+gets the count. Status: OK, INVALID_PARAMETER (as tsstore_list_associations), READ_ONLY, IO.
 """
 tsstore_remove_associations(store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, removed) =
     ccall(SYMBOLS.tsstore_remove_associations[], Int32, (Ptr{tsstore_store}, Int32, Ptr{Int64}, Csize_t, Ptr{Int64}, Csize_t, Cstring, Cstring, Ptr{Int64}), store, table, a_ids, n_a, b_ids, n_b, a_type, b_type, removed)
@@ -1320,7 +1622,8 @@ tsstore_remove_associations(store, table, a_ids, n_a, b_ids, n_b, a_type, b_type
 `int32_t tsstore_replace_association_id(tsstore_store *store, int32_t table, int64_t old_id, int64_t new_id, int64_t *changed)`
 
 Replaces id old_id with new_id: at the component end (supplemental) or at both ends
-(parent/child); *changed (may be NULL) gets the count.
+(parent/child); *changed (may be NULL) gets the count. Status: OK, INVALID_PARAMETER
+(table), DUPLICATE_ASSOCIATION (the new id would repeat a stored pair), READ_ONLY, IO.
 """
 tsstore_replace_association_id(store, table, old_id, new_id, changed) =
     ccall(SYMBOLS.tsstore_replace_association_id[], Int32, (Ptr{tsstore_store}, Int32, Int64, Int64, Ptr{Int64}), store, table, old_id, new_id, changed)
@@ -1329,6 +1632,9 @@ tsstore_replace_association_id(store, table, old_id, new_id, changed) =
     tsstore_association_counts(store, table, counts) -> Int32
 
 `int32_t tsstore_association_counts(tsstore_store *store, int32_t table, tsstore_association_tally *counts)`
+
+The rows of a table and its distinct A and B ids. Status: OK, INVALID_PARAMETER (table;
+counts NULL or its struct_size too small), IO.
 """
 tsstore_association_counts(store, table, counts) =
     ccall(SYMBOLS.tsstore_association_counts[], Int32, (Ptr{tsstore_store}, Int32, Ptr{tsstore_association_tally}), store, table, counts)
@@ -1337,6 +1643,8 @@ tsstore_association_counts(store, table, counts) =
     tsstore_associations_len(rows, len) -> Int32
 
 `int32_t tsstore_associations_len(const tsstore_associations *rows, size_t *len)`
+
+The number of rows in a list. Status: OK, INVALID_HANDLE, INVALID_PARAMETER (len NULL).
 """
 tsstore_associations_len(rows, len) =
     ccall(SYMBOLS.tsstore_associations_len[], Int32, (Ptr{tsstore_associations}, Ptr{Csize_t}), rows, len)
@@ -1346,7 +1654,9 @@ tsstore_associations_len(rows, len) =
 
 `int32_t tsstore_associations_get(const tsstore_associations *rows, size_t first, size_t n, tsstore_association *dst)`
 
-Fills dst[n] with rows first .. first + n - 1 (strings owned by the list).
+Fills dst[n] with rows first .. first + n - 1 (strings owned by the list). Status: OK,
+INVALID_HANDLE, INVALID_PARAMETER (the range passes the end; dst NULL or its struct_size too
+small).
 """
 tsstore_associations_get(rows, first, n, dst) =
     ccall(SYMBOLS.tsstore_associations_get[], Int32, (Ptr{tsstore_associations}, Csize_t, Csize_t, Ptr{tsstore_association}), rows, first, n, dst)
@@ -1355,6 +1665,8 @@ tsstore_associations_get(rows, first, n, dst) =
     tsstore_associations_free(rows) -> Cvoid
 
 `void tsstore_associations_free(tsstore_associations *rows)`
+
+Frees an association list and its strings. NULL and freed handles are ignored.
 """
 tsstore_associations_free(rows) =
     ccall(SYMBOLS.tsstore_associations_free[], Cvoid, (Ptr{tsstore_associations},), rows)
@@ -1365,7 +1677,8 @@ tsstore_associations_free(rows) =
 `int32_t tsstore_compact(tsstore_store *store, tsstore_compact_report *report)`
 
 Commits pending writes and deletes feature sets no series references; reports what it
-did and what space could be reclaimed.
+did and what space could be reclaimed. Status: OK, INVALID_PARAMETER (inside a
+transaction; report NULL), READ_ONLY, IO.
 """
 tsstore_compact(store, report) =
     ccall(SYMBOLS.tsstore_compact[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_compact_report}), store, report)
@@ -1395,7 +1708,8 @@ tsstore_compact_rewrite(store, report) =
 
 Rehashes every array and checks every row. TSSTORE_OK even when problems are found (read
 the report); *problems (may be NULL) gets one description per problem (free:
-tsstore_strings_free). An error status means the check itself could not run.
+tsstore_strings_free). An error status means the check itself could not run. Status: OK,
+INVALID_PARAMETER (report NULL or its struct_size too small), IO.
 """
 tsstore_verify_integrity(store, report, problems) =
     ccall(SYMBOLS.tsstore_verify_integrity[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_integrity_report}, Ptr{Ptr{tsstore_strings}}), store, report, problems)

@@ -169,12 +169,8 @@ function metadata(s::Store, w::Which)
     h = handle(s)
     info = Ref(L.tsstore_series_info())
     return with_lookup(w) do q
-        # The info's strings live until this thread's next call into the library: copied
-        # before any finalizer may make one.
-        without_finalizers() do
-            check(L.tsstore_get_info(h, q, info))
-            metadata_of(info[])
-        end
+        check(L.tsstore_get_info(h, q, info))
+        metadata_of(info[])  # (its strings are the store's)
     end
 end
 
@@ -284,7 +280,7 @@ function copy_time_series!(s::Store, key::Key; owner_id::Integer, owner_type::Ab
         check(L.tsstore_copy_series(h, q, Int64(owner_id), cstr(owner_type), Int32(owner_category), cstr(name)))
     end
     return Key(Int64(owner_id), owner_category, key.series_type, name === nothing ? key.name : String(name),
-               key.resolution, key.interval, copy(key.features))
+               key.resolution, key.interval, copy(key.features), Int64(0))
 end
 
 """Renames a stored series and returns its new key."""
@@ -292,7 +288,7 @@ function rename_time_series!(s::Store, key::Key, name::AbstractString)
     h = handle(s)
     with_lookup(q -> check(L.tsstore_rename_series(h, q, cstr(name))), Which(key))
     return Key(key.owner_id, key.owner_category, key.series_type, String(name), key.resolution, key.interval,
-               copy(key.features))
+               copy(key.features), Int64(0))
 end
 
 """Moves every series of one owner to another id, all or nothing; returns how many."""
@@ -304,7 +300,7 @@ end
 
 # ---- the library --------------------------------------------------------------------------
 
-"""The library's version number (major × 10000 + minor × 100 + patch: 200 is 0.2.0)."""
+"""The library's version number (major × 10000 + minor × 100 + patch: 300 is 0.3.0)."""
 library_version() = Int(L.tsstore_version())
 
 """The name of a status code ("TSSTORE_E_NOT_FOUND")."""

@@ -17,11 +17,3 @@ else
     Base.:-(t::TimeType, q::Quarter) = t - Month(3 * q.value)
     Base.show(io::IO, q::Quarter) = print(io, q.value, q.value == 1 ? " quarter" : " quarters")
 end
-
-# GC.enable_finalizers(on) (Julia 1.6): holds back or lets run this thread's finalizers; 1.5
-# has the runtime call it wraps.
-@static if isdefined(GC, :enable_finalizers)
-    enable_finalizers(on::Bool) = GC.enable_finalizers(on)
-else
-    enable_finalizers(on::Bool) = ccall(:jl_gc_enable_finalizers, Cvoid, (Ptr{Cvoid}, Int32), Core.getptls(), on)
-end

@@ -191,122 +191,74 @@ function read_text(f)
     throw(BufferTooSmallError("text kept growing while it was read"))
 end
 
-# ---- features: a flat JSON object of strings, integers, floats and booleans ---------------
+# ---- features: arrays of tsstore_feature, both ways ------------------------------------
+#
+# The library takes and hands back features as typed arrays, so no JSON is written or parsed
+# here (the one feature parser is the library's, for C programs' JSON).
 
 const FeatureValue = Union{AbstractString,Integer,AbstractFloat,Bool}
 
-function json_string(s::AbstractString)
-    io = IOBuffer()
-    print(io, '"')
-    for c in s
-        if c == '"' || c == '\\'
-            print(io, '\\', c)
-        elseif c < ' '
-            print(io, "\\u", lpad(string(UInt32(c), base = 16), 4, '0'))
-        else
-            print(io, c)
-        end
-    end
-    print(io, '"')
-    return String(take!(io))
+"""
+The features of a call as the library takes them: a `tsstore_feature` per entry and the
+Strings their pointers name, kept alive with it. `nothing` (no FeatureArg) means "any"; an
+empty one means "none".
+"""
+struct FeatureArg
+    feats::Vector{L.tsstore_feature}
+    strings::Vector{String}
+    n::Int
 end
 
-json_value(v::Bool) = v ? "true" : "false"
-json_value(v::Integer) = string(v)
-function json_value(v::AbstractFloat)
-    # JSON has no infinities or NaN: the library spells them {"$float": "+Inf"} and
-    # {"$float": "NaN"} both ways (core/features.go). A NaN names a series another writer
-    # stored; the library refuses to write one (docs/format.md §13.3).
-    isnan(v) && return "{\"\$float\":\"NaN\"}"
-    isinf(v) && return v > 0 ? "{\"\$float\":\"+Inf\"}" : "{\"\$float\":\"-Inf\"}"
-    return repr(Float64(v))
-end
-json_value(v::AbstractString) = json_string(v)
-
-"""The JSON object of a features dict or NamedTuple; nothing when there are none."""
-function json_object(f)
-    (f === nothing || isempty(f)) && return nothing
-    parts = String[]
+"""The FeatureArg of a features Dict or NamedTuple; nothing for nothing."""
+feature_arg(::Nothing) = nothing
+function feature_arg(f)
+    strings = String[]
+    feats = L.tsstore_feature[]
     for (k, v) in pairs(f)
         v isa FeatureValue || throw(ArgumentError("feature $k: values are strings, integers, floats or booleans, not $(typeof(v))"))
-        push!(parts, json_string(string(k)) * ":" * json_value(v))
+        name = cstr(string(k))
+        push!(strings, name)
+        push!(feats, feature_struct(name, v, strings))
     end
-    return cstr("{" * join(parts, ",") * "}")
+    n = length(feats)
+    n == 0 && push!(feats, L.tsstore_feature())  # a non-NULL array of none: "no features"
+    return FeatureArg(feats, strings, n)
 end
 
-"""The JSON object of a features dict ("" for none is not NULL: it means no features)."""
-features_json(f) = something(json_object(f), "")
+feature_struct(name::String, v::Bool, _) =
+    L.tsstore_feature(; kind = L.TSSTORE_FEATURE_BOOL, name = ptr(name), int_value = Int64(v))
+function feature_struct(name::String, v::Integer, _)
+    typemin(Int64) <= v <= typemax(Int64) ||
+        throw(InvalidParameterError("features[$(repr(name))]: $v does not fit a signed 64-bit integer"))
+    return L.tsstore_feature(; kind = L.TSSTORE_FEATURE_INT, name = ptr(name), int_value = Int64(v))
+end
+feature_struct(name::String, v::AbstractFloat, _) =
+    L.tsstore_feature(; kind = L.TSSTORE_FEATURE_FLOAT, name = ptr(name), float_value = Float64(v))
+function feature_struct(name::String, v::AbstractString, strings)
+    s = cstr(v)
+    push!(strings, s)
+    return L.tsstore_feature(; kind = L.TSSTORE_FEATURE_STR, name = ptr(name), str_value = ptr(s))
+end
 
-"""Parses the flat JSON object the library returns for a series' features ("" or "{}": none)."""
-function parse_features(s::AbstractString)
+"""The pointer and count a struct's features fields take (C_NULL and 0 for "any")."""
+feature_fields(::Nothing) = (Ptr{L.tsstore_feature}(C_NULL), Csize_t(0))
+feature_fields(a::FeatureArg) = (pointer(a.feats), Csize_t(a.n))
+
+"""The Dict of features[n] the library handed out (read now: the array is the store's or a
+list's)."""
+function features_from(p::Ptr{L.tsstore_feature}, n::Integer)
     out = Dict{String,Any}()
-    i = skipws(s, 1)
-    i > ncodeunits(s) && return out
-    s[i] == '{' || throw(ArgumentError("features are not a JSON object: $s"))
-    i = skipws(s, i + 1)
-    s[i] == '}' && return out
-    while true
-        key, i = parse_json_string(s, skipws(s, i))
-        i = skipws(s, i)
-        s[i] == ':' || throw(ArgumentError("bad features JSON: $s"))
-        value, i = parse_json_value(s, skipws(s, i + 1))
-        out[key] = value
-        i = skipws(s, i)
-        s[i] == '}' && return out
-        s[i] == ',' || throw(ArgumentError("bad features JSON: $s"))
-        i += 1
+    for i in 1:Int(n)
+        f = unsafe_load(p, i)
+        out[text_field(f.name)] = feature_value(f)
     end
+    return out
 end
 
-function skipws(s, i)
-    while i <= ncodeunits(s) && s[i] in (' ', '\t', '\n', '\r')
-        i = nextind(s, i)
-    end
-    return i
-end
-
-const JSON_ESCAPES = Dict('n' => '\n', 't' => '\t', 'r' => '\r', 'b' => '\b', 'f' => '\f')
-
-function parse_json_string(s, i)
-    s[i] == '"' || throw(ArgumentError("bad features JSON: $s"))
-    io = IOBuffer()
-    i = nextind(s, i)
-    while s[i] != '"'
-        if s[i] == '\\'
-            i = nextind(s, i)
-            c = s[i]
-            if c == 'u'
-                print(io, Char(parse(UInt32, s[i+1:i+4], base = 16)))
-                i += 4
-            else
-                print(io, get(JSON_ESCAPES, c, c))
-            end
-        else
-            print(io, s[i])
-        end
-        i = nextind(s, i)
-    end
-    return String(take!(io)), nextind(s, i)
-end
-
-function parse_json_value(s, i)
-    s[i] == '"' && return parse_json_string(s, i)
-    if s[i] == '{'  # {"$float": "+Inf"}, the library's spelling of an infinity
-        key, j = parse_json_string(s, skipws(s, i + 1))
-        j = skipws(s, j)
-        (key == "\$float" && s[j] == ':') || throw(ArgumentError("bad features JSON: $s"))
-        text, j = parse_json_string(s, skipws(s, j + 1))
-        j = skipws(s, j)
-        s[j] == '}' || throw(ArgumentError("bad features JSON: $s"))
-        return parse(Float64, text), j + 1
-    end
-    startswith(SubString(s, i), "true") && return true, i + 4
-    startswith(SubString(s, i), "false") && return false, i + 5
-    j = i
-    while j <= ncodeunits(s) && (isdigit(s[j]) || s[j] in ('-', '+', '.', 'e', 'E'))
-        j += 1
-    end
-    text = s[i:j-1]
-    v = occursin(r"[.eE]", text) ? parse(Float64, text) : parse(Int64, text)
-    return v, j
+function feature_value(f::L.tsstore_feature)
+    f.kind == L.TSSTORE_FEATURE_INT && return f.int_value
+    f.kind == L.TSSTORE_FEATURE_FLOAT && return f.float_value
+    f.kind == L.TSSTORE_FEATURE_BOOL && return f.int_value != 0
+    f.kind == L.TSSTORE_FEATURE_STR && return text_field(f.str_value)
+    throw(InternalError("the library returned feature kind $(f.kind), which this binding does not know"))
 end

@@ -1,28 +1,49 @@
-# Exceptions: one type per status of include/tsstore.h, each carrying the library's message.
+# Exceptions: one type per status of include/tsstore.h (the generated L.STATUSES), each
+# carrying what the library reports of the failure (tsstore_last_error): the argument to blame
+# as a code, the failing element of a list argument, the detail within it, and the reason.
+# The message names the argument as a Julia caller wrote it.
 
-"""Supertype of every error the library reports; `e.msg` is the library's message."""
+"""
+Supertype of every error the library reports. Fields: `msg` (the message, naming the Julia
+argument), `status` (the C status code), `arg` (the `TSSTORE_ARG_*` name of the blamed input,
+`""` for none), `item` (the failing element of a list argument, 1-based; `nothing` for none),
+`detail` (within arg: a feature's name, an axis) and `reason` (the library's why).
+"""
 abstract type TsStoreError <: Exception end
 
 const ERROR_TYPES = Dict{Int32,DataType}()
 
-for (T, code, doc) in (
-    (:InvalidParameterError, L.TSSTORE_E_INVALID_PARAMETER, "A bad argument; the message names it and its value."),
-    (:NotFoundError, L.TSSTORE_E_NOT_FOUND, "No such series, array or association."),
-    (:DuplicateTimeSeriesError, L.TSSTORE_E_DUPLICATE_TIME_SERIES, "The key is already stored."),
-    (:DuplicateAssociationError, L.TSSTORE_E_DUPLICATE_ASSOCIATION, "The pair is already associated."),
-    (:IntegrityError, L.TSSTORE_E_INTEGRITY, "The two files of the store disagree."),
-    (:ReadOnlyError, L.TSSTORE_E_READ_ONLY, "A write on a store opened read-only."),
-    (:TsStoreIOError, L.TSSTORE_E_IO, "netcdf-c, HDF5, SQLite or the operating system failed."),
-    (:IncompatibleFormatError, L.TSSTORE_E_INCOMPATIBLE_FORMAT,
-     "The store's data_format_version is not the one this library reads."),
-    (:InternalError, L.TSSTORE_E_INTERNAL, "A bug in tsstore: please report the message."),
-    (:BufferTooSmallError, L.TSSTORE_E_BUFFER_TOO_SMALL, "A buffer was too small (the binding sizes its buffers: a bug)."),
-    (:InvalidHandleError, L.TSSTORE_E_INVALID_HANDLE, "A handle was used after it was closed or freed."),
+# The Julia name of each status's exception, and its docstring.
+const ERROR_NAMES = Dict(
+    "TSSTORE_E_INVALID_PARAMETER" => (:InvalidParameterError, "A bad argument; the message names it and its value."),
+    "TSSTORE_E_NOT_FOUND" => (:NotFoundError, "No such series, array or association."),
+    "TSSTORE_E_DUPLICATE_TIME_SERIES" => (:DuplicateTimeSeriesError, "The key is already stored."),
+    "TSSTORE_E_DUPLICATE_ASSOCIATION" => (:DuplicateAssociationError, "The pair is already associated."),
+    "TSSTORE_E_INTEGRITY" => (:IntegrityError, "The two files of the store disagree."),
+    "TSSTORE_E_READ_ONLY" => (:ReadOnlyError, "A write on a store opened read-only."),
+    "TSSTORE_E_IO" => (:TsStoreIOError, "netcdf-c, HDF5, SQLite or the operating system failed."),
+    "TSSTORE_E_INCOMPATIBLE_FORMAT" => (:IncompatibleFormatError,
+                                        "The store's data_format_version is not the one this library reads."),
+    "TSSTORE_E_INTERNAL" => (:InternalError, "A bug in tsstore: please report the message."),
+    "TSSTORE_E_BUFFER_TOO_SMALL" => (:BufferTooSmallError,
+                                     "A buffer was too small (the binding sizes its buffers: a bug)."),
+    "TSSTORE_E_INVALID_HANDLE" => (:InvalidHandleError, "A handle was used after it was closed or freed."),
 )
+
+for (code, cname, _) in L.STATUSES
+    code == L.TSSTORE_OK && continue
+    haskey(ERROR_NAMES, cname) || error("TsStore: the header has a status $cname this binding has no exception for")
+    T, doc = ERROR_NAMES[cname]
     @eval begin
         @doc $doc struct $T <: TsStoreError
             msg::String
+            status::Int32
+            arg::String
+            item::Union{Nothing,Int}
+            detail::String
+            reason::String
         end
+        $T(msg::AbstractString) = $T(String(msg), $code, "", nothing, "", String(msg))
         status(::Type{$T}) = $code
         ERROR_TYPES[$code] = $T
     end
@@ -31,28 +52,83 @@ end
 """A status this binding does not know (a newer library)."""
 struct UnknownStatusError <: TsStoreError
     msg::String
+    status::Int32
+    arg::String
+    item::Union{Nothing,Int}
+    detail::String
+    reason::String
 end
 
 Base.showerror(io::IO, e::TsStoreError) = print(io, nameof(typeof(e)), ": ", e.msg)
 
-"""
-    without_finalizers(f)
+"""The `TSSTORE_ARG_*` name of each argument code (from the generated L.ARGS)."""
+const ARG_NAMES = Dict{Int32,String}(code => name for (code, name, _) in L.ARGS)
 
-Runs f() with this task's finalizers held back. Strings the library returns point into memory
-that stays valid only until the calling thread's next call into it, and a finalizer (a
-Store's or a reader's, closing it) may run at any allocation: f copies them out first.
-"""
-function without_finalizers(f)
-    enable_finalizers(false)
+# How a Julia caller spells each argument: in an add, the fields of the series `ts`; in a
+# lookup, the keywords of get_time_series & co. Codes not here keep the library's spelling
+# (they name C-level arguments this binding fills itself: a bug if one is blamed).
+const JULIA_ARGS_ADD = Dict(
+    "TSSTORE_ARG_SERIES" => "ts", "TSSTORE_ARG_SERIES_TYPE" => "ts", "TSSTORE_ARG_NAME" => "ts.name",
+    "TSSTORE_ARG_DTYPE" => "ts.data", "TSSTORE_ARG_SHAPE" => "ts.data", "TSSTORE_ARG_DATA" => "ts.data",
+    "TSSTORE_ARG_INITIAL_TIMESTAMP" => "ts.initial_timestamp", "TSSTORE_ARG_RESOLUTION" => "ts.resolution",
+    "TSSTORE_ARG_TIMESTAMPS" => "ts.timestamps", "TSSTORE_ARG_HORIZON" => "ts.horizon",
+    "TSSTORE_ARG_INTERVAL" => "ts.interval", "TSSTORE_ARG_COUNT" => "ts.count",
+    "TSSTORE_ARG_PERCENTILES" => "ts.percentiles",
+)
+const JULIA_ARGS = Dict(
+    "TSSTORE_ARG_PATH" => "path", "TSSTORE_ARG_COMPRESSION" => "compression", "TSSTORE_ARG_SERIES_TYPE" => "T",
+    "TSSTORE_ARG_OWNER_ID" => "owner_id", "TSSTORE_ARG_OWNER_CATEGORY" => "owner_category",
+    "TSSTORE_ARG_OWNER_TYPE" => "owner_type", "TSSTORE_ARG_NAME" => "name", "TSSTORE_ARG_RESOLUTION" => "resolution",
+    "TSSTORE_ARG_INTERVAL" => "interval", "TSSTORE_ARG_FEATURES" => "features", "TSSTORE_ARG_UNITS" => "units",
+    "TSSTORE_ARG_EXT" => "ext", "TSSTORE_ARG_START" => "start", "TSSTORE_ARG_END" => "stop",
+    "TSSTORE_ARG_KEYS" => "keys",  # (ARG_LOOKUP: the reason names the lookup itself) "TSSTORE_ARG_STEP" => "step",
+    "TSSTORE_ARG_HASH" => "data_hash", "TSSTORE_ARG_NEW_NAME" => "name", "TSSTORE_ARG_NEW_ID" => "new",
+    "TSSTORE_ARG_GROUP" => "group", "TSSTORE_ARG_BYTES" => "nbytes", "TSSTORE_ARG_A_TYPE" => "rows",
+    "TSSTORE_ARG_B_TYPE" => "rows",
+)
+
+const ADD_OPERATIONS = ("add_time_series", "add_time_series_batch")
+
+"""The Julia spelling of what a failure blames: `items[3]: ts.data`, `features["x"]`, `keys[2]`."""
+function julia_argument(op::AbstractString, arg::AbstractString, item, detail::AbstractString)
+    adding = op in ADD_OPERATIONS
+    name = get(adding ? JULIA_ARGS_ADD : Dict{String,String}(), arg, get(JULIA_ARGS, arg, ""))
+    if arg == "TSSTORE_ARG_FEATURES" && !isempty(detail) && !all(isdigit, detail)
+        name = "features[$(repr(detail))]"
+    elseif arg == "TSSTORE_ARG_NONE" && !isempty(detail)
+        name = detail  # a catalog column of a damaged store
+    end
+    item === nothing && return name
+    list = adding ? "items" : "keys"
+    return arg in ("TSSTORE_ARG_LOOKUP", "TSSTORE_ARG_SERIES") || isempty(name) ? "$list[$item]" : "$list[$item]: $name"
+end
+
+"""The calling thread's last failure as an exception of its status's type."""
+function last_failure(status::Integer)
+    h = Ref{Ptr{L.tsstore_error}}(C_NULL)
+    info = Ref(L.tsstore_error_info())
+    if L.tsstore_last_error(h) != L.TSSTORE_OK
+        return UnknownStatusError("status $status (no error report)", Int32(status), "", nothing, "", "")
+    end
     try
-        return f()
+        L.tsstore_error_get(h[], info) == L.TSSTORE_OK ||
+            return UnknownStatusError("status $status (no error report)", Int32(status), "", nothing, "", "")
+        r = info[]
+        op, detail, reason = text_field(r.operation), text_field(r.detail), text_field(r.reason)
+        arg = get(ARG_NAMES, r.arg, "TSSTORE_ARG_$(r.arg)")
+        item = r.item < 0 ? nothing : Int(r.item) + 1
+        where = julia_argument(op, arg, item, detail)
+        msg = join(filter(!isempty, [op, where, reason]), ": ")
+        T = get(ERROR_TYPES, Int32(status), UnknownStatusError)
+        return T(T === UnknownStatusError ? "status $status: $msg" : msg, Int32(status), arg == "TSSTORE_ARG_NONE" ? "" : arg,
+                 item, detail, reason)
     finally
-        enable_finalizers(true)
+        L.tsstore_error_free(h[])
     end
 end
 
-"""The calling thread's last error message from the library (`tsstore_errmsg`)."""
-last_error() = without_finalizers(() -> unsafe_string(L.tsstore_errmsg()))
+"""The calling thread's last error message from the library."""
+last_error() = read_text((buf, cap, needed) -> L.tsstore_last_error_message(buf, cap, needed))
 
 """Throws the exception of a non-zero status."""
 @inline function check(status::Integer)
@@ -60,11 +136,7 @@ last_error() = without_finalizers(() -> unsafe_string(L.tsstore_errmsg()))
     throw_status(status)
 end
 
-@noinline function throw_status(status::Integer)
-    msg = last_error()
-    T = get(ERROR_TYPES, Int32(status), UnknownStatusError)
-    throw(T(T === UnknownStatusError ? "status $status: $msg" : msg))
-end
+@noinline throw_status(status::Integer) = throw(last_failure(status))
 
 """A first call that only sizes an answer (a NULL buffer of capacity 0) succeeds or says the
 buffer is too small; anything else is thrown."""

@@ -11,8 +11,12 @@ serialises calls on it. A closed store throws `InvalidHandleError`.
 mutable struct Store
     ptr::Ptr{L.tsstore_store}
     path::String
+    # The size of the last read of each (name, type, part): the buffer the next such read
+    # offers, so that a read by owner and name is one C call (read_series).
+    sizes::Dict{Tuple{String,Int32,Symbol},Tuple{Int32,Int}}
+    sizes_lock::ReentrantLock
     function Store(ptr::Ptr{L.tsstore_store}, path::AbstractString)
-        s = new(ptr, String(path))
+        s = new(ptr, String(path), Dict{Tuple{String,Int32,Symbol},Tuple{Int32,Int}}(), ReentrantLock())
         finalizer(s) do x
             p, x.ptr = x.ptr, Ptr{L.tsstore_store}(C_NULL)
             p == C_NULL || L.tsstore_close(p)
@@ -114,10 +118,10 @@ struct Item
     ts::TimeSeriesData
     owner_id::Int64
     owner_category::OwnerCategory
-    features::Dict{String,Any}
+    features::FeatureArg
     arr::Array
     shape::Vector{Int64}
-    strings::NTuple{5,Union{Nothing,String}}  # owner_type, name, features, units, ext
+    strings::NTuple{4,Union{Nothing,String}}  # owner_type, name, units, ext
     stamps::Vector{Int64}
     pct::Vector{Float64}
 end
@@ -129,8 +133,8 @@ function Item(ts::TimeSeriesData, owner_id::Integer, owner_type::AbstractString,
     dtype_code(eltype(arr))  # refuses an element type the store does not hold
     stamps = ts isa NonSequentialTimeSeries ? Int64[millis(t) for t in ts.timestamps] : Int64[]
     pct = ts isa Probabilistic ? ts.percentiles : Float64[]
-    feats = features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features))
-    strs = (cstr(owner_type), cstr(ts.name), json_object(feats), opt_text(units), opt_text(ext))
+    feats = feature_arg(features === nothing ? Dict{String,Any}() : features)
+    strs = (cstr(owner_type), cstr(ts.name), opt_text(units), opt_text(ext))
     return Item(ts, Int64(owner_id), owner_category, feats, arr, store_shape(arr), strs, stamps, pct)
 end
 
@@ -139,6 +143,7 @@ function descriptor(it::Item)
     ts = it.ts
     res = ts isa NonSequentialTimeSeries ? NO_PERIOD : period(ts.resolution)
     forecast = ts isa Forecast
+    fp, fn = feature_fields(it.features)
     return L.tsstore_series_desc(;
         series_type = Int32(series_type(ts)), owner_id = it.owner_id, owner_category = Int32(it.owner_category),
         dtype = dtype_code(eltype(it.arr)), owner_type = ptr(it.strings[1]), name = ptr(it.strings[2]),
@@ -147,27 +152,31 @@ function descriptor(it::Item)
         horizon = forecast ? period(ts.horizon) : NO_PERIOD, interval = forecast ? period(ts.interval) : NO_PERIOD,
         count = forecast ? ts.count : 0, percentiles = ts isa Probabilistic ? pointer(it.pct) : C_NULL,
         n_percentiles = length(it.pct), shape = pointer(it.shape), ndim = length(it.shape),
-        data = pointer(it.arr), nbytes = sizeof(it.arr), features_json = ptr(it.strings[3]),
-        units = ptr(it.strings[4]), ext = ptr(it.strings[5]))
+        data = pointer(it.arr), nbytes = sizeof(it.arr), units = ptr(it.strings[3]), ext = ptr(it.strings[4]),
+        features = fp, n_features = fn)
 end
 
-"""The key the library gives an added series (its periods as the store keeps them)."""
-function key_of(it::Item)
-    ts = it.ts
-    res = ts isa NonSequentialTimeSeries ? nothing : dates_period(period(ts.resolution))
-    iv = ts isa Forecast ? dates_period(period(ts.interval)) : nothing
-    return Key(it.owner_id, it.owner_category, series_type(ts), ts.name, res, iv, it.features)
-end
-
-"""Adds items in one C call: tsstore_add for one, tsstore_add_batch for a batch."""
+"""Adds items in one C call (tsstore_add for one, tsstore_add_batch for a batch) and returns
+the keys the library reports it stored."""
 function add_items!(s::Store, items::Vector{Item}; batch::Bool)
     isempty(items) && return Key[]
     h = handle(s)
+    stored = fill(L.tsstore_lookup(), length(items))
     GC.@preserve items begin  # every array and string the descriptors point at
         descs = L.tsstore_series_desc[descriptor(it) for it in items]
-        check(batch ? L.tsstore_add_batch(h, descs, length(descs)) : L.tsstore_add(h, descs))
+        check(batch ? L.tsstore_add_batch(h, descs, length(descs), stored) : L.tsstore_add(h, descs, stored))
     end
-    return Key[key_of(it) for it in items]
+    return keys_from_lookups(stored)
+end
+
+"""The keys of lookups the library filled; a feature set the store interned (one array per
+distinct set) is decoded once."""
+function keys_from_lookups(qs::AbstractVector{L.tsstore_lookup})
+    seen = Dict{Ptr{L.tsstore_feature},Dict{String,Any}}()
+    key(q) = Key(q.owner_id, OwnerCategory(q.owner_category), SeriesType(q.series_type), text_field(q.name),
+                 dates_period(q.resolution), dates_period(q.interval),
+                 copy(get!(() -> features_from(q.features, q.n_features), seen, q.features)), q.series_id)
+    return Key[key(q) for q in qs]
 end
 
 """
@@ -257,8 +266,10 @@ function series_of(name::AbstractString, info::L.tsstore_series_info, arr, stamp
 end
 
 """The extras of a read: a NonSequentialTimeSeries' timestamps in [lo, hi), a Probabilistic's
-percentiles (one more call each; none for the other types)."""
-function read_extras(h, q, info::L.tsstore_series_info, lo, hi)
+percentiles (one more call each, by the key the read returned, whose id spares a search; none
+for the other types)."""
+function read_extras(h, info::L.tsstore_series_info, lo, hi)
+    q = Ref(info.key)
     t = info.key.series_type
     if t == L.TSSTORE_NON_SEQUENTIAL_TIME_SERIES
         stamps = Vector{Int64}(undef, info.ndim > 0 ? info.shape[1] : 0)
@@ -275,30 +286,52 @@ function read_extras(h, q, info::L.tsstore_series_info, lo, hi)
 end
 
 part_call(h, q, part::Symbol, lo, hi, dst, capacity, info) =
+    part === :whole ? L.tsstore_get(h, q, dst, capacity, info) :
     part === :range ? L.tsstore_get_range(h, q, lo, hi, dst, capacity, info) :
                       L.tsstore_get_windows(h, q, lo, hi, dst, capacity, info)
 
+"""The dtype and element count the last read of (name, type, part) returned, if any."""
+function size_guess(s::Store, slot)
+    lock(s.sizes_lock) do
+        get(s.sizes, slot, nothing)
+    end
+end
+
+function remember_size!(s::Store, slot, dtype::Int32, n::Int)
+    lock(s.sizes_lock) do
+        s.sizes[slot] = (dtype, n)
+    end
+end
+
 """
-Reads what w names: the whole series (tsstore_get_info for its size, then tsstore_get into a
-Julia array of that size: two calls) or part of it (a sizing call, then the read).
+Reads what w names, whole or part: one C call, into a buffer as large as the last read of
+that name, type and part returned (the usual case in a loop, where one name has one shape);
+when the answer does not fit that buffer, a second call by the key the first one returned,
+whose id names the series without a search. The values land in the Julia array returned.
 """
 function read_series(s::Store, w::Which, part::Symbol, lo::Int64, hi::Int64)
     h = handle(s)
     info = Ref(L.tsstore_series_info())
-    return with_lookup(w) do q
-        if part === :whole
-            check(L.tsstore_get_info(h, q, info))
-            arr = array_for(info[])
-            check(L.tsstore_get(h, q, arr, sizeof(arr), info))
-            stamps, pct = read_extras(h, q, info[], typemin(Int64), typemax(Int64))
-        else
-            sized(part_call(h, q, part, lo, hi, C_NULL, 0, info))
-            arr = array_for(info[])
-            check(part_call(h, q, part, lo, hi, arr, sizeof(arr), info))
-            stamps, pct = read_extras(h, q, info[], lo, hi)
-        end
-        series_of(w.name, info[], arr, stamps, pct)
+    slot = (w.name, w.series_type, part)
+    guess = size_guess(s, slot)
+    buf = guess === nothing ? nothing : Vector{dtype_of(guess[1])}(undef, guess[2])
+    st = with_lookup(w) do q
+        GC.@preserve buf part_call(h, q, part, lo, hi, buf === nothing ? C_NULL : pointer(buf),
+                                   buf === nothing ? 0 : sizeof(buf), info)
     end
+    st == L.TSSTORE_E_BUFFER_TOO_SMALL || check(st)
+    i = info[]
+    T, n = dtype_of(i.dtype), Int(i.nbytes ÷ sizeof(dtype_of(i.dtype)))
+    if st != L.TSSTORE_OK || buf === nothing || eltype(buf) !== T
+        buf = Vector{T}(undef, n)
+        q = Ref(i.key)  # the series found, by its id: no second search
+        GC.@preserve buf check(part_call(h, q, part, lo, hi, pointer(buf), sizeof(buf), info))
+        i = info[]
+    end
+    remember_size!(s, slot, i.dtype, n)
+    arr = reshape(resize!(buf, n), reverse(Tuple(shape_of(i.shape, i.ndim))))
+    stamps, pct = read_extras(h, i, part === :range ? lo : typemin(Int64), part === :range ? hi : typemax(Int64))
+    return series_of(w.name, i, arr, stamps, pct)
 end
 
 """
@@ -346,8 +379,9 @@ get_windows(s::Store, key::Key, first::DateTime, last::DateTime = first) =
     get_time_series_many(store, keys) -> Vector
 
 Reads many whole series, one pass per packed dataset; results in key order. Two calls however
-many keys (their sizes, then their values, straight into one Julia array each), plus one per
-NonSequentialTimeSeries (timestamps) and Probabilistic (percentiles).
+many keys (their sizes, then their values, straight into one Julia array each, by the keys the
+first call returned, whose ids spare a second search), plus one per NonSequentialTimeSeries
+(timestamps) and Probabilistic (percentiles).
 """
 function get_time_series_many(s::Store, keys::AbstractVector{Key})
     isempty(keys) && return Any[]
@@ -358,13 +392,14 @@ function get_time_series_many(s::Store, keys::AbstractVector{Key})
     return with_lookups(ws) do which
         check(L.tsstore_get_many(h, which, n, C_NULL, C_NULL, infos))
         arrays = Array[array_for(info) for info in infos]
+        found = L.tsstore_lookup[info.key for info in infos]
         GC.@preserve arrays begin
             dst = Ptr{Cvoid}[pointer(a) for a in arrays]
             caps = Csize_t[sizeof(a) for a in arrays]
-            check(L.tsstore_get_many(h, which, n, dst, caps, infos))
+            check(L.tsstore_get_many(h, found, n, dst, caps, infos))
         end
         map(1:n) do i
-            stamps, pct = read_extras(h, Ref(which[i]), infos[i], typemin(Int64), typemax(Int64))
+            stamps, pct = read_extras(h, infos[i], typemin(Int64), typemax(Int64))
             series_of(ws[i].name, infos[i], arrays[i], stamps, pct)
         end
     end
@@ -432,13 +467,15 @@ remove_time_series!(s::Store, T, owner_id::Integer, name::AbstractString; owner_
 """Runs f(filter) with a Ref{tsstore_filter} narrowed by list_keys' keyword arguments."""
 function with_filter(f, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
                      features)
-    nm, gl, ot, fj = opt_text(name), opt_text(name_glob), opt_text(owner_type), json_object(features)
+    nm, gl, ot, fa = opt_text(name), opt_text(name_glob), opt_text(owner_type), feature_arg(features)
+    fp, fn = feature_fields(fa)
+    keep = kept(fa)
     flt = L.tsstore_filter(; match_owner_id = owner_id === nothing ? 0 : 1, owner_id = something(owner_id, 0),
                            owner_category = owner_category === nothing ? L.TSSTORE_OWNER_ANY : Int32(owner_category),
                            series_type = series_type === nothing ? L.TSSTORE_ANY_TYPE : Int32(series_type),
                            name = ptr(nm), name_glob = ptr(gl), owner_type = ptr(ot), resolution = period(resolution),
-                           interval = period(interval), features_json = ptr(fj))
-    return GC.@preserve nm gl ot fj f(Ref(flt))
+                           interval = period(interval), features = fp, n_features = fn)
+    return GC.@preserve nm gl ot keep f(Ref(flt))
 end
 
 """

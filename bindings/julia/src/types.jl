@@ -147,7 +147,9 @@ window_starts(f::Forecast) = from_millis.(timeline(millis(f.initial_timestamp), 
     Key(owner_id, owner_category, series_type, name; resolution=nothing, interval=nothing, features=Dict())
 
 The identity of a stored series. Periods come back from the store as Dates periods in the
-largest unit that holds them exactly (`Hour(24)` reads back as `Day(1)`).
+largest unit that holds them exactly (`Hour(24)` reads back as `Day(1)`). A key the store
+handed out also carries the series' id, a hint that lets the library read it without a
+search; it takes no part in equality.
 """
 struct Key
     owner_id::Int64
@@ -157,13 +159,15 @@ struct Key
     resolution::Union{Nothing,AnyPeriod}
     interval::Union{Nothing,AnyPeriod}
     features::Dict{String,Any}
+    series_id::Int64
 end
 
 Key(owner_id::Integer, owner_category::OwnerCategory, series_type::SeriesType, name::AbstractString;
     resolution = nothing, interval = nothing, features = nothing) =
     Key(Int64(owner_id), owner_category, series_type, String(name),
         resolution === nothing ? nothing : to_period(resolution), interval === nothing ? nothing : to_period(interval),
-        features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features)))
+        features === nothing ? Dict{String,Any}() : Dict{String,Any}(string(k) => v for (k, v) in pairs(features)),
+        Int64(0))
 
 # Periods compare as the library's periods: Hour(1) and Month(1) differ (no throw), Hour(24) is Day(1).
 same_period(a, b) = (a === nothing || b === nothing) ? a === b : period(a) == period(b)
@@ -174,18 +178,19 @@ Base.:(==)(a::Key, b::Key) =
     isequal(a.features, b.features)  # a NaN feature (docs/format.md §13.3) is itself
 Base.hash(k::Key, h::UInt) = hash((k.owner_id, k.owner_category, k.series_type, k.name), h)
 
-"""The key a tsstore_lookup filled by the library holds (its strings read now: call this before
-the thread's next call into the library, with finalizers held back where they are arena strings)."""
+"""The key of a tsstore_lookup the library filled (its strings and features read now: they are
+the store's or a list's)."""
 key_from_lookup(q::L.tsstore_lookup) =
     Key(q.owner_id, OwnerCategory(q.owner_category), SeriesType(q.series_type), text_field(q.name),
-        dates_period(q.resolution), dates_period(q.interval), parse_features(text_field(q.features_json)))
+        dates_period(q.resolution), dates_period(q.interval), features_from(q.features, q.n_features), q.series_id)
 
 # ---- lookups --------------------------------------------------------------------------------
 
 """
-What a call looks up: the Julia side of a `tsstore_lookup` (its strings checked and kept, so
-that the struct's pointers stay valid for the call). From a Key it names exactly that series
-(no features: none); from an owner and a name it may leave the type, periods and features open.
+What a call looks up: the Julia side of a `tsstore_lookup` (its strings and features checked and
+kept, so that the struct's pointers stay valid for the call). From a Key it names exactly that
+series (no features: none) and carries its id hint; from an owner and a name it may leave the
+type, periods and features open.
 """
 struct Which
     series_type::Int32
@@ -194,13 +199,14 @@ struct Which
     name::String
     resolution::L.tsstore_period
     interval::L.tsstore_period
-    features::Union{Nothing,String}  # nothing: any features
-    flags::Int32                     # L.TSSTORE_LOOKUP_EXACT_FEATURES for a held Key
+    features::Union{Nothing,FeatureArg}  # nothing: any features
+    flags::Int32                         # L.TSSTORE_LOOKUP_EXACT_FEATURES for a held Key
+    series_id::Int64                     # a Key's hint, 0 for none
 end
 
 # A Key names its own feature set exactly, never a series that has more features.
 Which(k::Key) = Which(Int32(k.series_type), k.owner_id, Int32(k.owner_category), cstr(k.name), period(k.resolution),
-                      period(k.interval), features_json(k.features), L.TSSTORE_LOOKUP_EXACT_FEATURES)
+                      period(k.interval), feature_arg(k.features), L.TSSTORE_LOOKUP_EXACT_FEATURES, k.series_id)
 
 """
     Which(type, owner_id, name; owner_category=COMPONENT, resolution=nothing, interval=nothing, features)
@@ -212,24 +218,31 @@ NamedTuple the series' features must include (nothing or empty: any).
 Which(T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT, resolution = nothing,
       interval = nothing, features = nothing) =
     Which(Int32(series_type(T)), Int64(owner_id), Int32(owner_category), cstr(name), period(resolution),
-          period(interval), json_object(features), Int32(0))
+          period(interval), feature_arg(features), Int32(0), Int64(0))
 
-lookup_struct(w::Which) =
-    L.tsstore_lookup(; series_type = w.series_type, owner_id = w.owner_id, owner_category = w.owner_category,
-                     flags = w.flags, name = ptr(w.name), resolution = w.resolution, interval = w.interval,
-                     features_json = ptr(w.features))
-
-"""Runs f(ref) with a Ref{tsstore_lookup} for w, its strings preserved for the call."""
-function with_lookup(f, w::Which)
-    name, feats = w.name, w.features
-    return GC.@preserve name feats f(Ref(lookup_struct(w)))
+function lookup_struct(w::Which)
+    fp, fn = feature_fields(w.features)
+    return L.tsstore_lookup(; series_type = w.series_type, owner_id = w.owner_id, owner_category = w.owner_category,
+                            flags = w.flags, name = ptr(w.name), resolution = w.resolution, interval = w.interval,
+                            features = fp, n_features = fn, series_id = w.series_id)
 end
 
-"""Runs f(lookups) with a Vector{tsstore_lookup} for ws, their strings preserved."""
+"""The Julia objects a lookup's (or a feature argument's) pointers name, to GC.@preserve."""
+kept(w::Which) = (w.name, kept(w.features)...)
+kept(::Nothing) = ()
+kept(a::FeatureArg) = (a.feats, a.strings)
+
+"""Runs f(ref) with a Ref{tsstore_lookup} for w, what its pointers name preserved for the call."""
+function with_lookup(f, w::Which)
+    keep = kept(w)
+    return GC.@preserve keep f(Ref(lookup_struct(w)))
+end
+
+"""Runs f(lookups) with a Vector{tsstore_lookup} for ws, what their pointers name preserved."""
 function with_lookups(f, ws::AbstractVector{Which})
     keep = Any[]
     for w in ws
-        push!(keep, w.name, w.features)
+        append!(keep, kept(w))
     end
     return GC.@preserve keep f(L.tsstore_lookup[lookup_struct(w) for w in ws])
 end

@@ -124,7 +124,7 @@ def raw_layer(text: str) -> dict:
         defs["function"][name] = len([p for p in params.split(",") if p.strip()])
     for name, body in re.findall(r"^struct (\w+)\n(.*?)^end$", text, re.S | re.M):
         defs["struct"][name] = re.findall(r"^\s+(\w+)::", body, re.M)
-    defs["const"] = set(re.findall(r"^const (TSSTORE_\w+) = ", text, re.M))
+    defs["const"] = set(re.findall(r"^const (TSSTORE_\w+|[A-Z][A-Z_]+) = ", text, re.M))  # and the code tables
     defs["handle"] = set(re.findall(r"^mutable struct (\w+) end", text, re.M))
     defs["alias"] = set(re.findall(r"^const (tsstore_\w+) = ", text, re.M))
     return defs

@@ -41,14 +41,14 @@ end
         remove_time_series!(s, SingleTimeSeries, 1, "p"; x = 0.0)
         @test_throws NotFoundError get_time_series(s, 1, "p"; x = 0.0)  # never the NaN series
         @test get_time_series(s, 1, "p").data == [7.0, 8.0, 9.0]
-        # This build writes no NaN feature: refused, naming the feature (as the C field, for
-        # now), nothing stored.
+        # This build writes no NaN feature: refused, naming the feature, nothing stored.
         err = try
             add_time_series!(s, hourly("q", [1.0]); owner_id = 2, owner_type = "G", features = Dict("x" => NaN))
         catch e
             e
         end
-        @test err isa InvalidParameterError && occursin("features_json.x: NaN cannot be stored", err.msg)
+        @test err isa InvalidParameterError && occursin("features[\"x\"]: NaN cannot be stored", err.msg)
+        @test err.arg == "TSSTORE_ARG_FEATURES" && err.detail == "x" && err.item === nothing
         @test !has_time_series(s, SingleTimeSeries, 2, "q")
     end
 end

@@ -39,7 +39,6 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test TsStore.parse_period("P1Y2M") === Month(14)
         @test TsStore.parse_period("P2Y") === Year(2)
         @test TsStore.parse_period("P7D") === Day(7)
-        @test TsStore.features_json((zone = 2,)) == "{\"zone\":2}"
         @test_throws InvalidParameterError TsStore.parse_period("1 hour")  # the library's grammar
         # Timelines: t0 + i × step in one jump, calendar steps clamping to month ends.
         jan31 = DateTime(2024, 1, 31)
@@ -55,15 +54,18 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         @test inferred.resolution == Day(1) && inferred.initial_timestamp == T0
         @test_throws ArgumentError SingleTimeSeries("p", [T0, T0 + Hour(1), T0 + Hour(3)], zeros(3))
         @test TsStore.from_millis(TsStore.millis(DateTime(1950, 6, 1, 12))) == DateTime(1950, 6, 1, 12)
-        @test TsStore.parse_features(TsStore.features_json(Dict("scenario" => "high \"x\"", "year" => 2030,
-                                                                 "w" => 0.5, "on" => true))) ==
-              Dict{String,Any}("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true)
-        # Infinities and NaN travel as the library's {"$float": "+Inf"} / {"$float": "NaN"}.
-        @test TsStore.features_json(Dict("cap" => Inf)) == "{\"cap\":{\"\$float\":\"+Inf\"}}"
-        @test TsStore.features_json(Dict("cap" => NaN)) == "{\"cap\":{\"\$float\":\"NaN\"}}"
-        @test TsStore.parse_features("{\"cap\":{\"\$float\":\"-Inf\"},\"w\":0.5}") ==
-              Dict{String,Any}("cap" => -Inf, "w" => 0.5)
-        @test isnan(TsStore.parse_features("{\"cap\":{\"\$float\":\"NaN\"}}")["cap"])
+        # Features travel as typed arrays both ways: no JSON on this side.
+        fa = TsStore.feature_arg(Dict("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true,
+                                      "cap" => Inf, "nan" => NaN))
+        back = GC.@preserve fa TsStore.features_from(TsStore.feature_fields(fa)...)
+        @test isequal(back, Dict{String,Any}("scenario" => "high \"x\"", "year" => 2030, "w" => 0.5, "on" => true,
+                                             "cap" => Inf, "nan" => NaN))
+        @test back["on"] === true && back["year"] === 2030
+        @test TsStore.feature_fields(nothing) == (Ptr{TsStore.LibTsStore.tsstore_feature}(C_NULL), 0)
+        none = TsStore.feature_arg(Dict())
+        @test TsStore.feature_fields(none)[1] != C_NULL && TsStore.feature_fields(none)[2] == 0  # "none", not "any"
+        @test_throws TsStore.InvalidParameterError TsStore.feature_arg(Dict("big" => typemax(UInt64)))
+        @test_throws TsStore.InvalidParameterError TsStore.feature_arg(Dict("a\0b" => 1))
     end
 
     @testset "every dtype and element shape round-trips" begin
@@ -365,6 +367,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
     end
 
     include("nan_feature.jl")
+    include("boundary.jl")
 
     @testset "the library" begin
         @test TsStore.library_version() ÷ 100 == TsStore.LibTsStore.TSSTORE_VERSION_NUMBER ÷ 100

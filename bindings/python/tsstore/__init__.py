@@ -19,7 +19,7 @@ from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory
                       SeriesType, SingleTimeSeries, from_pandas)
 from ._store import Batch, Store
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "Store", "Batch", "Period", "from_pandas", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",

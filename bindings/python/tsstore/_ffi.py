@@ -1,8 +1,8 @@
 """The one module that loads the C library. The raw declarations of every function, struct
 and constant of include/tsstore.h are generated into _raw.py by scripts/gen-bindings; this
 module finds libtsstore.so, binds them (``lib.tsstore_get(...)`` is the C function itself),
-and turns a failure status into the exception of its class, carrying the thread's message
-(tsstore_errmsg). The rest of the package uses ``lib``, the structs of ``raw`` and
+and turns a failure status into the exception of its class, carrying the thread's report of
+it (tsstore_last_error). The rest of the package uses ``lib``, the structs of ``raw`` and
 ``check``; only this module and _raw import ctypes.
 """
 from __future__ import annotations
@@ -66,27 +66,42 @@ if VERSION // 100 != EXPECTED_VERSION // 100:
     raise ImportError(f"tsstore: libtsstore version {VERSION} is not the {EXPECTED_VERSION // 10000}."
                       f"{EXPECTED_VERSION // 100 % 100} this binding was generated for")
 
-_errmsg = lib.tsstore_errmsg
-
-
 def last_error() -> str:
     """The calling thread's last error message from the library."""
-    msg = _errmsg()
-    if isinstance(msg, int) or msg is None:  # a c_void_p restype
-        msg = string_at(msg) if msg else b""
-    return msg.decode("utf-8", "replace")
+    needed = c_size_t(0)
+    check(lib.tsstore_last_error_message(None, 0, byref(needed)))
+    buf = ctypes.create_string_buffer(max(needed.value, 1))
+    check(lib.tsstore_last_error_message(buf, len(buf), None))  # cut to fit should it have grown
+    return buf.value.decode("utf-8", "replace")
+
+
+def _report() -> "tuple[int, int, str, str, str]":
+    """What the library reports of the calling thread's last failure: the blamed argument's
+    TSSTORE_ARG_* code, the failing element of a list argument (-1 for none), the detail
+    within the argument, the operation and the message. Strings are copied out of the error
+    handle, which this thread owns and frees: no later call or finaliser can change them."""
+    h = c_void_p()
+    if lib.tsstore_last_error(byref(h)):
+        return raw.TSSTORE_ARG_NONE, -1, "", "", "(the library gave no error report)"
+    try:
+        info = raw.tsstore_error_info(struct_size=sizeof(raw.tsstore_error_info))
+        if lib.tsstore_error_get(h, byref(info)):
+            return raw.TSSTORE_ARG_NONE, -1, "", "", "(the library gave no error report)"
+        return info.arg, info.item, cstr(info.detail), cstr(info.operation), cstr(info.message)
+    finally:
+        lib.tsstore_error_free(h)
 
 
 def error(status: int) -> _errors.TsStoreError:
-    """The exception of a failure status, with the thread's message."""
-    return _errors.error_for(status, last_error())
+    """The exception of a failure status, with the thread's report of it."""
+    arg, item, detail, _op, message = _report()
+    return _errors.error_for(status, message, arg=arg, item=None if item < 0 else item, detail=detail)
 
 
 # Handles whose Python owner was collected without being closed. A finaliser (__del__) must
-# not call into the library itself: the garbage collector can run it on this thread between
-# a C call and the reading of what that call left in the thread's arena (its error message,
-# the strings of a series_info), which the next call on the thread replaces. So a finaliser
-# queues its handle here, and the next call into a store releases it first.
+# not close a store itself: the collector can run it inside another store call on the same
+# thread, and a close commits pending writes. So a finaliser queues its handle here, and the
+# next call into a store releases it first.
 _unreleased: list[tuple[Callable[[int], Any], int]] = []
 
 

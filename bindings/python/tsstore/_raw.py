@@ -28,17 +28,17 @@ Structs: ctypes.Structure subclasses with the header's fields in order and exact
     header's TSSTORE_<NAME>_INIT macro does (struct_size set, "any" codes).
 """
 
-from ctypes import CFUNCTYPE, Structure, c_char_p, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_uint8, c_void_p, sizeof
+from ctypes import CFUNCTYPE, Structure, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_uint8, c_void_p, sizeof
 from types import SimpleNamespace
 from typing import Any
 
 # ---- Constants ------------------------------------------------------------------------------
 
 TSSTORE_VERSION_MAJOR = 0
-TSSTORE_VERSION_MINOR = 2
+TSSTORE_VERSION_MINOR = 3
 TSSTORE_VERSION_PATCH = 0
-TSSTORE_VERSION_NUMBER = 200  # MAJOR * 10000 + MINOR * 100 + PATCH
-TSSTORE_VERSION_STRING = "0.2.0"
+TSSTORE_VERSION_NUMBER = 300  # MAJOR * 10000 + MINOR * 100 + PATCH
+TSSTORE_VERSION_STRING = "0.3.0"
 TSSTORE_DATA_FORMAT_VERSION = "0.11.0"
 TSSTORE_OK = 0
 TSSTORE_E_INVALID_PARAMETER = 1  # a bad argument; the message names it
@@ -70,6 +70,10 @@ TSSTORE_SCENARIOS = 5
 TSSTORE_ABSTRACT_DETERMINISTIC = 6
 TSSTORE_ANY_TYPE = -1
 TSSTORE_LOOKUP_EXACT_FEATURES = 1  # features exactly as given, no superset
+TSSTORE_FEATURE_INT = 1  # int_value
+TSSTORE_FEATURE_FLOAT = 2  # float_value (NaN only in lookups: it names another writer's set)
+TSSTORE_FEATURE_BOOL = 3  # int_value, 0 or 1
+TSSTORE_FEATURE_STR = 4  # str_value
 TSSTORE_PERIOD_NONE = 0  # no period: absent (outputs) or "any" (lookups, filters)
 TSSTORE_PERIOD_MILLIS = 1  # value milliseconds: PT1H is 3600000
 TSSTORE_PERIOD_MONTHS = 2  # value calendar months: P1Y is 12
@@ -78,8 +82,110 @@ TSSTORE_FIELD_NAME = 0
 TSSTORE_FIELD_OWNER_TYPE = 1
 TSSTORE_FIELD_RESOLUTION = 2
 TSSTORE_FIELD_INTERVAL = 3
+TSSTORE_ARG_NONE = 0  # none, or a catalog column (detail) of a damaged store
+TSSTORE_ARG_PATH = 1  # path
+TSSTORE_ARG_COMPRESSION = 2  # compression
+TSSTORE_ARG_SERIES = 3  # desc as a whole
+TSSTORE_ARG_SERIES_TYPE = 4  # series_type
+TSSTORE_ARG_OWNER_ID = 5  # owner_id, match_owner_id
+TSSTORE_ARG_OWNER_CATEGORY = 6  # owner_category
+TSSTORE_ARG_OWNER_TYPE = 7  # owner_type
+TSSTORE_ARG_NAME = 8  # name
+TSSTORE_ARG_DTYPE = 9  # dtype
+TSSTORE_ARG_SHAPE = 10  # shape, ndim (detail: the axis)
+TSSTORE_ARG_DATA = 11  # data, nbytes (detail: an element)
+TSSTORE_ARG_INITIAL_TIMESTAMP = 12  # initial_ms
+TSSTORE_ARG_RESOLUTION = 13  # resolution; a period argument (text, period, step)
+TSSTORE_ARG_TIMESTAMPS = 14  # timestamps_ms (detail: an element)
+TSSTORE_ARG_HORIZON = 15  # horizon
+TSSTORE_ARG_INTERVAL = 16  # interval
+TSSTORE_ARG_COUNT = 17  # count
+TSSTORE_ARG_PERCENTILES = 18  # percentiles, n_percentiles
+TSSTORE_ARG_FEATURES = 19  # features, features_json (detail: a feature's name)
+TSSTORE_ARG_UNITS = 20  # units
+TSSTORE_ARG_EXT = 21  # ext
+TSSTORE_ARG_START = 22  # start_ms, first_ms
+TSSTORE_ARG_END = 23  # end_ms, last_ms
+TSSTORE_ARG_LOOKUP = 24  # which (or which[i], descs[i], rows[i]) as a whole
+TSSTORE_ARG_KEYS = 25  # which[n], descs[n], rows[n] as a whole (n)
+TSSTORE_ARG_BUFFER = 26  # dst, capacity
+TSSTORE_ARG_STEP = 27  # a reader's step, window, timestamp_ms, start_ms
+TSSTORE_ARG_HASH = 28  # hash32
+TSSTORE_ARG_NEW_NAME = 29  # new_name
+TSSTORE_ARG_NEW_ID = 30  # new_id
+TSSTORE_ARG_A_TYPE = 31  # a_type
+TSSTORE_ARG_B_TYPE = 32  # b_type
+TSSTORE_ARG_A_IDS = 33  # a_ids
+TSSTORE_ARG_B_IDS = 34  # b_ids
+TSSTORE_ARG_GROUP = 35  # group
+TSSTORE_ARG_BYTES = 36  # bytes
+TSSTORE_ARG_TABLE = 37  # table
+TSSTORE_ARG_FIELD = 38  # field
+TSSTORE_ARG_OUT = 39  # an out pointer (detail: its name)
+TSSTORE_ARG_FILTER = 40  # filter as a whole
 TSSTORE_SUPPLEMENTAL_ASSOCIATIONS = 0  # A = component, B = supplemental attribute
 TSSTORE_PARENT_CHILD_ASSOCIATIONS = 1  # A = parent, B = child
+
+# ---- Code tables: (code, name, comment) of each family --------------------------------------
+
+STATUSES = (
+    (0, "TSSTORE_OK", ""),
+    (1, "TSSTORE_E_INVALID_PARAMETER", "a bad argument; the message names it"),
+    (2, "TSSTORE_E_NOT_FOUND", "no such series / array / association"),
+    (3, "TSSTORE_E_DUPLICATE_TIME_SERIES", "the key is already stored"),
+    (4, "TSSTORE_E_DUPLICATE_ASSOCIATION", "the pair is already associated"),
+    (5, "TSSTORE_E_INTEGRITY", "the files disagree with each other"),
+    (6, "TSSTORE_E_READ_ONLY", "a write on a store opened read-only"),
+    (7, "TSSTORE_E_IO", "netcdf-c, HDF5, SQLite or the OS failed"),
+    (8, "TSSTORE_E_INCOMPATIBLE_FORMAT", "the file's data_format_version is not this build's"),
+    (9, "TSSTORE_E_INTERNAL", "a bug in tsstore; please report the message"),
+    (10, "TSSTORE_E_BUFFER_TOO_SMALL", "the size out says how much is needed"),
+    (11, "TSSTORE_E_INVALID_HANDLE", "NULL, freed, foreign or wrong-kind handle"),
+)
+
+ARGS = (
+    (0, "TSSTORE_ARG_NONE", "none, or a catalog column (detail) of a damaged store"),
+    (1, "TSSTORE_ARG_PATH", "path"),
+    (2, "TSSTORE_ARG_COMPRESSION", "compression"),
+    (3, "TSSTORE_ARG_SERIES", "desc as a whole"),
+    (4, "TSSTORE_ARG_SERIES_TYPE", "series_type"),
+    (5, "TSSTORE_ARG_OWNER_ID", "owner_id, match_owner_id"),
+    (6, "TSSTORE_ARG_OWNER_CATEGORY", "owner_category"),
+    (7, "TSSTORE_ARG_OWNER_TYPE", "owner_type"),
+    (8, "TSSTORE_ARG_NAME", "name"),
+    (9, "TSSTORE_ARG_DTYPE", "dtype"),
+    (10, "TSSTORE_ARG_SHAPE", "shape, ndim (detail: the axis)"),
+    (11, "TSSTORE_ARG_DATA", "data, nbytes (detail: an element)"),
+    (12, "TSSTORE_ARG_INITIAL_TIMESTAMP", "initial_ms"),
+    (13, "TSSTORE_ARG_RESOLUTION", "resolution; a period argument (text, period, step)"),
+    (14, "TSSTORE_ARG_TIMESTAMPS", "timestamps_ms (detail: an element)"),
+    (15, "TSSTORE_ARG_HORIZON", "horizon"),
+    (16, "TSSTORE_ARG_INTERVAL", "interval"),
+    (17, "TSSTORE_ARG_COUNT", "count"),
+    (18, "TSSTORE_ARG_PERCENTILES", "percentiles, n_percentiles"),
+    (19, "TSSTORE_ARG_FEATURES", "features, features_json (detail: a feature's name)"),
+    (20, "TSSTORE_ARG_UNITS", "units"),
+    (21, "TSSTORE_ARG_EXT", "ext"),
+    (22, "TSSTORE_ARG_START", "start_ms, first_ms"),
+    (23, "TSSTORE_ARG_END", "end_ms, last_ms"),
+    (24, "TSSTORE_ARG_LOOKUP", "which (or which[i], descs[i], rows[i]) as a whole"),
+    (25, "TSSTORE_ARG_KEYS", "which[n], descs[n], rows[n] as a whole (n)"),
+    (26, "TSSTORE_ARG_BUFFER", "dst, capacity"),
+    (27, "TSSTORE_ARG_STEP", "a reader's step, window, timestamp_ms, start_ms"),
+    (28, "TSSTORE_ARG_HASH", "hash32"),
+    (29, "TSSTORE_ARG_NEW_NAME", "new_name"),
+    (30, "TSSTORE_ARG_NEW_ID", "new_id"),
+    (31, "TSSTORE_ARG_A_TYPE", "a_type"),
+    (32, "TSSTORE_ARG_B_TYPE", "b_type"),
+    (33, "TSSTORE_ARG_A_IDS", "a_ids"),
+    (34, "TSSTORE_ARG_B_IDS", "b_ids"),
+    (35, "TSSTORE_ARG_GROUP", "group"),
+    (36, "TSSTORE_ARG_BYTES", "bytes"),
+    (37, "TSSTORE_ARG_TABLE", "table"),
+    (38, "TSSTORE_ARG_FIELD", "field"),
+    (39, "TSSTORE_ARG_OUT", "an out pointer (detail: its name)"),
+    (40, "TSSTORE_ARG_FILTER", "filter as a whole"),
+)
 
 # ---- Handles (opaque; NULL is None) --------------------------------------------------------
 
@@ -89,6 +195,7 @@ tsstore_strings = c_void_p  # a list of strings
 tsstore_associations = c_void_p  # rows of an association table
 tsstore_static_reader = c_void_p  # one timestamp of many series
 tsstore_forecast_reader = c_void_p  # one window of many forecasts
+tsstore_error = c_void_p  # a failure, as reported
 
 # ---- Function pointer types -----------------------------------------------------------------
 
@@ -112,6 +219,18 @@ class tsstore_period(Structure):
     ]
 
 
+class tsstore_feature(Structure):
+    """One feature of a series: a name and a typed value."""
+    _fields_ = [
+        ("struct_size", c_uint32),                      # uint32_t struct_size
+        ("kind", c_int32),                              # int32_t kind: TSSTORE_FEATURE_*
+        ("name", c_char_p),                             # const char *name
+        ("int_value", c_int64),                         # int64_t int_value: INT, BOOL
+        ("float_value", c_double),                      # double float_value: FLOAT
+        ("str_value", c_char_p),                        # const char *str_value: STR
+    ]
+
+
 class tsstore_lookup(Structure):
     """Which series a call means. A lookup names an owner and a series name; every other field
     narrows it, and may be left at "any":
@@ -119,11 +238,18 @@ class tsstore_lookup(Structure):
                       the _INIT default is TSSTORE_SINGLE_TIME_SERIES;
       owner_category  TSSTORE_OWNER_COMPONENT (the default), _SUPPLEMENTAL_ATTRIBUTE, or _ANY;
       resolution, interval   unit TSSTORE_PERIOD_NONE (the default): any;
-      features_json   NULL: any features. A JSON object: the series whose features are exactly
-                      these, or else the one series whose features include them all;
+      features[n_features]   the features asked for; NULL (and n_features 0): read features_json
+                      instead. Given (n_features may be 0: none), the series whose features are
+                      exactly these, or else the one series whose features include them all;
+      features_json   used when features is NULL: NULL means any features, a JSON object
+                      features as above;
       flags           0, or TSSTORE_LOOKUP_EXACT_FEATURES: only the series whose features are
-                      exactly features_json (NULL then means none), never one that has more.
-                      A key handed out by the library (series_info.key) carries it.
+                      exactly the features given (none given then means none), never one that
+                      has more. A key handed out by the library (series_info.key) carries it;
+      series_id       0, or the id of a key the library handed out: a hint. When the series it
+                      names is exactly the one an exact lookup (EXACT_FEATURES, or every field
+                      given) names, it is read with no search of the catalog; otherwise the hint
+                      is ignored. A key keeps its hint for as long as its series is stored.
     A lookup that matches no series is TSSTORE_E_NOT_FOUND; one that matches several is
     TSSTORE_E_INVALID_PARAMETER, its message listing them. A lookup that gives every field
     (as the key of a listed series does) costs one index probe.
@@ -138,6 +264,9 @@ class tsstore_lookup(Structure):
         ("resolution", tsstore_period),                 # tsstore_period resolution
         ("interval", tsstore_period),                   # tsstore_period interval
         ("features_json", c_char_p),                    # const char *features_json
+        ("features", c_void_p),                         # const tsstore_feature *features
+        ("n_features", c_size_t),                       # size_t n_features
+        ("series_id", c_int64),                         # int64_t series_id
     ]
 
 
@@ -146,7 +275,8 @@ class tsstore_series_desc(Structure):
       all types       series_type, owner_id, owner_type (e.g. "ThermalStandard"),
                       owner_category, name, dtype, shape[ndim], data[nbytes] (row-major,
                       little-endian elements; nbytes = product(shape) × the dtype's width),
-                      features_json, units, ext (NULL or "" for none);
+                      features[n_features] (or, when features is NULL, features_json: NULL
+                      or "" for none), units, ext (NULL or "" for none);
       SingleTimeSeries   shape [length, *element_shape], one step per resolution from
                       initial_ms;
       NonSequentialTimeSeries   timestamps_ms[shape[0]], strictly increasing; resolution unused;
@@ -180,12 +310,16 @@ class tsstore_series_desc(Structure):
         ("features_json", c_char_p),                    # const char *features_json
         ("units", c_char_p),                            # const char *units
         ("ext", c_char_p),                              # const char *ext
+        ("features", c_void_p),                         # const tsstore_feature *features
+        ("n_features", c_size_t),                       # size_t n_features
     ]
 
 
 class tsstore_series_info(Structure):
     """What a series is, and what a read returned. key holds the series' full identity, ready to
-    pass back as a lookup (its strings follow the rule for strings out). ndim, shape, nbytes,
+    pass back as a lookup: its features both as an array and as canonical JSON text (a lookup
+    reads the array when it is given), its series_id set, its strings and features owned as
+    the rule for strings out says. ndim, shape, nbytes,
     initial_ms and count describe what the read returned (a range, some windows) or, from
     tsstore_get_info and listings, what a whole read returns (for a
     DeterministicSingleTimeSeries its windows, [H, count, *E], not its source's rows). The
@@ -225,7 +359,8 @@ class tsstore_filter(Structure):
       owner_category, series_type   TSSTORE_OWNER_ANY / TSSTORE_ANY_TYPE for any;
       name, name_glob (a SQLite GLOB: "max_*"), owner_type   NULL for any;
       resolution, interval   unit TSSTORE_PERIOD_NONE for any;
-      features_json    NULL for any; a JSON object: the series' features include these.
+      features[n_features]   the series' features include these; NULL: read features_json,
+                       NULL for any, a JSON object of features to include.
     """
     _fields_ = [
         ("struct_size", c_uint32),                      # uint32_t struct_size
@@ -239,6 +374,8 @@ class tsstore_filter(Structure):
         ("resolution", tsstore_period),                 # tsstore_period resolution
         ("interval", tsstore_period),                   # tsstore_period interval
         ("features_json", c_char_p),                    # const char *features_json
+        ("features", c_void_p),                         # const tsstore_feature *features
+        ("n_features", c_size_t),                       # size_t n_features
     ]
 
 
@@ -367,7 +504,27 @@ class tsstore_integrity_report(Structure):
     ]
 
 
+class tsstore_error_info(Structure):
+    """What tsstore_last_error reports of a failure; its strings are the error handle's."""
+    _fields_ = [
+        ("struct_size", c_uint32),                      # uint32_t struct_size
+        ("status", c_int32),                            # int32_t status: the TSSTORE_E_* the call returned
+        ("arg", c_int32),                               # int32_t arg: TSSTORE_ARG_*: the argument to blame
+        ("reserved", c_int32),                          # int32_t reserved
+        ("item", c_int64),                              # int64_t item: the failing element of an array argument (descs, which, rows, dst), -1 for none
+        ("operation", c_char_p),                        # const char *operation: what failed, as the library names its operations ("add_time_series")
+        ("detail", c_char_p),                           # const char *detail: within arg: a feature's name, an axis or element index; ""
+        ("reason", c_char_p),                           # const char *reason: why, without the operation and argument
+        ("message", c_char_p),                          # const char *message: the whole message, the argument spelled as C names it
+    ]
+
+
 # ---- Initialisers: the _INIT macros ---------------------------------------------------------
+
+
+def TSSTORE_FEATURE_INIT() -> tsstore_feature:
+    """A tsstore_feature as TSSTORE_FEATURE_INIT initialises it."""
+    return tsstore_feature(struct_size=sizeof(tsstore_feature), kind=TSSTORE_FEATURE_INT)
 
 
 def TSSTORE_LOOKUP_INIT() -> tsstore_lookup:
@@ -435,6 +592,11 @@ def TSSTORE_INTEGRITY_REPORT_INIT() -> tsstore_integrity_report:
     return tsstore_integrity_report(struct_size=sizeof(tsstore_integrity_report))
 
 
+def TSSTORE_ERROR_INFO_INIT() -> tsstore_error_info:
+    """A tsstore_error_info as TSSTORE_ERROR_INFO_INIT initialises it."""
+    return tsstore_error_info(struct_size=sizeof(tsstore_error_info), item=-1)
+
+
 # ---- Functions ------------------------------------------------------------------------------
 
 #: name: (restype, argtypes), in header order.
@@ -443,8 +605,14 @@ SIGNATURES = {
     "tsstore_version": (c_int32, ()),
     # const char * tsstore_status_name(int32_t status)
     "tsstore_status_name": (c_char_p, (c_int32,)),
-    # const char * tsstore_errmsg(void)
-    "tsstore_errmsg": (c_char_p, ()),
+    # int32_t tsstore_last_error(tsstore_error **out)
+    "tsstore_last_error": (c_int32, (c_void_p,)),
+    # int32_t tsstore_error_get(const tsstore_error *error, tsstore_error_info *info)
+    "tsstore_error_get": (c_int32, (c_void_p, c_void_p)),
+    # void tsstore_error_free(tsstore_error *error)
+    "tsstore_error_free": (None, (c_void_p,)),
+    # int32_t tsstore_last_error_message(char *buf, size_t capacity, size_t *needed)
+    "tsstore_last_error_message": (c_int32, (c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_set_log_callback(tsstore_log_fn fn, void *user)
     "tsstore_set_log_callback": (c_int32, (c_void_p, c_void_p)),
     # int32_t tsstore_period_parse(const char *text, tsstore_period *out)
@@ -471,10 +639,10 @@ SIGNATURES = {
     "tsstore_store_last_error": (c_int32, (c_void_p, c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_store_recovered(tsstore_store *store, char *buf, size_t capacity, size_t *needed)
     "tsstore_store_recovered": (c_int32, (c_void_p, c_void_p, c_size_t, c_void_p)),
-    # int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc)
-    "tsstore_add": (c_int32, (c_void_p, c_void_p)),
-    # int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n)
-    "tsstore_add_batch": (c_int32, (c_void_p, c_void_p, c_size_t)),
+    # int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc *desc, tsstore_lookup *stored)
+    "tsstore_add": (c_int32, (c_void_p, c_void_p, c_void_p)),
+    # int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n, tsstore_lookup *stored)
+    "tsstore_add_batch": (c_int32, (c_void_p, c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_transform_single_time_series(tsstore_store *store, const tsstore_period *horizon, const tsstore_period *interval, int32_t owner_category, const tsstore_period *resolution, int64_t *added)
     "tsstore_transform_single_time_series": (c_int32, (c_void_p, c_void_p, c_void_p, c_int32, c_void_p, c_void_p)),
     # int32_t tsstore_has(tsstore_store *store, const tsstore_lookup *which, int32_t *found)
@@ -621,5 +789,5 @@ def bind(lib: Any) -> SimpleNamespace:
 
 
 #: The structs and handles, in header order.
-STRUCTS = (tsstore_period, tsstore_lookup, tsstore_series_desc, tsstore_series_info, tsstore_filter, tsstore_reader_info, tsstore_group_info, tsstore_type_counts, tsstore_forecast_params, tsstore_static_grid, tsstore_association, tsstore_association_tally, tsstore_compact_report, tsstore_integrity_report)
-HANDLES = ("tsstore_store", "tsstore_keys", "tsstore_strings", "tsstore_associations", "tsstore_static_reader", "tsstore_forecast_reader")
+STRUCTS = (tsstore_period, tsstore_feature, tsstore_lookup, tsstore_series_desc, tsstore_series_info, tsstore_filter, tsstore_reader_info, tsstore_group_info, tsstore_type_counts, tsstore_forecast_params, tsstore_static_grid, tsstore_association, tsstore_association_tally, tsstore_compact_report, tsstore_integrity_report, tsstore_error_info)
+HANDLES = ("tsstore_store", "tsstore_keys", "tsstore_strings", "tsstore_associations", "tsstore_static_reader", "tsstore_forecast_reader", "tsstore_error")

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _convert as cv
-from ._ffi import byref, check, lib, raw, sizeof
+from ._ffi import byref, check, lib, raw, sizeof, string_at
 
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 
@@ -99,7 +99,8 @@ class Key:
                                _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"),
                                raw.TSSTORE_LOOKUP_EXACT_FEATURES,
                                name, cv.optional_period(self.resolution, "key.resolution"),
-                               cv.optional_period(self.interval, "key.interval"), feats)
+                               cv.optional_period(self.interval, "key.interval"), feats,
+                               series_id=self.__dict__.get("_id", 0))
         object.__setattr__(self, "_lookup", (q, name, feats))
         return q
 
@@ -123,24 +124,58 @@ class Key:
         return k
 
     @classmethod
-    def _many(cls, owner_ids: list, categories: list, series_type: SeriesType, names: list,
-              resolutions: list) -> "list[Key]":
-        """Keys without an interval or features from parts already checked and converted,
-        one per owner id (_of's work in one loop, for a bulk add's 100,000)."""
+    def from_lookup(cls, q: Any) -> "Key":
+        """The key a tsstore_lookup filled by the library holds, with the series' id as its
+        hint (a lookup by it reads the row without a search; the library checks it)."""
+        k = cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),
+                cv.period_value(q.resolution), cv.period_value(q.interval), cv.features_from_json(q.features_json))
+        object.__setattr__(k, "_id", q.series_id)
+        return k
+
+    @classmethod
+    def _stored(cls, qs: np.ndarray) -> "list[Key]":
+        """The keys of the tsstore_lookup array an add filled (numpy's view of it): what the
+        library stored, ids included. Its strings and feature sets are the store's, one copy
+        each, so each distinct pointer is read once however many keys share it."""
+        names: dict = {}
+        feats: dict = {}
+        periods: dict = {}
+
+        def text(addr: int) -> str:
+            v = names.get(addr)
+            if v is None:
+                v = names[addr] = string_at(addr).decode("utf-8")
+            return v
+
+        def features(addr: int) -> dict:
+            v = feats.get(addr)
+            if v is None:
+                v = feats[addr] = cv.features_from_json(string_at(addr)) if addr else {}
+            return v
+
+        def period(unit: int, value: int) -> Any:
+            v = periods.get((unit, value), _UNSET)
+            if v is _UNSET:
+                v = periods[(unit, value)] = cv._value_of(value, unit)
+            return v
+
         new, setattr_ = object.__new__, object.__setattr__
         out = []
-        for oid, cat, name, res in zip(owner_ids, categories, names, resolutions):
+        cols = (qs["owner_id"].tolist(), qs["owner_category"].tolist(), qs["series_type"].tolist(),
+                qs["name"].tolist(), qs["resolution"]["unit"].tolist(), qs["resolution"]["value"].tolist(),
+                qs["interval"]["unit"].tolist(), qs["interval"]["value"].tolist(), qs["features_json"].tolist(),
+                qs["series_id"].tolist())
+        for oid, cat, typ, name, ru, rv, iu, iv, fj, sid in zip(*cols):
             k = new(cls)
-            setattr_(k, "__dict__", {"owner_id": oid, "owner_category": cat, "series_type": series_type,
-                                     "name": name, "resolution": res, "interval": None, "features": {}})
+            f = features(fj)
+            setattr_(k, "__dict__", {"owner_id": oid, "owner_category": _CATEGORIES[cat], "series_type": _TYPES[typ],
+                                     "name": text(name), "resolution": period(ru, rv), "interval": period(iu, iv),
+                                     "features": dict(f) if f else {}, "_id": sid})
             out.append(k)
         return out
 
-    @classmethod
-    def from_lookup(cls, q: Any) -> "Key":
-        """The key a tsstore_lookup filled by the library holds (its strings are read now)."""
-        return cls(q.owner_id, _CATEGORIES[q.owner_category], _TYPES[q.series_type], q.name.decode("utf-8"),
-                   cv.period_value(q.resolution), cv.period_value(q.interval), cv.features_from_json(q.features_json))
+
+_UNSET = object()
 
 
 def _owner_id(value: Any) -> int:

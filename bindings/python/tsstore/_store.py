@@ -86,12 +86,19 @@ _RES_VALUE = (_KEY_OFF + raw.tsstore_lookup.resolution.offset + raw.tsstore_peri
 _RES_UNIT = (_KEY_OFF + raw.tsstore_lookup.resolution.offset + raw.tsstore_period.unit.offset, np.int32)
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 _OWNER_OFF = raw.tsstore_lookup.owner_id.offset
+_ID_OFF = raw.tsstore_lookup.series_id.offset
 
 
 def _info_column(infos: Any, n: int, field: tuple) -> np.ndarray:
     """One field of infos[n] as a numpy array (a copy), read without a ctypes object per item."""
     off, dtype = field
     return np.ndarray((n,), dtype=dtype, buffer=infos, offset=off, strides=(_INFO_SIZE,)).copy()
+
+
+def _found_keys(infos: Any, n: int) -> np.ndarray:
+    """The keys of infos[n] (their series ids set) as one contiguous tsstore_lookup array."""
+    rows = np.frombuffer(infos, dtype=np.uint8, count=n * _INFO_SIZE).reshape(n, _INFO_SIZE)
+    return np.ascontiguousarray(rows[:, _KEY_OFF:_KEY_OFF + _LOOKUP_SIZE])
 
 
 def _lookup_array(keys: Sequence[Key]) -> np.ndarray:
@@ -123,14 +130,16 @@ def _key_lookup_bytes(k: Key, groups: dict) -> tuple:
     if t is None:
         q = k.lookup()
         raw_bytes = string_at(addressof(q), _LOOKUP_SIZE)
-        t = (raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:], k.__dict__["_lookup"])
+        t = (raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:_ID_OFF], raw_bytes[_ID_OFF + 8:], k.__dict__["_lookup"])
         if g is not None:
             groups[g] = t
     o = k.owner_id
     if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
         k.lookup()  # a bool passes; what Key.lookup refuses raises here, as it says
         o = int(o)
-    c = (t[0] + o.to_bytes(8, "little", signed=True) + t[1], t[2])
+    # Each key's own owner id and id hint written in.
+    hint = k.__dict__.get("_id", 0).to_bytes(8, "little", signed=True)
+    c = (t[0] + o.to_bytes(8, "little", signed=True) + t[1] + hint + t[2], t[3])
     object.__setattr__(k, "_lookup_bytes", c)
     return c
 
@@ -187,6 +196,9 @@ class Store:
     def __init__(self, handle: int) -> None:
         self._h: int | None = handle
         self._lock = threading.Lock()
+        # The size of the last read of each (name, type, call) by owner and name: the buffer
+        # the next such read offers, so that it is one C call (_read).
+        self._sizes: dict = {}
 
     @classmethod
     def _opened(cls, call: Any, *args: Any) -> "Store":
@@ -449,37 +461,46 @@ class Store:
         return self._read(key.lookup(), key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
 
     def _read(self, lookup: Any, key: Key | None, call: Any, *bounds: int) -> Any:
-        """One read into a numpy array: one C call when the key's size is known from its
-        last read (the usual case in a loop), else a first call that only sizes it.
-        NonSequential timestamps and percentiles take one more call each. The info struct is
-        this thread's: it is read into Python values before the next read of the thread."""
+        """One read into a numpy array: one C call when the buffer offered holds the answer,
+        the usual case in a loop. A Key offers the size of its own last read; a lookup by
+        owner and name the size of the last read of that name and type. When the answer does
+        not fit, a second call names the series by the key the first one returned, whose id
+        spares a second search of the catalog. NonSequential timestamps and percentiles take
+        one more call each, by that key too. The info struct is this thread's: it is read
+        into Python values before the next read of the thread."""
         h, (info, info_ref) = self._handle(), _thread_info()
-        # lookup is key's own when a Key is given: its byref is made once per Key.
-        q, guess = (byref(lookup), 0) if key is None else (key.lookup_ref(), key.__dict__.get("_nbytes", 0))
+        if key is None:
+            slot = (lookup.name, lookup.series_type, id(call), len(bounds))
+            q, guess = byref(lookup), self._sizes.get(slot, 0)
+        else:  # lookup is key's own: its byref is made once per Key
+            q, guess = key.lookup_ref(), key.__dict__.get("_nbytes", 0)
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
         st = call(h, q, *bounds, cbuf, guess, info_ref)
         if st == _TOO_SMALL:
+            found = raw.tsstore_lookup.from_buffer_copy(info.key)
             cbuf = (c_uint8 * info.nbytes)()
-            st = call(h, q, *bounds, cbuf, info.nbytes, info_ref)
+            st = call(h, byref(found), *bounds, cbuf, info.nbytes, info_ref)
         check(st)
-        if not bounds and key is not None and info.nbytes != guess:
-            object.__setattr__(key, "_nbytes", info.nbytes)
-        return self._series(lookup, info, array_view(cbuf, info), bounds,
-                            None if key is None else key.name)
+        if info.nbytes != guess:
+            if key is None:
+                self._sizes[slot] = info.nbytes
+            elif not bounds:
+                object.__setattr__(key, "_nbytes", info.nbytes)
+        return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
 
-    def _series(self, lookup: Any, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
+    def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
         key = info.key  # a new ctypes object at each access
         typ = key.series_type
         stamps = pct = None
         if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
             lo, hi = bounds if len(bounds) == 2 else (_INT64_MIN, _INT64_MAX)
-            stamps = self._timestamps(lookup, lo, hi, int(info.shape[0]))
+            stamps = self._timestamps(key, lo, hi, int(info.shape[0]))
         elif typ == SeriesType.PROBABILISTIC:
             pct = np.empty(info.n_layers, dtype=np.float64)
             n = c_size_t()
-            check(lib.tsstore_get_percentiles(self._handle(), byref(lookup), pct.ctypes.data, len(pct), byref(n)))
+            check(lib.tsstore_get_percentiles(self._handle(), byref(key), pct.ctypes.data, len(pct), byref(n)))
         return series_of(info, key, arr, name or key.name.decode("utf-8"), stamps, pct)
 
     def _timestamps(self, lookup: Any, lo: int, hi: int, n: int) -> np.ndarray:
@@ -493,8 +514,9 @@ class Store:
         """Reads many whole series, one pass per packed dataset; results in key order. One C
         call however many keys when every series fits the size of the largest one the last
         get_many read (the usual case; a store's first get_many guesses the first key's size,
-        asked by one small call), else two (sizes, then values; the library resolves the keys
-        once for both): the arrays are views into one block of memory the library fills."""
+        asked by one small call), else two (sizes, then values by the keys the first call
+        returned, whose ids spare a second search): the arrays are views into one block of
+        memory the library fills."""
         with _gc_paused():  # a series object per key, none cyclic: as a bulk add's keys
             return self._get_many(keys)
 
@@ -507,14 +529,14 @@ class Store:
         infos = _infos(n)
         h = self._handle()
         # Every item sized as the largest of the last get_many, while that asks for no more than
-        # twice what the last one read (at least 64 MiB); else a sizing call first (the library
-        # keeps what it resolved for the read right after it).
+        # twice what the last one read (at least 64 MiB); else a sizing call first.
         guess = self._many_guess or self._first_guess(h, which, infos)
         if n * guess > max(2 * self._many_total, _GUESS_FLOOR):
             guess = 0
         block, offsets, st = self._get_many_into(h, which, n, infos, np.full(n, guess, dtype=np.uint64))
-        if st == _TOO_SMALL:
-            block, offsets, st = self._get_many_into(h, which, n, infos, _info_column(infos, n, _NBYTES))
+        if st == _TOO_SMALL:  # again by the keys the library resolved: their ids spare a search
+            found = _found_keys(infos, n)
+            block, offsets, st = self._get_many_into(h, found.ctypes.data, n, infos, _info_column(infos, n, _NBYTES))
         check(st)
         nbytes = _info_column(infos, n, _NBYTES)
         self._many_guess, self._many_total = int(nbytes.max()), int(nbytes.sum())
@@ -525,7 +547,7 @@ class Store:
         for i, k in enumerate(keys):
             info = infos[i]
             lo = int(offsets[i])
-            out.append(self._series(k.lookup(), info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
+            out.append(self._series(info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
         return out
 
     _many_guess = _many_total = 0
@@ -1210,12 +1232,6 @@ class _Item:
         if isinstance(ts, Probabilistic):
             self.pct = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
 
-    def key(self) -> Key:
-        """The key the library gives the added series (its periods as a store returns them)."""
-        ts = self.ts
-        return Key._of(self.owner_id, self.owner_category, ts.series_type, ts.name, cv.period_value(self.res),
-                       cv.period_value(self.iv), dict(self.features) if self.features else {})
-
     def respell(self, message: str) -> str:
         """message with this item's periods as the caller wrote them, not the library's
         canonical text (a horizon given as 48 hours must not read "P2D")."""
@@ -1226,6 +1242,7 @@ _CATEGORY_OF = {c.value: c for c in OwnerCategory}
 
 
 _DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
+_LOOKUP_DTYPE = numpy_dtype(raw.tsstore_lookup)
 
 
 def _descriptors(cols: dict) -> tuple[np.ndarray, list]:
@@ -1363,27 +1380,27 @@ def _add_items(store: "Store", items: list[_Item], batch: bool = False) -> list[
     (whose arrays get datasets sized to it)."""
     if not items:
         return []
-    _send(store, _item_columns(items), len(items), batch, items.__getitem__)
-    return [it.key() for it in items]
+    return _send(store, _item_columns(items), len(items), batch, items.__getitem__)
 
 
-def _send(store: "Store", cols: dict, n: int, batch: bool, item_at: Any) -> None:
+def _send(store: "Store", cols: dict, n: int, batch: bool, item_at: Any) -> list[Key]:
     """Adds the n items of descriptor columns cols in one C call (tsstore_add_batch for a
-    batch, tsstore_add for one item), raising the library's refusal with the periods of the
-    item it names (item_at(i) gives its _Item) as the caller wrote them."""
+    batch, tsstore_add for one item) and returns the keys the library reports it stored;
+    a refusal is raised with the periods of the item it names (item_at(i) gives its _Item)
+    as the caller wrote them."""
     descs, keep = _descriptors(cols)
-    h = store._handle()
-    st = lib.tsstore_add_batch(h, descs.ctypes.data, n) if batch else lib.tsstore_add(h, descs.ctypes.data)
+    stored = np.zeros(n, dtype=_LOOKUP_DTYPE)
+    stored["struct_size"] = _LOOKUP_SIZE
+    h, out = store._handle(), stored.ctypes.data
+    st = lib.tsstore_add_batch(h, descs.ctypes.data, n, out) if batch else lib.tsstore_add(h, descs.ctypes.data, out)
     del keep  # the library copied what the descriptors point at
     if not st:
-        return
+        return Key._stored(stored)
     e = error(st)
-    msg = str(e)
-    m = re.search(r"\bdescs\[(\d+)\]", msg)
-    i = int(m.group(1)) if m and int(m.group(1)) < n else 0 if n == 1 else None
+    i = e.item if e.item is not None and e.item < n else 0 if n == 1 else None
     if i is not None:
-        msg = item_at(i).respell(msg)
-    raise type(e)(msg, e.status)
+        e.args = (item_at(i).respell(str(e)),)
+    raise e
 
 
 _PLAIN_KEYS = frozenset(("ts", "owner_id", "owner_type", "owner_category"))
@@ -1403,9 +1420,9 @@ def _plain_columns(items: list) -> "dict | None":
     if n == 0:
         return None
     owner_ids, cats, codes, initial, res, arrs = [], [], [], [], [], []
-    types, names, key_names, key_res = [], [], [], []
+    types, names = [], []
     last_t = last_r = last_ot = last_name = last_dt = _UNSET
-    t_ms = r_p = r_value = ot_b = name_b = code = None
+    t_ms = r_p = ot_b = name_b = code = None
     sts, component = SingleTimeSeries, OwnerCategory.COMPONENT
     try:
         for item in items:
@@ -1428,7 +1445,6 @@ def _plain_columns(items: list) -> "dict | None":
                 t_ms, last_t = cv.millis(t), t
             if r is not last_r:
                 r_p, last_r = cv.period(r, "ts.resolution"), r
-                r_value = cv.period_value(r_p)  # as the key holds it
             if ot is not last_ot:
                 ot_b, last_ot = cv.text_arg(ot, "owner_type"), ot
             if name is not last_name:
@@ -1441,16 +1457,14 @@ def _plain_columns(items: list) -> "dict | None":
             arrs.append(a)
             types.append(ot_b)
             names.append(name_b)
-            key_names.append(name)
-            key_res.append(r_value)
     except (TsStoreError, TypeError, ValueError):
         return None  # the general path raises it, naming the item
     none = [None] * n
     # A column of one value is given as that value: numpy sets it at once, not item by item.
-    return dict(series_type=int(SeriesType.SINGLE_TIME_SERIES), owner_id=owner_ids, categories=cats,
+    return dict(series_type=int(SeriesType.SINGLE_TIME_SERIES), owner_id=owner_ids,
                 owner_category=_one_or_all(cats), dtype=_one_or_all(codes), initial_ms=_one_or_all(initial),
                 count=0, resolution=res, horizon=[cv.NO_PERIOD] * n, interval=[cv.NO_PERIOD] * n, arrs=arrs,
-                stamps=None, pct=None, strs=(types, names, none, none, none), key_names=key_names, key_res=key_res)
+                stamps=None, pct=None, strs=(types, names, none, none, none))
 
 
 def _one_or_all(values: list) -> Any:
@@ -1459,10 +1473,8 @@ def _one_or_all(values: list) -> Any:
 
 
 def _add_plain(store: "Store", items: list, cols: dict) -> list[Key]:
-    """Adds a batch _plain_columns described, in one C call, and makes its keys."""
-    _send(store, cols, len(items), True, lambda i: _Item(**items[i]))
-    return Key._many(cols["owner_id"], cols["categories"], SeriesType.SINGLE_TIME_SERIES, cols["key_names"],
-                     cols["key_res"])
+    """Adds a batch _plain_columns described, in one C call; the keys it stored."""
+    return _send(store, cols, len(items), True, lambda i: _Item(**items[i]))
 
 
 def _item_columns(items: list[_Item]) -> dict:
