@@ -72,3 +72,62 @@ def test_a_get_crosses_at_most_twice_and_a_reader_step_once(tmp_path, counting):
             del counting.calls[:]
             np.testing.assert_array_equal(rd.read_step(5), [0.0, 5.0, 10.0])
             assert counting.calls == ["tsstore_static_reader_read"]
+
+
+def test_an_add_returns_the_keys_the_library_stored(tmp_path):
+    with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        one = s.add_time_series(hourly("q", np.zeros(3)), owner_id=9, owner_type="G", features={"zone": 2.5})
+        bulk = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0)), owner_id=i, owner_type="G")
+                                       for i in range(3)])
+        listed = s.list_keys()
+        assert [one] + bulk == listed
+        # Each carries its series' id, the hint a later lookup hands back to the library.
+        ids = [k.__dict__["_id"] for k in [one] + bulk]
+        assert ids == [k.__dict__["_id"] for k in listed] and len(set(ids)) == 4 and min(ids) > 0
+        assert one.resolution == dt.timedelta(hours=1) and one.features == {"zone": 2.5}
+        # A hint never changes what a key reads: a key whose id now names another series
+        # (its own removed, another added) reads its own identity or nothing.
+        s.remove_time_series(bulk[0])
+        readded = s.add_time_series(hourly("p", np.full(24, 7.0)), owner_id=0, owner_type="G")
+        assert s.get_time_series(bulk[0]).data[0] == 7.0 and readded == bulk[0]
+        stale = tsstore.Key(1, tsstore.OwnerCategory.COMPONENT, tsstore.SeriesType.SINGLE_TIME_SERIES, "p",
+                            dt.timedelta(hours=1))
+        object.__setattr__(stale, "_id", readded.__dict__["_id"])  # the id of owner 0's series
+        np.testing.assert_array_equal(s.get_time_series(stale).data, np.arange(24.0))
+
+
+def test_a_read_by_owner_and_name_is_one_call_once_its_size_is_known(tmp_path, counting):
+    with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        for i in range(3):
+            s.add_time_series(hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
+        s.add_time_series(hourly("p", np.arange(48.0) + 3), owner_id=3, owner_type="G")
+        del counting.calls[:]
+        assert s.get_time_series(0, "p").data[5] == 5.0
+        assert counting.calls == ["tsstore_get", "tsstore_get"]  # sized, then read by the key found
+        del counting.calls[:]
+        assert s.get_time_series(1, "p").data[5] == 6.0
+        assert counting.calls == ["tsstore_get"]
+        del counting.calls[:]
+        np.testing.assert_array_equal(s.get_time_series(3, "p").data, np.arange(48.0) + 3)  # larger: two
+        assert counting.calls == ["tsstore_get", "tsstore_get"]
+        del counting.calls[:]
+        assert len(s.get_time_series(2, "p").data) == 24  # a smaller one fits the larger buffer
+        assert counting.calls == ["tsstore_get"]
+
+
+def test_a_refusal_carries_the_item_and_argument_the_library_blamed(tmp_path):
+    with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        with pytest.raises(tsstore.InvalidParameterError) as err:
+            s.add_time_series_bulk([dict(ts=hourly("r", np.zeros(2)), owner_id=1, owner_type="G"),
+                                    dict(ts=hourly("r", np.zeros(2)), owner_id=2, owner_type="G",
+                                         features={"units": 1})])
+        e = err.value
+        assert (e.item, e.arg, e.detail) == (1, tsstore._raw.TSSTORE_ARG_FEATURES, "units")
+        assert str(e).startswith("add_time_series_bulk: items[1]: features['units']: ")
+        assert "descs" not in str(e) and "features_json" not in str(e)  # the C spelling stays out
+        assert s.list_keys(name="r") == []
+        with pytest.raises(tsstore.NotFoundError) as err:
+            s.get_time_series(5, "p")
+        e = err.value
+        assert e.arg == tsstore._raw.TSSTORE_ARG_LOOKUP and e.item is None and "Component 5" in e.reason
+        assert str(e) == "get_time_series: " + e.reason

@@ -311,7 +311,7 @@ def test_errors_name_the_argument_and_the_operation(path):
         assert str(err.value).startswith("add_time_series: ts.data: shape (0,) has an empty axis 0")
         with pytest.raises(tsstore.InvalidParameterError) as err:
             s.add_time_series(hourly("p", np.zeros(4)), owner_id=1, owner_type="G", features={"x": float("nan")})
-        assert str(err.value).startswith("add_time_series: features.x: NaN cannot be stored as a feature value")
+        assert str(err.value).startswith("add_time_series: features['x']: NaN cannot be stored as a feature value")
         with pytest.raises(tsstore.NotFoundError):  # a lookup may name NaN (docs/format.md §13.3)
             s.get_time_series(1, "p", x=float("nan"))
         with pytest.raises(tsstore.InvalidParameterError, match=r"^add_time_series_bulk: items\[1\]: owner_id: "):

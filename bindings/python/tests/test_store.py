@@ -374,25 +374,27 @@ def test_a_writer_killed_mid_write_is_rolled_back_on_open(path):
     assert not os.path.exists(path + "-journal")
 
 
-def test_a_collected_store_is_closed_by_the_next_call_not_by_the_collector(path):
-    """A store in a reference cycle is finalised by the garbage collector, which may run
-    between a C call and the reading of the message or strings that call left for this
-    thread. So the finaliser only queues the close; the next call into a store performs it,
-    committing what was pending."""
+def test_a_collected_store_is_closed_by_the_collector(path):
+    """A store and a reader in reference cycles are finalised by the garbage collector, in
+    either order, possibly between a C call of another store and the reading of what it
+    returned: the finalisers close and free them at once, the store's pending write is
+    committed, and the other store's answers are untouched."""
     import gc
-    s = tsstore.Store.create(path)
-    key = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
-    cycle = [s]
-    cycle.append(cycle)
-    reader = s.static_reader("PT1H", [key])
-    reader_cycle = [reader, None]
-    reader_cycle[1] = reader_cycle
-    del s, cycle, reader, reader_cycle
-    gc.collect()
-    from tsstore import _ffi
-    assert len(_ffi._unreleased) == 2  # queued, not yet closed
-    with tsstore.Store.open(path, read_only=True) as again:  # releases them first, then opens
-        assert not _ffi._unreleased
+    with tsstore.Store.create(path + ".other") as other:
+        kept = other.add_time_series(hourly("kept", np.arange(3.0)), owner_id=5, owner_type="G")
+        s = tsstore.Store.create(path)
+        key = s.add_time_series(hourly("p", np.arange(24.0)), owner_id=1, owner_type="G")
+        cycle = [s]
+        cycle.append(cycle)
+        reader = s.static_reader("PT1H", [key])
+        reader_cycle = [reader, None]
+        reader_cycle[1] = reader_cycle
+        del s, cycle, reader, reader_cycle
+        listed = other.list_keys()  # its strings read, then the collector runs the finalisers
+        gc.collect()
+        assert listed == [kept] and listed[0].name == "kept"
+        assert other.get_metadata(kept)["owner_type"] == "G"
+    with tsstore.Store.open(path, read_only=True) as again:  # closed: its write committed
         np.testing.assert_array_equal(again.get_time_series(key).data, np.arange(24.0))
 
 

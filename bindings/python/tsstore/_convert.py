@@ -237,11 +237,14 @@ def respell(message: str, *given: Any) -> str:
 
 def respelled(e: Exception, *given: Any) -> Exception:
     """e, or an exception of its class whose message respell rewrote."""
-    from ._errors import TsStoreError
-    text = respell(str(e), *given)
-    if text == str(e) or not isinstance(e, TsStoreError):
+    from ._errors import TsStoreError, renamed
+    if not isinstance(e, TsStoreError):
         return e
-    return type(e)(text, e.status)
+    if e.reason:
+        reason = respell(e.reason, *given)
+        return e if reason == e.reason else renamed(e, reason)
+    text = respell(str(e), *given)
+    return e if text == str(e) else type(e)(text, e.status)
 
 
 @functools.lru_cache(maxsize=256)

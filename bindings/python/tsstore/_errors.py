@@ -3,7 +3,6 @@ under TsStoreError."""
 from __future__ import annotations
 
 import functools
-import re
 from typing import Any, Callable, TypeVar
 
 from . import _raw as raw
@@ -21,6 +20,11 @@ class TsStoreError(Exception):
     arg: int = 0
     item: "int | None" = None
     detail: str = ""
+    #: The blamed argument as Python spells it ("items[3]: ts.data"), and the library's why
+    #: without it: the parts a message is worded from (in_operation).
+    where: str = ""
+    reason: str = ""
+    operation: str = ""
 
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
@@ -104,51 +108,94 @@ def error_for(status: int, message: str, arg: int = 0, item: "int | None" = None
     return e
 
 
-# The C library names struct fields ("desc.shape[0]", "descs[3].features_json",
-# "which.name"); a Python caller gave arguments. What each field was called in Python:
-_DESC_FIELDS = {"features_json": "features", "timestamps_ms": "ts.timestamps", "shape": "ts.data",
-                "data": "ts.data", "nbytes": "ts.data", "dtype": "ts.data", "name": "ts.name",
-                "resolution": "ts.resolution", "horizon": "ts.horizon", "interval": "ts.interval",
-                "count": "ts.count", "percentiles": "ts.percentiles", "n_percentiles": "ts.percentiles",
-                "initial_ms": "ts.initial_timestamp", "series_type": "ts"}
-_LOOKUP_FIELDS = {"features_json": "features", "series_type": "time_series_type", "owner_id": "owner"}
-_LIB_OP = re.compile(r"^tsstore: (?:[a-z_]+: )?")
-_FIELD = re.compile(r"\b(descs?|which|lookup|filter)(\[\d+\])?\.(\w+)")
+def reported(status: int, operation: str, arg: int, item: "int | None", detail: str, reason: str) -> TsStoreError:
+    """The exception of what the library reported of a failure (tsstore_last_error): its
+    message names the argument as a Python caller wrote it, from the argument's code."""
+    where = python_argument(operation, arg, item, detail)
+    e = error_for(status, _joined(operation, where, reason), arg, item, detail)
+    e.where, e.reason, e.operation = where, reason, operation
+    return e
 
 
-def _python_field(m: "re.Match[str]") -> str:
-    struct, index, field = m.group(1), m.group(2) or "", m.group(3)
-    if struct.startswith("desc"):
-        return (f"items{index}: " if index else "") + _DESC_FIELDS.get(field, field)
-    return (f"keys{index}: " if index else "") + _LOOKUP_FIELDS.get(field, field)
+def _joined(*parts: str) -> str:
+    return ": ".join(p for p in parts if p)
 
 
-def pythonic(message: str) -> str:
-    """The library's message with C struct fields renamed to the Python arguments."""
-    return _ELEMENT.sub(_python_element, _FIELD.sub(_python_field, message))
+_A = raw
+# The operations of the library that add series: there the library's series fields are the
+# parts of the series ts, and a list argument is the items of a bulk add.
+_ADDS = frozenset(("add_time_series", "add_time_series_batch", "batch_add", ""))
+_IN_AN_ADD = {_A.TSSTORE_ARG_SERIES: "ts", _A.TSSTORE_ARG_SERIES_TYPE: "ts", _A.TSSTORE_ARG_NAME: "ts.name",
+              _A.TSSTORE_ARG_DTYPE: "ts.data", _A.TSSTORE_ARG_SHAPE: "ts.data", _A.TSSTORE_ARG_DATA: "ts.data",
+              _A.TSSTORE_ARG_INITIAL_TIMESTAMP: "ts.initial_timestamp",
+              _A.TSSTORE_ARG_RESOLUTION: "ts.resolution", _A.TSSTORE_ARG_TIMESTAMPS: "ts.timestamps",
+              _A.TSSTORE_ARG_HORIZON: "ts.horizon", _A.TSSTORE_ARG_INTERVAL: "ts.interval",
+              _A.TSSTORE_ARG_COUNT: "ts.count", _A.TSSTORE_ARG_PERCENTILES: "ts.percentiles"}
+# Elsewhere: the keywords of get_time_series, list_keys, the readers and the rest. An
+# argument the binding fills itself (a buffer, an out pointer) keeps the library's name: it
+# can only be blamed for a bug, which the message should show as the library saw it.
+_IN_A_CALL = {_A.TSSTORE_ARG_PATH: "path", _A.TSSTORE_ARG_COMPRESSION: "compression",
+              _A.TSSTORE_ARG_SERIES_TYPE: "time_series_type", _A.TSSTORE_ARG_OWNER_ID: "owner_id",
+              _A.TSSTORE_ARG_OWNER_CATEGORY: "owner_category", _A.TSSTORE_ARG_OWNER_TYPE: "owner_type",
+              _A.TSSTORE_ARG_NAME: "name", _A.TSSTORE_ARG_RESOLUTION: "resolution",
+              _A.TSSTORE_ARG_INTERVAL: "interval", _A.TSSTORE_ARG_FEATURES: "features", _A.TSSTORE_ARG_UNITS: "units",
+              _A.TSSTORE_ARG_EXT: "ext", _A.TSSTORE_ARG_START: "start", _A.TSSTORE_ARG_END: "end",
+              _A.TSSTORE_ARG_LOOKUP: "", _A.TSSTORE_ARG_SERIES: "", _A.TSSTORE_ARG_FILTER: "",
+              _A.TSSTORE_ARG_KEYS: "keys", _A.TSSTORE_ARG_STEP: "step", _A.TSSTORE_ARG_HASH: "data_hash",
+              _A.TSSTORE_ARG_NEW_NAME: "name", _A.TSSTORE_ARG_NEW_ID: "new_id", _A.TSSTORE_ARG_GROUP: "group",
+              _A.TSSTORE_ARG_BYTES: "nbytes", _A.TSSTORE_ARG_A_TYPE: "rows", _A.TSSTORE_ARG_B_TYPE: "rows",
+              _A.TSSTORE_ARG_A_IDS: "a_ids", _A.TSSTORE_ARG_B_IDS: "b_ids", _A.TSSTORE_ARG_TABLE: "table",
+              _A.TSSTORE_ARG_FIELD: "field"}
+_C_NAMES = {code: comment.split(",")[0].split(" (")[0] for code, _name, comment in raw.ARGS}
 
 
-# An element named whole ("descs[5]: … is also item 3 of this batch").
-_ELEMENT = re.compile(r"\b(descs|which)(\[\d+\]):")
+def python_argument(operation: str, arg: int, item: "int | None", detail: str) -> str:
+    """The Python spelling of what a failure blames: ``items[3]: ts.data``,
+    ``features['zone']``, ``keys[2]``."""
+    adding = operation in _ADDS
+    name = _IN_AN_ADD.get(arg) if adding else None
+    if name is None:
+        name = _IN_A_CALL.get(arg, _C_NAMES.get(arg, ""))
+    if arg == _A.TSSTORE_ARG_FEATURES and detail and not detail.isdigit():
+        name = f"features[{detail!r}]"
+    elif arg == _A.TSSTORE_ARG_NONE:
+        name = detail  # a catalog column of a damaged store, or nothing
+    elif arg == _A.TSSTORE_ARG_OUT:
+        name = detail or "out"
+    if item is None:
+        return name
+    whole = arg in (_A.TSSTORE_ARG_LOOKUP, _A.TSSTORE_ARG_SERIES) or not name
+    return f"{'items' if adding else 'keys'}[{item}]" + ("" if whole else f": {name}")
 
 
-def _python_element(m: "re.Match[str]") -> str:
-    return ("items" if m.group(1) == "descs" else "keys") + m.group(2) + ":"
+def renamed(e: TsStoreError, reason: str) -> TsStoreError:
+    """e with another reason (the same failure, worded as the caller wrote its values)."""
+    new = type(e)(_joined(e.operation, e.where, reason), e.status)
+    _carry(e, new)
+    new.reason = reason
+    return new
+
+
+def _carry(old: TsStoreError, new: BaseException) -> None:
+    for field in ("arg", "item", "detail", "where", "reason", "operation"):
+        setattr(new, field, getattr(old, field))
 
 
 def in_operation(e: BaseException, op: str, message: "str | None" = None) -> BaseException:
     """An exception of e's class whose message starts with the operation and names Python
-    arguments (e itself when it already does)."""
-    text = pythonic(str(e) if message is None else message)
-    # "tsstore: add: desc.name: …" → "add_time_series: name: …"
-    text = _LIB_OP.sub("", text, count=1)
-    if not text.startswith(op + ":"):
-        text = f"{op}: {text}"
+    arguments (e itself when it already does). A failure the library reported is worded
+    again from its parts; another gets op in front of its message."""
+    if isinstance(e, TsStoreError) and e.reason and message is None:
+        text = _joined(op, e.where, e.reason)
+    else:
+        text = str(e) if message is None else message
+        if not text.startswith(op + ":"):
+            text = f"{op}: {text}"
     if text == str(e):
         return e
     if isinstance(e, TsStoreError):
         new: BaseException = type(e)(text, e.status)
-        new.arg, new.item, new.detail = e.arg, e.item, e.detail  # type: ignore[attr-defined]
+        _carry(e, new)
     elif isinstance(e, OSError) and e.errno is not None:
         new = type(e)(e.errno, text, e.filename)
     else:

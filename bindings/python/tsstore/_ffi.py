@@ -7,7 +7,6 @@ it (tsstore_last_error). The rest of the package uses ``lib``, the structs of ``
 """
 from __future__ import annotations
 
-import atexit
 import ctypes
 import os
 import pathlib
@@ -75,55 +74,24 @@ def last_error() -> str:
     return buf.value.decode("utf-8", "replace")
 
 
-def _report() -> "tuple[int, int, str, str, str]":
-    """What the library reports of the calling thread's last failure: the blamed argument's
-    TSSTORE_ARG_* code, the failing element of a list argument (-1 for none), the detail
-    within the argument, the operation and the message. Strings are copied out of the error
-    handle, which this thread owns and frees: no later call or finaliser can change them."""
+def error(status: int) -> _errors.TsStoreError:
+    """The exception of a failure status, from the library's report of the calling thread's
+    last failure (tsstore_last_error): the status, the blamed argument's code, the failing
+    element of a list argument, the detail within the argument and the reason. Its strings
+    are copied out of the error handle, which this thread owns and frees."""
     h = c_void_p()
+    info = raw.tsstore_error_info(struct_size=sizeof(raw.tsstore_error_info))
     if lib.tsstore_last_error(byref(h)):
-        return raw.TSSTORE_ARG_NONE, -1, "", "", "(the library gave no error report)"
+        return _errors.error_for(status, "(the library gave no report of this failure)")
     try:
-        info = raw.tsstore_error_info(struct_size=sizeof(raw.tsstore_error_info))
         if lib.tsstore_error_get(h, byref(info)):
-            return raw.TSSTORE_ARG_NONE, -1, "", "", "(the library gave no error report)"
-        return info.arg, info.item, cstr(info.detail), cstr(info.operation), cstr(info.message)
+            return _errors.error_for(status, "(the library gave no report of this failure)")
+        return _errors.reported(status, cstr(info.operation), info.arg, None if info.item < 0 else info.item,
+                                cstr(info.detail), cstr(info.reason))
     finally:
         lib.tsstore_error_free(h)
 
 
-def error(status: int) -> _errors.TsStoreError:
-    """The exception of a failure status, with the thread's report of it."""
-    arg, item, detail, _op, message = _report()
-    return _errors.error_for(status, message, arg=arg, item=None if item < 0 else item, detail=detail)
-
-
-# Handles whose Python owner was collected without being closed. A finaliser (__del__) must
-# not close a store itself: the collector can run it inside another store call on the same
-# thread, and a close commits pending writes. So a finaliser queues its handle here, and the
-# next call into a store releases it first.
-_unreleased: list[tuple[Callable[[int], Any], int]] = []
-
-
-def release_later(free: Callable[[int], Any], handle: int) -> None:
-    """Queues free(handle) for release_pending (safe from a finaliser, from any thread)."""
-    if sys.is_finalizing():  # no later call will come; nothing runs between calls now
-        free(handle)
-    else:
-        _unreleased.append((free, handle))
-
-
-def release_pending() -> None:
-    """Releases the handles finalisers queued (a store's close commits its pending writes)."""
-    while _unreleased:
-        try:
-            free, handle = _unreleased.pop()
-        except IndexError:  # another thread took the last one
-            return
-        free(handle)
-
-
-atexit.register(release_pending)
 
 
 def check(status: int) -> None:

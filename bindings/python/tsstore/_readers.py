@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import InvalidHandleError
-from ._ffi import byref, c_size_t, c_void_p, check, lib, raw, release_later, sizeof
+from ._ffi import byref, c_size_t, c_void_p, check, lib, raw, sizeof
 from ._series import Key, SeriesType
 
 
@@ -128,8 +128,8 @@ class _Reader:
 
     def __del__(self) -> None:
         h, self._h = getattr(self, "_h", None), None
-        if h:
-            release_later(self._fn["free"], h)  # freed by the next store call (see release_later)
+        if h:  # nothing the library hands out lives in the thread, so a finaliser may free it
+            self._fn["free"](h)
 
 
 class StaticReader(_Reader):

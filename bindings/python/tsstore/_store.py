@@ -16,8 +16,8 @@ import numpy as np
 
 from . import _convert as cv
 from ._errors import (IncompatibleFormatError, IntegrityError, InvalidHandleError, InvalidParameterError, TsStoreError,
-                      TsStoreIOError, in_operation, operation)
-from ._ffi import _unreleased, release_later, release_pending, numpy_dtype, c_uint8, addressof, string_at, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, raw, sizeof, text
+                      TsStoreIOError, in_operation, operation, renamed)
+from ._ffi import numpy_dtype, c_uint8, addressof, string_at, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, raw, sizeof, text
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
@@ -202,7 +202,6 @@ class Store:
 
     @classmethod
     def _opened(cls, call: Any, *args: Any) -> "Store":
-        release_pending()  # a collected store of this path would hold it
         out = _handle_out()
         check(call(*args, byref(out)))
         return cls(out.value)
@@ -243,8 +242,6 @@ class Store:
         return cls._opened(lib.tsstore_open_in_memory, cv.text_arg(compression, "compression"))
 
     def _handle(self) -> int:
-        if _unreleased:
-            release_pending()
         h = self._h
         if not h:
             raise InvalidHandleError("the store is closed", _STATUS_CLOSED)
@@ -252,7 +249,6 @@ class Store:
 
     def close(self) -> None:
         """Commits pending writes and closes the store; closing twice is harmless."""
-        release_pending()  # collected readers go before the store they read
         with self._lock:
             h, self._h = self._h, None
         if h:
@@ -265,10 +261,12 @@ class Store:
         self.close()
 
     def __del__(self) -> None:
-        # Closed by the next call into a store, not here (see release_later).
+        # A store never closed is closed when collected, committing what was pending. The
+        # finaliser may run between any two calls of any thread: nothing the library hands
+        # out lives in a thread, so closing here changes nothing another call reads.
         h, self._h = getattr(self, "_h", None), None
         if h:
-            release_later(lib.tsstore_close, h)
+            lib.tsstore_close(h)
 
     @property
     def closed(self) -> bool:
@@ -470,7 +468,7 @@ class Store:
         into Python values before the next read of the thread."""
         h, (info, info_ref) = self._handle(), _thread_info()
         if key is None:
-            slot = (lookup.name, lookup.series_type, id(call), len(bounds))
+            slot = (lookup.name, lookup.series_type, len(bounds))  # a guess: a wrong one costs a call
             q, guess = byref(lookup), self._sizes.get(slot, 0)
         else:  # lookup is key's own: its byref is made once per Key
             q, guess = key.lookup_ref(), key.__dict__.get("_nbytes", 0)
@@ -1399,7 +1397,7 @@ def _send(store: "Store", cols: dict, n: int, batch: bool, item_at: Any) -> list
     e = error(st)
     i = e.item if e.item is not None and e.item < n else 0 if n == 1 else None
     if i is not None:
-        e.args = (item_at(i).respell(str(e)),)
+        e = renamed(e, item_at(i).respell(e.reason))
     raise e
 
 
