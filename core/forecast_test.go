@@ -308,8 +308,6 @@ func TestForecastArraysDeduplicated(t *testing.T) {
 // one-at-a-time adds, written out together when the unit commits. A commit whose arrays are
 // all stored already, or that only fills free columns, defines nothing.
 func TestDefinePhasesPerCall(t *testing.T) {
-	// Define phases are netcdf-c's; the HDF5 route has none (TestHDF5WritesMatchNetCDF).
-	defer ncstore.SetHDF5WritesForTesting(ncstore.SetHDF5WritesForTesting(false))
 	s, _ := newStore(t)
 	phases := func(fn func()) int {
 		before := s.nc.Counters().DefinePhases

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -9,7 +12,6 @@ import (
 	"github.com/fhs/go-netcdf/netcdf"
 	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
-	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // h5WriteWorkload writes a store that exercises every write the file layer makes: packed
@@ -66,60 +68,78 @@ func h5WriteWorkload(t *testing.T, path string) (dimensionScans int64) {
 	return scans
 }
 
-// storeDump is h5dump's description of every object, property and attribute of the file
-// at path, and every value, with what differs between two writers of the same content left
-// out: object addresses (in references and in data offsets).
-func storeDump(t *testing.T, path string) string {
+// The netCDF-C reference: what netcdf-c 4.9.0 over HDF5 1.10.8 wrote for h5WriteWorkload when
+// this project still had a netcdf-c write route (until C boundary v0.3), normalized by
+// referenceDump and referenceNCDump: h5dump -p -A (every object, property and attribute with
+// its value, no dataset data), ncdump -s -h, and the SHA-256 of the whole ncdump -s output.
+const referenceDir = "testdata/netcdf-c-reference"
+
+// referenceDump is h5dump's description of every object, property and attribute of the file
+// at path, with what differs between two writers of the same content, or between two
+// netcdf-c builds, left out: object addresses (in references and in data offsets) and the
+// _NCProperties attribute, which names the versions of netcdf-c and HDF5 that made the file.
+func referenceDump(t *testing.T, path string) string {
 	t.Helper()
-	out := run(t, "h5dump", "-p", path)
+	out := run(t, "h5dump", "-p", "-A", path)
 	out = out[strings.Index(out, "\n")+1:] // the first line names the file
 	out = regexp.MustCompile(`DATASET [0-9]+ `).ReplaceAllString(out, "DATASET ")
-	return regexp.MustCompile(`OFFSET [0-9]+`).ReplaceAllString(out, "OFFSET")
+	out = regexp.MustCompile(`OFFSET [0-9]+`).ReplaceAllString(out, "OFFSET")
+	return regexp.MustCompile(`(?s)\n   ATTRIBUTE "_NCProperties" \{.*?\n   \}`).ReplaceAllString(out, "")
 }
 
-// TestHDF5WritesMatchNetCDF writes the same store through netcdf-c and through HDF5
-// directly (ncstore's two routes) and compares the files as h5dump prints them: the same
+// referenceNCDump is ncdump's output (args, then the file) with the dataset's name and the
+// _NCProperties attribute left out.
+func referenceNCDump(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	out := run(t, "ncdump", append(args, path)...)
+	out = out[strings.Index(out, "\n")+1:] // "netcdf NAME {"
+	return regexp.MustCompile(`(?m)^\t\t:_NCProperties = .*\n`).ReplaceAllString(out, "")
+}
+
+// TestHDF5WritesMatchNetCDF writes the reference workload through HDF5 and compares the file
+// with what netcdf-c wrote for it (referenceDir), as h5dump and ncdump print them: the same
 // datasets, types, shapes, chunking, filters, fill values, attributes (the dimension scales,
-// _Netcdf4Dimid, _Netcdf4Coordinates, DIMENSION_LIST, REFERENCE_LIST) and values. Then
-// netcdf-c's ncdump must print the same file for both. A third store walks the group by
-// name at its reopen, which takes the scan for the highest dimension id.
+// _Netcdf4Dimid, _Netcdf4Coordinates, DIMENSION_LIST, REFERENCE_LIST) and values. A second
+// store walks the group by name at its reopen, which takes the scan for the highest
+// dimension id.
 func TestHDF5WritesMatchNetCDF(t *testing.T) {
 	requireTool(t, "h5dump")
-	dir := t.TempDir()
-	write := func(name string, hdf5, byName bool) string {
-		path := filepath.Join(dir, name)
-		prev := ncstore.SetHDF5WritesForTesting(hdf5)
-		defer ncstore.SetHDF5WritesForTesting(prev)
+	requireTool(t, "ncdump")
+	reference := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(referenceDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want, wantHeader := reference("h5dump-attributes.txt"), reference("ncdump-header.txt")
+	wantSum := strings.TrimSpace(reference("ncdump.sha256"))
+	noFill := regexp.MustCompile(`(?m)^[ \t]+[A-Za-z0-9_]+_h:_NoFill = "true" ;\n`)
+	for _, byName := range []bool{false, true} {
+		name := map[bool]string{false: "hdf5.nc", true: "hdf5-by-name.nc"}[byName]
+		path := filepath.Join(t.TempDir(), name)
 		h5.WalkByNameForTesting(byName)
-		defer h5.WalkByNameForTesting(false)
 		// Walked by creation order, the dimension listed last gives the next id; walked by
 		// name it cannot, and the group is scanned once.
-		if scans := h5WriteWorkload(t, path); hdf5 && scans != map[bool]int64{false: 0, true: 1}[byName] {
-			t.Errorf("%s: %d scans for the highest dimension id", name, scans)
+		scans := h5WriteWorkload(t, path)
+		h5.WalkByNameForTesting(false)
+		if want := map[bool]int64{false: 0, true: 1}[byName]; scans != want {
+			t.Errorf("%s: %d scans for the highest dimension id, want %d", name, scans, want)
 		}
-		return path
-	}
-	ref := write("netcdf.nc", false, false)
-	want := storeDump(t, ref)
-	wantNC := run(t, "ncdump", "-s", ref)
-	for _, c := range []struct {
-		name   string
-		byName bool
-	}{{"hdf5.nc", false}, {"hdf5-by-name.nc", true}} {
-		path := write(c.name, true, c.byName)
-		got, companions := asNetCDFCompanionFill(storeDump(t, path))
+		got, companions := asNetCDFCompanionFill(referenceDump(t, path))
 		if got != want {
-			t.Errorf("%s: h5dump differs from netcdf-c's file:\n%s", c.name, lineDiff(want, got))
+			t.Errorf("%s: h5dump differs from netcdf-c's file:\n%s", name, lineDiff(want, got))
 		}
-		gotNC := run(t, "ncdump", "-s", path)
-		gotNC = strings.Replace(gotNC, strings.TrimSuffix(c.name, ".nc"), "netcdf", 1)
-		noFill := regexp.MustCompile(`(?m)^[ \t]+[A-Za-z0-9_]+_h:_NoFill = "true" ;\n`)
-		if n := len(noFill.FindAllString(gotNC, -1)); n != companions || n == 0 {
-			t.Errorf("%s: ncdump shows _NoFill on %d variables, the file has %d hash companions", c.name, n, companions)
+		header := referenceNCDump(t, path, "-s", "-h")
+		if n := len(noFill.FindAllString(header, -1)); n != companions || n == 0 {
+			t.Errorf("%s: ncdump shows _NoFill on %d variables, the file has %d hash companions", name, n, companions)
 		}
-		gotNC = noFill.ReplaceAllString(gotNC, "")
-		if gotNC != wantNC {
-			t.Errorf("%s: ncdump differs from netcdf-c's file:\n%s", c.name, lineDiff(wantNC, gotNC))
+		if header = noFill.ReplaceAllString(header, ""); header != wantHeader {
+			t.Errorf("%s: ncdump -h differs from netcdf-c's file:\n%s", name, lineDiff(wantHeader, header))
+		}
+		sum := sha256.Sum256([]byte(noFill.ReplaceAllString(referenceNCDump(t, path, "-s"), "")))
+		if hex.EncodeToString(sum[:]) != wantSum {
+			t.Errorf("%s: ncdump's values differ from netcdf-c's file (SHA-256 of ncdump -s)", name)
 		}
 	}
 }
@@ -153,8 +173,8 @@ func lineDiff(a, b string) string {
 }
 
 // New dimensions written into the independent writer's store take ids no dimension of that
-// writer holds, and netcdf-c reads the file: ncdump prints it, and a store opened through
-// netcdf-c's route reads the new series, removes them, and reads the writer's as before.
+// writer holds, and netcdf-c reads the file: ncdump prints it, and a store opened again
+// reads the new series, removes them, and reads the writer's as before.
 func TestHDF5WritesIntoIndependentStore(t *testing.T) {
 	path := copyConformanceStore(t)
 	s, err := Open(path)
@@ -180,15 +200,14 @@ func TestHDF5WritesIntoIndependentStore(t *testing.T) {
 		t.Errorf("%d dimension ids, want 30", len(ids))
 	}
 	run(t, "ncdump", "-h", path)
-	defer ncstore.SetHDF5WritesForTesting(ncstore.SetHDF5WritesForTesting(false))
 	s = openAgain(t, path)
 	if got := mustGet(t, s, kf).(*Deterministic); !sameArray(got.Data, fc.Array()) {
-		t.Error("the forecast written through HDF5 reads differently through netcdf-c")
+		t.Error("the forecast written through HDF5 reads differently after a reopen")
 	}
 	if !equalFloats(floats(t, mustGetSingle(t, s, ks).Data), ramp(30, 2)) {
-		t.Error("the series written through HDF5 reads differently through netcdf-c")
+		t.Error("the series written through HDF5 reads differently after a reopen")
 	}
-	// Removed (through netcdf-c), they leave the writer's fourteen series as they were.
+	// Removed, they leave the writer's fourteen series as they were.
 	for _, k := range []Key{kf, ks} {
 		if err := s.Remove(k); err != nil {
 			t.Fatal(err)

@@ -36,6 +36,19 @@ package h5
 //     return f;
 // }
 //
+// /* A writable file that lives in memory: the core driver, starting from a copy of image,
+//    growing in steps of 1 MiB, never written to disk (H5Pset_fapl_core's backing_store 0). */
+// static hid_t tsstore_fopen_image(const char *name, const void *image, size_t n) {
+//     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+//     if (fapl < 0) return -1;
+//     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+//     hid_t f = -1;
+//     if (H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0 && H5Pset_file_image(fapl, (void *)image, n) >= 0)
+//         f = H5Fopen(name, H5F_ACC_RDWR, fapl);
+//     H5Pclose(fapl);
+//     return f;
+// }
+//
 // /* The metadata cache's current maximum size. */
 // static herr_t tsstore_mdc_size(hid_t f, size_t *max) {
 //     size_t min_clean, cur;
@@ -335,6 +348,7 @@ import "C"
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -346,6 +360,27 @@ func OpenReadWrite(path string, fapl int64) (*File, error) {
 	id := C.tsstore_fopen_rw(cpath, C.hid_t(fapl))
 	if id < 0 {
 		return nil, &Error{Op: "open for writing of " + path}
+	}
+	return &File{id: id}, nil
+}
+
+// imageOpens numbers the in-memory files, so that each has a name of its own: the core
+// driver tells files apart by name when none has a backing file, and two in-memory stores
+// must never be taken for one file.
+var imageOpens atomic.Int64
+
+// OpenImage opens a writable file that lives in memory, starting as a copy of image (the
+// bytes of an HDF5 file, such as netcdf-c's in-memory create hands back). Nothing of it
+// reaches a disk; closing it frees it.
+func OpenImage(image []byte) (*File, error) {
+	if len(image) == 0 {
+		return nil, &Error{Op: "open of an empty file image"}
+	}
+	name := C.CString(fmt.Sprintf("tsstore-in-memory-%d.nc", imageOpens.Add(1)))
+	defer C.free(unsafe.Pointer(name))
+	id := C.tsstore_fopen_image(name, unsafe.Pointer(&image[0]), C.size_t(len(image)))
+	if id < 0 {
+		return nil, &Error{Op: "open of an in-memory file image"}
 	}
 	return &File{id: id}, nil
 }

@@ -6,9 +6,14 @@
 //
 // What lives here, file by file:
 //
-//   - file.go: File, the open NetCDF file or in-memory image: Create, Open (with recovery from
-//     a hot journal and the reasons an open fails), Sync (a unit's commit point), Close, CopyTo
-//     (Persist), the index of arrays rebuilt at open, and the file's counters;
+//   - file.go: File, the open NetCDF file or in-memory image: Create (netcdf-c makes the
+//     skeleton), Open (with recovery from a hot journal and the reasons an open fails), Sync
+//     (a unit's commit point), Close, CopyTo (Persist), and the file's counters;
+//   - h5file.go: the file as HDF5 sees it, read-only or writable, on disk or in memory (the
+//     core driver): the index of arrays rebuilt at open from the group's link names, and
+//     every hyperslab read and write;
+//   - h5write.go: writable files: the journalled open, defining datasets with the
+//     conventions netcdf-c keeps (dimension ids, scales), syncs;
 //   - packed.go: packed datasets sts_{dtype}_{shape}_{length}_{res}[__n] and their hash
 //     companions (§7.3, §7.4): names, the index, widths, chunk caches, column reads;
 //   - standalone.go: standalone variables arr_{hex} (§7.5);
@@ -25,7 +30,9 @@
 //     records them (§2, §7.7); buffer.go: the aligned buffers of hyperslab I/O;
 //   - errors.go: Error and its kinds, which core maps to its public errors.
 //
-// Every netcdf-c call is made under the process-wide netcdf lock (ncshim.Lock): exported
-// methods take it themselves; unexported helpers named …Locked, and those called from them,
-// expect it held. A File is not safe for concurrent use; the store serialises its calls.
+// Array bytes move through HDF5 only (package h5); netcdf-c creates a new file's skeleton.
+// Every HDF5 and netcdf-c call is made under the process-wide lock (ncshim.Lock; neither
+// library is thread-safe as built): exported methods take it themselves; unexported helpers
+// named …Locked, and those called from them, expect it held. A File is not safe for
+// concurrent use; the store serialises its calls.
 package ncstore

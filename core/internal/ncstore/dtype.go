@@ -3,8 +3,6 @@ package ncstore
 import (
 	"fmt"
 
-	"github.com/fhs/go-netcdf/netcdf"
-
 	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
@@ -24,15 +22,14 @@ const (
 var dtypeInfo = [...]struct {
 	name  string
 	width int
-	nc    netcdf.Type
 	float hashing.FloatKind
 }{
-	F64:  {"f64", 8, netcdf.DOUBLE, hashing.Float64},
-	F32:  {"f32", 4, netcdf.FLOAT, hashing.Float32},
-	I64:  {"i64", 8, netcdf.INT64, hashing.NotFloat},
-	I32:  {"i32", 4, netcdf.INT, hashing.NotFloat},
-	U64:  {"u64", 8, netcdf.UINT64, hashing.NotFloat},
-	Bool: {"bool", 1, netcdf.UBYTE, hashing.NotFloat},
+	F64:  {"f64", 8, hashing.Float64},
+	F32:  {"f32", 4, hashing.Float32},
+	I64:  {"i64", 8, hashing.NotFloat},
+	I32:  {"i32", 4, hashing.NotFloat},
+	U64:  {"u64", 8, hashing.NotFloat},
+	Bool: {"bool", 1, hashing.NotFloat},
 }
 
 // Valid reports whether d is one of the six dtypes.
@@ -49,8 +46,6 @@ func (d DType) String() string {
 // Width is the size of one element in bytes.
 func (d DType) Width() int { return dtypeInfo[d].width }
 
-func (d DType) ncType() netcdf.Type { return dtypeInfo[d].nc }
-
 // ParseDType maps a dtype name ("f64", …) to its DType.
 func ParseDType(name string) (DType, error) {
 	for i, info := range dtypeInfo {
@@ -63,12 +58,3 @@ func ParseDType(name string) (DType, error) {
 
 // FloatKind is how the content hash treats d's values (docs/format.md §6).
 func FloatKind(d DType) hashing.FloatKind { return dtypeInfo[d].float }
-
-func dtypeForNC(t netcdf.Type) (DType, bool) {
-	for i, info := range dtypeInfo {
-		if info.nc == t {
-			return DType(i), true
-		}
-	}
-	return 0, false
-}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"unsafe"
 
 	"github.com/fhs/go-netcdf/netcdf"
 	"github.com/fhs/go-netcdf/netcdf/ncmem"
@@ -38,8 +37,6 @@ const (
 // (ncshim.Lock) themselves; a File is not safe for concurrent use (the store serialises its
 // calls).
 type File struct {
-	root     netcdf.Dataset
-	grp      netcdf.Dataset
 	inMemory bool
 	readOnly bool
 	open     bool
@@ -56,7 +53,7 @@ type File struct {
 	recovered string
 
 	// defining is set by every define call and cleared by endDefine; definePhases counts
-	// the define phases left, each of which makes netcdf-c write and flush HDF5 metadata.
+	// the define phases ended: the runs of definitions a write makes before its data.
 	defining     bool
 	definePhases int
 	// chunkReads counts the HDF5 chunks that array reads intersect. Standalone variables
@@ -80,13 +77,14 @@ type File struct {
 	// opened for writing: a crash may have cut their writing short, so they are not used to
 	// deduplicate, and an add of the same content rewrites them.
 	untrusted map[hashing.Digest]*Variable
-	// h5 is set when the file was opened read-only through HDF5 (h5file.go); root and grp
-	// are then unused and every varid indexes h5.sets.
+	// h5 is the open HDF5 file and its open datasets (h5file.go, h5write.go).
 	h5 *h5view
 }
 
-func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
-	return &File{root: root, inMemory: inMemory, readOnly: readOnly, open: true, comp: DefaultCompression,
+// newFile is the File of an HDF5 file just opened; every varid indexes h5.sets.
+func newFile(hf *h5.File, inMemory, readOnly bool) *File {
+	return &File{h5: &h5view{file: hf, nextDimID: -1}, inMemory: inMemory, readOnly: readOnly, open: true,
+		comp:       DefaultCompression,
 		families:   map[familyKey][]*Packed{},
 		packed:     map[hashing.Digest]Slot{},
 		standalone: map[hashing.Digest]*Variable{},
@@ -99,56 +97,81 @@ func newNCFile(root netcdf.Dataset, inMemory, readOnly bool) *File {
 // file on disk goes through the rollback journal where the driver can be installed
 // (journal.Active); a stale journal left at its journal path by a removed store is removed
 // first.
+//
+// netcdf-c makes the file's skeleton (its superblock, _NCProperties, the attributes and
+// groups), as the format's reference writer does; from there on the file is read and written
+// through HDF5 only (h5write.go). An in-memory store is netcdf-c's in-memory image reopened
+// by HDF5's core driver, so that it takes the same route as a file on disk.
 func Create(path string, comp Compression, inMemory bool) (*File, error) {
-	f, err := createNC(path, comp, inMemory)
-	if err != nil || inMemory || !h5Writes {
-		return f, err
+	if inMemory {
+		return createInMemory(path, comp)
 	}
-	// netcdf-c made the file (its superblock, _NCProperties, the groups); from here it is
-	// written through HDF5 like any writable store (h5write.go).
-	if err := f.Close(); err != nil {
-		return nil, wrapIO("create", err, "closing %s after creating it", path)
+	if err := removeStaleJournal(path); err != nil {
+		return nil, err
+	}
+	if err := createSkeleton(path, comp); err != nil {
+		return nil, err
 	}
 	return Open(path, false)
 }
 
-func createNC(path string, comp Compression, inMemory bool) (*File, error) {
-	if !inMemory {
-		if err := removeStaleJournal(path); err != nil {
-			return nil, err
-		}
-	}
+// createSkeleton writes a new store file at path through netcdf-c, durably, and closes it.
+func createSkeleton(path string, comp Compression) error {
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	syscall.ForkLock.RLock() // as in Open: no child inherits the file before closeOnExec
-	var jr *journal.Journal
-	root, err := openWithStandaloneCache(func() (netcdf.Dataset, error) {
-		if inMemory {
-			m, err := ncmem.Create(path, netcdf.NETCDF4, 1<<20)
-			return m.Dataset, err
-		}
-		ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) {
-			return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
-		})
-		jr = j
-		return ds, err
+	root, jr, err := journal.Open(path, func() (netcdf.Dataset, error) {
+		return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
 	})
-	if err == nil && !inMemory {
+	if err == nil {
 		closeOnExec(path)
 	}
 	syscall.ForkLock.RUnlock()
 	if err != nil {
-		return nil, wrapIO("create", err, "creating %s", path)
+		return wrapIO("create", err, "creating %s", path)
 	}
-	f := newNCFile(root, inMemory, false)
-	f.comp = comp
-	f.journal, f.path = jr, path
-	if err := f.initLayout(); err != nil {
+	err = writeLayout(root, comp)
+	if err == nil {
+		err = ncshim.Sync(root)
+	}
+	if err == nil && jr != nil {
+		err = jr.EndUnit()
+	}
+	if cerr := root.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return wrapIO("create", err, "writing the layout of %s", path)
+	}
+	return nil
+}
+
+// createInMemory makes the skeleton in netcdf-c's memory and hands its bytes to HDF5's core
+// driver (h5.OpenImage).
+func createInMemory(name string, comp Compression) (*File, error) {
+	ncshim.Lock()
+	defer ncshim.Unlock()
+	m, err := ncmem.Create(name, netcdf.NETCDF4, 1<<20)
+	if err != nil {
+		return nil, wrapIO("create", err, "creating an in-memory store")
+	}
+	if err := writeLayout(m.Dataset, comp); err != nil {
+		m.Close()
+		return nil, wrapIO("create", err, "writing the layout of an in-memory store")
+	}
+	image, err := m.CloseCopyBytes()
+	if err != nil {
+		return nil, wrapIO("create", err, "closing netcdf-c's in-memory image")
+	}
+	hf, err := h5.OpenImage(image)
+	if err != nil {
+		return nil, wrapIO("create", err, "opening the in-memory image through HDF5")
+	}
+	f := newFile(hf, true, false)
+	if err := f.load("(in memory)"); err != nil {
 		f.closeLocked()
-		if !inMemory {
-			os.Remove(path)
-		}
-		return nil, wrapIO("create", err, "writing the layout of %s", path)
+		return nil, err
 	}
 	return f, nil
 }
@@ -196,26 +219,24 @@ func journalShaped(path string, size int64) bool {
 	return err == nil && string(m[:]) == journal.Magic
 }
 
-func (f *File) initLayout() error {
+// writeLayout writes a new file's root attributes and groups through netcdf-c.
+func writeLayout(root netcdf.Dataset, comp Compression) error {
 	// Text attributes are NC_CHAR: the other implementation reads only NC_CHAR here
 	// (docs/format.md §1).
-	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
+	if err := ncshim.PutAttText(root, ncshim.GlobalVarID, attrVersion, DataFormatVersion); err != nil {
 		return err
 	}
-	if err := ncshim.PutAttText(f.root, ncshim.GlobalVarID, attrCompression, f.comp.String()); err != nil {
+	if err := ncshim.PutAttText(root, ncshim.GlobalVarID, attrCompression, comp.String()); err != nil {
 		return err
 	}
-	top, err := ncshim.DefGroup(f.root, GroupTop)
+	top, err := ncshim.DefGroup(root, GroupTop)
 	if err != nil {
 		return err
 	}
-	if f.grp, err = ncshim.DefGroup(top, GroupSingle); err != nil {
+	if _, err = ncshim.DefGroup(top, GroupSingle); err != nil {
 		return err
 	}
-	if err := ncshim.EndDef(f.root); err != nil {
-		return err
-	}
-	return f.syncLocked()
+	return ncshim.EndDef(root)
 }
 
 // ncEHDFERR is netcdf.h's NC_EHDFERR: HDF5 failed underneath netcdf-c.
@@ -249,20 +270,9 @@ func Open(path string, readOnly bool) (*File, error) {
 	var jr *journal.Journal
 	var f *File
 	if readOnly {
-		// Read-only files are read through HDF5 directly (h5file.go).
 		f, err = openH5(path)
-	} else if h5Writes {
-		f, jr, err = openH5Writable(path)
 	} else {
-		var root netcdf.Dataset
-		root, err = openWithStandaloneCache(func() (netcdf.Dataset, error) {
-			ds, j, err := journal.Open(path, func() (netcdf.Dataset, error) { return netcdf.OpenFile(path, netcdf.WRITE) })
-			jr = j
-			return ds, err
-		})
-		if err == nil {
-			f = newNCFile(root, false, false)
-		}
+		f, jr, err = openH5Writable(path)
 	}
 	if err == nil {
 		closeOnExec(path)
@@ -272,11 +282,7 @@ func Open(path string, readOnly bool) (*File, error) {
 		return nil, explainOpenFailure(path, readOnly, err)
 	}
 	f.journal, f.recovered, f.path = jr, recovered, path
-	load := f.load
-	if f.h5 != nil {
-		load = f.loadH5
-	}
-	if err := load(path); err != nil {
+	if err := f.load(path); err != nil {
 		f.closeLocked()
 		return nil, err
 	}
@@ -329,50 +335,6 @@ func explainOpenFailure(path string, readOnly bool, err error) error {
 	return wrapIO("open", err, "opening %s as NetCDF4", path)
 }
 
-// openWithStandaloneCache creates or opens a file while netcdf-c's default chunk cache is
-// zero, so that the thousands of standalone arrays a store may hold each get no cache: they
-// are read and written a whole chunk (block) at a time, where a cache only retains memory
-// until the file closes (netcdf-c keeps every variable's cache for the life of the file).
-// Packed datasets then get a deliberate cache of their own in setPackedCache.
-//
-// It matters at creation as much as at open: netcdf-c 4.9 gives a variable it creates the
-// file's default cache whenever the variable's own cache size is 0 (it skips
-// H5Pset_chunk_cache for a zero size), so a store created under the 16 MiB, 4,133-slot
-// default kept 37 KB of slot table per forecast and every chunk it wrote in memory.
-func openWithStandaloneCache(open func() (netcdf.Dataset, error)) (netcdf.Dataset, error) {
-	prev, err := ncshim.GetChunkCacheDefault()
-	if err != nil {
-		return 0, err
-	}
-	if err := ncshim.SetChunkCacheDefault(ncshim.ChunkCacheDefault{Bytes: 0, Slots: 1, Preemption: prev.Preemption}); err != nil {
-		return 0, err
-	}
-	defer ncshim.SetChunkCacheDefault(prev)
-	return open()
-}
-
-// load validates the version attribute, finds the group and indexes every array.
-func (f *File) load(path string) error {
-	version, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrVersion)
-	if err != nil {
-		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
-	}
-	if err := f.checkVersion(path, version, ok); err != nil {
-		return err
-	}
-	if s, ok, err := ncshim.GetAttText(f.root, ncshim.GlobalVarID, attrCompression); err == nil && ok {
-		f.setCompressionAttr(s)
-	}
-	top, err := ncshim.Group(f.root, GroupTop)
-	if err != nil {
-		return newErr(Integrity, "open", "", "%s has no /%s group", path, GroupTop)
-	}
-	if f.grp, err = ncshim.Group(top, GroupSingle); err != nil {
-		return newErr(Integrity, "open", "", "%s has no /%s/%s group", path, GroupTop, GroupSingle)
-	}
-	return f.rebuildIndex()
-}
-
 // checkVersion refuses a file whose data_format_version is not DataFormatVersion (ok is
 // false when the attribute is absent).
 func (f *File) checkVersion(path, version string, ok bool) error {
@@ -404,13 +366,7 @@ func (f *File) closeLocked() error {
 		f.journalFinal = f.journal.Stats()
 		f.journal = nil // the driver frees it as the file closes
 	}
-	if f.h5 != nil {
-		return errors.Join(f.writeUnwrittenCompanions(), f.h5.file.Close())
-	}
-	if f.inMemory {
-		return ncmem.Dataset{Dataset: f.root}.Close()
-	}
-	return f.root.Close()
+	return errors.Join(f.writeUnwrittenCompanions(), f.h5.file.Close())
 }
 
 // writeUnwrittenCompanions writes every slot of each hash companion defined this session that
@@ -468,14 +424,10 @@ func (f *File) JournalFailure() error {
 // catalog can commit to (every array it names is whole; removed columns are freed only after
 // the catalog commits — core/unit.go).
 func (f *File) syncLocked() error {
-	if f.h5 != nil {
-		if err := f.writeUnwrittenCompanions(); err != nil {
-			return err
-		}
-		if err := f.syncH5(); err != nil {
-			return err
-		}
-	} else if err := ncshim.Sync(f.root); err != nil {
+	if err := f.writeUnwrittenCompanions(); err != nil {
+		return err
+	}
+	if err := f.syncH5(); err != nil {
 		return err
 	}
 	if f.journal != nil {
@@ -485,10 +437,9 @@ func (f *File) syncLocked() error {
 }
 
 // CopyTo writes every array of f into a new store file at path, dataset by dataset with
-// the same names, widths, chunking and hash slots. An in-memory store persists this way
-// because netcdf-c 4.9 cannot reopen an in-memory image for writing (nc_open_memio with
-// NC_WRITE fails with NC_EPERM), so handing the image over with nc_close_memio would end the
-// in-memory store.
+// the same names, widths, chunking and hash slots: a store written afresh, without the space
+// removed arrays left in f, and journalled as any new file is. An in-memory store persists
+// this way and stays in memory.
 func (f *File) CopyTo(path string) error {
 	dst, err := Create(path, f.comp, false)
 	if err != nil {
@@ -588,86 +539,19 @@ func (f *File) copyPacked(dst *File, ds, out *Packed) error {
 	return nil
 }
 
-// endDefine leaves define mode if a define call entered it. Every operation that defines
-// calls it once before writing data, so each such operation costs one define phase — the
-// one netcdf-c forces — and never leaves the file in define mode.
+// endDefine ends a define phase if a define call began one. Every operation that defines
+// calls it once before writing data, so each such operation costs one define phase (HDF5
+// has no define mode: a phase is counted, and flushed where the journal's tests ask).
 func (f *File) endDefine() error {
 	if !f.defining {
 		return nil
 	}
 	f.defining = false
-	if f.h5 != nil { // HDF5 has no define mode
-		if flushAtDefine {
-			return f.h5.file.Flush()
-		}
-		return nil
-	}
 	f.definePhases++
-	return ncshim.EndDef(f.root)
-}
-
-// applyCompression sets the store's filter on a data variable.
-func (f *File) applyCompression(v netcdf.Var) error {
-	if !f.comp.Deflate {
-		return nil
-	}
-	return v.SetCompression(f.comp.Shuffle, true, f.comp.Level)
-}
-
-// rebuildIndex scans the group: arr_{hex} variables are standalone arrays, sts_… variables
-// packed datasets whose {ds}_h companion names the hash of each column (docs/format.md §7.4).
-func (f *File) rebuildIndex() error {
-	ids, err := ncshim.VarIDs(f.grp)
-	if err != nil {
-		return wrapIO("open", err, "listing variables")
-	}
-	names := make(map[string]int, len(ids))
-	for _, id := range ids {
-		name, err := ncshim.VarName(f.grp, id)
-		if err != nil {
-			return wrapIO("open", err, "reading a variable name")
-		}
-		names[name] = id
-	}
-	for name, id := range names {
-		switch {
-		case len(name) > 4 && name[:4] == "arr_":
-			if err := f.indexStandalone(name, id); err != nil {
-				return err
-			}
-		case len(name) > 4 && name[:4] == "sts_" && !isHashCompanion(name):
-			hid, ok := names[name+"_h"]
-			if !ok {
-				return newErr(Integrity, "open", name, "packed dataset has no %s_h hash companion", name)
-			}
-			meta, err := f.ncPackedMeta(name, id, hid)
-			if err != nil {
-				return err
-			}
-			if err := f.indexPacked(name, id, hid, meta); err != nil {
-				return err
-			}
-		}
-	}
-	for _, list := range f.families {
-		sortByName(list)
+	if flushAtDefine { // HDF5 has no define mode; the journal's tests flush here
+		return f.h5.file.Flush()
 	}
 	return nil
-}
-
-// ioSlice moves raw little-endian element bytes between buf and the hyperslab
-// [start, start+count) of variable varid of group g, with no conversion: the memory type is
-// the variable's own, which the index has checked is dt (docs/format.md §2). The host is
-// little-endian (enforced at build time), so the bytes are the elements' native layout.
-// netcdf-c checks the hyperslab against the dimensions.
-func ioSlice(g netcdf.Dataset, varid int, dt DType, buf []byte, start, count []uint64, write bool) error {
-	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
-		return err
-	}
-	if write {
-		return ncshim.PutVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
-	}
-	return ncshim.GetVara(g, varid, start, count, unsafe.Pointer(&buf[0]))
 }
 
 // checkSlab checks that buf holds exactly the hyperslab of the given count; empty says there
@@ -711,7 +595,7 @@ func (f *File) Compression() Compression { return f.comp }
 type Counters struct {
 	ChunkReads   int64 // HDF5 chunks array reads intersected
 	NCWrites     int64 // netcdf write calls of the packed paths
-	DefinePhases int64 // define phases left, each a flush of HDF5 metadata
+	DefinePhases int64 // define phases ended: runs of definitions before a write's data
 	ColumnsFreed int64 // packed columns freed; readers compare it to notice frees
 	CacheHits    int64 // whole-column reads served by the read cache
 	CacheMisses  int64 // column blocks the read cache read

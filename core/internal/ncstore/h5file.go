@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/h5"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
 
 // A read-only store opens its file through HDF5 directly (package h5), not through netcdf-c:
@@ -23,7 +22,7 @@ import (
 // variable is entered in the index by its name alone. Its type and shape are read, and its
 // dataset opened, the first time a read asks for it.
 
-// h5view is the HDF5 side of a read-only File. A "varid" of such a file indexes sets.
+// h5view is the HDF5 side of a File. A "varid" indexes sets.
 type h5view struct {
 	file *h5.File
 	grp  h5.Group
@@ -63,13 +62,11 @@ func openH5(path string) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := newNCFile(0, false, true)
-	f.h5 = &h5view{file: hf}
-	return f, nil
+	return newFile(hf, false, true), nil
 }
 
-// loadH5 is load for a file opened through HDF5.
-func (f *File) loadH5(path string) error {
+// load validates the version attribute, finds the group and indexes every array.
+func (f *File) load(path string) error {
 	version, ok, err := f.h5.file.RootAttrText(attrVersion)
 	if err != nil {
 		return wrapIO("open", err, "reading %s of %s", attrVersion, path)
@@ -83,13 +80,13 @@ func (f *File) loadH5(path string) error {
 	if f.h5.grp, err = f.h5.file.OpenGroup("/" + GroupTop + "/" + GroupSingle); err != nil {
 		return newErr(Integrity, "open", "", "%s has no /%s/%s group", path, GroupTop, GroupSingle)
 	}
-	return f.rebuildIndexH5()
+	return f.rebuildIndex()
 }
 
-// rebuildIndexH5 indexes the group from its link names. HDF5 lists netCDF dimensions too
+// rebuildIndex indexes the group from its link names. HDF5 lists netCDF dimensions too
 // (each is a dataset of its own, which netcdf-c hides): a packed dataset's {ds}_t, {ds}_c
 // and {ds}_e{i}, and a standalone variable's arr_{hex}_d{i}. Those are skipped by name.
-func (f *File) rebuildIndexH5() error {
+func (f *File) rebuildIndex() error {
 	names, inOrder, err := f.h5.grp.NamesInOrder()
 	if err != nil {
 		return wrapIO("open", err, "listing variables")
@@ -279,7 +276,7 @@ var errNotVariable = errors.New("not a variable")
 // describeLocked reads a standalone variable's type and shape the first time it is asked
 // for, through HDF5; a variable netcdf-c indexed at open is described already.
 func (f *File) describeLocked(sv *Variable) error {
-	if sv.described || f.h5 == nil {
+	if sv.described {
 		return nil
 	}
 	_, err := f.openStandaloneLocked(sv)
@@ -349,9 +346,6 @@ func (f *File) readSlice(varid int, dt DType, buf []byte, start, count []uint64)
 
 // slice moves a hyperslab of variable varid between buf and the file, by the file's route.
 func (f *File) slice(varid int, dt DType, buf []byte, start, count []uint64, write bool) error {
-	if f.h5 == nil {
-		return ioSlice(f.grp, varid, dt, buf, start, count, write)
-	}
 	if empty, err := checkSlab(dt, buf, count); empty || err != nil {
 		return err
 	}
@@ -364,21 +358,15 @@ func (f *File) slice(varid int, dt DType, buf []byte, start, count []uint64, wri
 // readVariableSlice reads a hyperslab of a standalone variable, opening its dataset first
 // on a file read through HDF5.
 func (f *File) readVariableSlice(sv *Variable, buf []byte, start, count []uint64) error {
-	id := sv.varid
-	if f.h5 != nil {
-		var err error
-		if id, err = f.openStandaloneLocked(sv); err != nil {
-			return err
-		}
+	id, err := f.openStandaloneLocked(sv)
+	if err != nil {
+		return err
 	}
 	return f.readSlice(id, sv.dtype, buf, start, count)
 }
 
 // chunking is a standalone variable's chunking, by the file's route.
 func (f *File) chunking(sv *Variable) (bool, []uint64, error) {
-	if f.h5 == nil {
-		return ncshim.Chunking(f.grp, sv.varid, len(sv.shape))
-	}
 	id, err := f.openStandaloneLocked(sv)
 	if err != nil {
 		return false, nil, err

@@ -8,7 +8,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/journal"
 )
 
-// A writable store on disk can be written through HDF5 directly, as read-only ones are read
+// A writable store is written through HDF5 directly, as read-only ones are read
 // (h5file.go): netcdf-c's writable open reads every variable's metadata (58 s and 5 GB at
 // 100,000 forecasts), and every define phase it ends walks every open variable (311 ms per
 // durable forecast add at 100,000). Through HDF5 the open costs what a read-only open costs,
@@ -16,18 +16,6 @@ import (
 // written are those netcdf-c writes (package h5, write.go; docs/format.md §7.8), so netcdf-c,
 // xarray and the other implementation read the file as before.
 //
-// The route is chosen per open: h5Writes, from TSSTORE_HDF5_WRITES ("0" keeps netcdf-c).
-// In-memory stores always use netcdf-c.
-var h5Writes = os.Getenv("TSSTORE_HDF5_WRITES") != "0"
-
-// SetHDF5WritesForTesting chooses the route of writable opens from now on and returns the
-// previous choice, so that tests run both routes with the same code.
-func SetHDF5WritesForTesting(on bool) bool {
-	prev := h5Writes
-	h5Writes = on
-	return prev
-}
-
 // flushAtDefine makes the HDF5 route hand its buffers to the file at the end of every define
 // phase, as netcdf-c's nc_enddef does. Without it a unit reaches the file only when HDF5's
 // caches evict or the unit ends; the journal's tests kill writers after such mid-unit
@@ -54,9 +42,7 @@ func openH5Writable(path string) (*File, *journal.Journal, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	f := newNCFile(0, false, false)
-	f.h5 = &h5view{file: hf, nextDimID: -1}
-	return f, journal.Lookup(path), nil
+	return newFile(hf, false, false), journal.Lookup(path), nil
 }
 
 // dimNote records, while the group's names are walked, what the first new dimension's id

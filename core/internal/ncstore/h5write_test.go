@@ -43,9 +43,6 @@ func TestFailedDefineLeavesNothingBehind(t *testing.T) {
 // leave a gap, the dimension created last no longer has id count−1, and every later session
 // scans the whole group (every dataset opened) before its first new dimension.
 func TestFailedDefineLeavesNoDimensionIDGap(t *testing.T) {
-	if !h5Writes {
-		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
-	}
 	path := filepath.Join(t.TempDir(), "s.nc")
 	f, err := Create(path, DefaultCompression, false)
 	if err != nil {
@@ -151,13 +148,9 @@ func TestSyncTrimsAGrownMetadataCache(t *testing.T) {
 	}
 }
 
-// newH5WrittenFile creates a store file written through HDF5 for the test, closed at its end
-// (the test is skipped on netcdf-c's route).
+// newH5WrittenFile creates a store file for the test, closed at its end.
 func newH5WrittenFile(t *testing.T) *File {
 	t.Helper()
-	if !h5Writes {
-		t.Skip("TSSTORE_HDF5_WRITES=0: netcdf-c's route")
-	}
 	f, err := Create(filepath.Join(t.TempDir(), "s.nc"), DefaultCompression, false)
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fhs/go-netcdf/netcdf"
-
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
@@ -143,7 +141,7 @@ func parsePackedName(name string) (familyKey, []int, int, error) {
 }
 
 // packedMeta is what an open reads of a packed dataset and its hash companion before
-// indexing them, by either route (netcdf-c, or HDF5 for read-only opens: h5file.go).
+// indexing them (h5file.go).
 type packedMeta struct {
 	lens      []uint64
 	dtype     DType
@@ -153,23 +151,6 @@ type packedMeta struct {
 	hIsString bool
 	// slots reads the companion's cols hash slots.
 	slots func(cols int) ([]string, error)
-}
-
-// ncPackedMeta reads a packed dataset's metadata through netcdf-c.
-func (f *File) ncPackedMeta(name string, varid, hvarid int) (packedMeta, error) {
-	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
-	if err != nil {
-		return packedMeta{}, wrapIO("open", err, "reading dimensions of %s", name)
-	}
-	hl, htyp, err := ncshim.VarDimLens(f.grp, hvarid)
-	if err != nil {
-		return packedMeta{}, wrapIO("open", err, "reading %s_h", name)
-	}
-	dt, ok := dtypeForNC(typ)
-	return packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: fmt.Sprint(typ), hlens: hl,
-		hIsString: htyp == netcdf.STRING,
-		slots:     func(cols int) ([]string, error) { return ncshim.GetStrings(f.grp, hvarid, 0, uint64(cols)) },
-	}, nil
 }
 
 // indexPacked adds one packed dataset found on open. The name, the variable's type and its
@@ -228,9 +209,6 @@ func (f *File) indexPacked(name string, varid, hvarid int, meta packedMeta) erro
 			f.packed[d] = Slot{ds, col}
 		}
 	}
-	if err := f.setPackedCache(ds); err != nil {
-		return wrapIO("open", err, "sizing the chunk cache of %s", name)
-	}
 	f.families[fam] = append(f.families[fam], ds)
 	return nil
 }
@@ -281,14 +259,6 @@ func (ds *Packed) FreeColumns() int { return ds.nfree }
 // shape: what a catalog row claims of the array it names.
 func (ds *Packed) Holds(dt DType, length int, eshape []int) bool {
 	return ds.fam.dtype == dt && ds.fam.length == length && slices.Equal(ds.eshape, eshape)
-}
-
-func (f *File) setPackedCache(ds *Packed) error {
-	if f.h5 != nil {
-		return nil // set as HDF5 opened the dataset (h5file.go)
-	}
-	bytes, slots := packedCacheSize(ds)
-	return ncshim.SetVarChunkCache(f.grp, ds.varid, bytes, slots, 1.0)
 }
 
 // packedCacheSize is the chunk cache a packed dataset gets: room for every chunk when that
@@ -350,61 +320,18 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 	if suffix > 0 {
 		name = fmt.Sprintf("%s__%d", name, suffix)
 	}
-	dims := make([]netcdf.Dim, 0, 2+len(eshape))
 	lens := append([]uint64{uint64(fam.length), uint64(cols)}, ToU64(eshape)...)
 	dimNames := []string{name + "_t", name + "_c"}
 	for i := range eshape {
 		dimNames = append(dimNames, fmt.Sprintf("%s_e%d", name, i))
 	}
-	if f.h5 != nil {
-		ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
-			slots: make([]string, cols), nfree: cols, unwritten: true}
-		if err := f.definePackedH5(ds, dimNames, lens); err != nil {
-			return nil, err
-		}
-		f.h5.unwritten = append(f.h5.unwritten, ds)
-		f.families[fam] = append(f.families[fam], ds)
-		sortByName(f.families[fam])
-		return ds, nil
-	}
 	f.defining = true
-	for i, dn := range dimNames {
-		d, err := f.grp.AddDim(dn, lens[i])
-		if err != nil {
-			return nil, err
-		}
-		dims = append(dims, d)
-	}
-	// Both variables are defined before anything can fail on their properties, so a file
-	// never holds a packed dataset without its hash companion (open would refuse it).
-	v, err := f.grp.AddVar(name, fam.dtype.ncType(), dims)
-	if err != nil {
-		return nil, err
-	}
-	// The hash companion is a string variable and is never compressed (docs/format.md §7.4, §7.7).
-	if _, err := f.grp.AddVar(name+"_h", netcdf.STRING, dims[1:2]); err != nil {
-		return nil, err
-	}
-	varid, err := ncshim.VarID(f.grp, name)
-	if err != nil {
-		return nil, err
-	}
-	hvarid, err := ncshim.VarID(f.grp, name+"_h")
-	if err != nil {
-		return nil, err
-	}
-	chunks := append([]uint64{1, uint64(cols)}, ToU64(eshape)...)
-	if err := ncshim.DefChunking(f.grp, varid, chunks); err != nil {
-		return nil, err
-	}
-	if err := f.applyCompression(v); err != nil {
-		return nil, err
-	}
 	ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
-		varid: varid, hvarid: hvarid, slots: make([]string, cols), nfree: cols}
-	if err := f.setPackedCache(ds); err != nil {
+		slots: make([]string, cols), nfree: cols, unwritten: true}
+	if err := f.definePackedH5(ds, dimNames, lens); err != nil {
 		return nil, err
 	}
+	f.h5.unwritten = append(f.h5.unwritten, ds)
 	f.families[fam] = append(f.families[fam], ds)
 	sortByName(f.families[fam])
 	return ds, nil
@@ -506,9 +433,6 @@ func (f *File) indexFromColumns(ds *Packed) error {
 		if _, dup := f.packed[d]; !dup {
 			f.packed[d] = Slot{ds, c}
 		}
-	}
-	if err := f.setPackedCache(ds); err != nil {
-		return wrapIO("open", err, "sizing the chunk cache of %s", ds.name)
 	}
 	f.families[ds.fam] = append(f.families[ds.fam], ds)
 	return nil

@@ -139,22 +139,7 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 // existingStandalone finds a variable named for d that the index does not hold — one whose
 // data a failed write never filled — or returns nil.
 func (f *File) existingStandalone(d hashing.Digest) (*Variable, error) {
-	if f.h5 != nil {
-		return f.existingStandaloneH5(VariableName(d))
-	}
-	varid, err := ncshim.VarID(f.grp, VariableName(d))
-	if err != nil {
-		return nil, nil // no such variable: the usual case
-	}
-	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
-	if err != nil {
-		return nil, err
-	}
-	dt, ok := dtypeForNC(typ)
-	if !ok {
-		return nil, newErr(Integrity, "", VariableName(d), "netcdf type %v is not one of the six dtypes", typ)
-	}
-	return &Variable{name: VariableName(d), varid: varid, dtype: dt, shape: lens}, nil
+	return f.existingStandaloneH5(VariableName(d))
 }
 
 func (p *Array) family() familyKey {
@@ -323,19 +308,16 @@ func (f *File) writeSlice(varid int, dt DType, buf []byte, start, count []uint64
 
 func (f *File) putSlots(ds *Packed, col0 int, slots []string) error {
 	f.ncWrites++
-	if f.h5 != nil {
-		if ds.unwritten && len(slots) < ds.cols { // no slot may stay a null string: the first write writes them all
-			whole := slices.Clone(ds.slots)
-			copy(whole[col0:], slots)
-			col0, slots = 0, whole
-		}
-		if err := f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots); err != nil {
-			return err
-		}
-		ds.unwritten = false
-		return nil
+	if ds.unwritten && len(slots) < ds.cols { // no slot may stay a null string: the first write writes them all
+		whole := slices.Clone(ds.slots)
+		copy(whole[col0:], slots)
+		col0, slots = 0, whole
 	}
-	return ncshim.PutStrings(f.grp, ds.hvarid, uint64(col0), slots)
+	if err := f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots); err != nil {
+		return err
+	}
+	ds.unwritten = false
+	return nil
 }
 
 // Free frees packed columns whose last row is gone: per dataset, one read-modify-write

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fhs/go-netcdf/netcdf"
-
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 )
@@ -96,28 +94,6 @@ func VariableName(d hashing.Digest) string { return "arr_" + hex.EncodeToString(
 // standaloneDimName is the name of axis i's dimension of the standalone variable name.
 func standaloneDimName(name string, i int) string { return fmt.Sprintf("%s_d%d", name, i) }
 
-// indexStandalone adds an arr_{hex} variable found on open. Its name is its hash, so a name
-// that is not 64 lowercase hex digits, or a type that is no dtype, is an IntegrityError.
-func (f *File) indexStandalone(name string, varid int) error {
-	d, err := parseHexDigest(name[4:])
-	if err != nil {
-		return newErr(Integrity, "open", name, "standalone variable name is not arr_ and a hash: %v", err)
-	}
-	lens, typ, err := ncshim.VarDimLens(f.grp, varid)
-	if err != nil {
-		return wrapIO("open", err, "reading dimensions of %s", name)
-	}
-	dt, ok := dtypeForNC(typ)
-	if !ok {
-		return newErr(Integrity, "open", name, "netcdf type %v is not one of the six dtypes", typ)
-	}
-	if len(lens) == 0 {
-		return newErr(Integrity, "open", name, "standalone array has no dimensions")
-	}
-	f.standalone[d] = &Variable{name: name, varid: varid, dtype: dt, shape: lens, described: true}
-	return nil
-}
-
 // defineStandalone defines arr_{hex} for an array, chunked as given (nil: one whole-array
 // chunk). The caller writes it with fillStandalone once define mode is left.
 //
@@ -130,49 +106,16 @@ func (f *File) defineStandalone(dt DType, shape []uint64, d hashing.Digest, chun
 	if chunks == nil {
 		chunks = shape
 	}
-	if f.h5 != nil {
-		sv := &Variable{name: name, varid: -1, dtype: dt, shape: shape, chunks: chunks, described: true}
-		return sv, f.defineStandaloneH5(sv)
-	}
 	f.defining = true
-	dims := make([]netcdf.Dim, len(shape))
-	for i, n := range shape {
-		dim, err := f.grp.AddDim(standaloneDimName(name, i), n)
-		if err != nil {
-			return nil, err
-		}
-		dims[i] = dim
-	}
-	v, err := f.grp.AddVar(name, dt.ncType(), dims)
-	if err != nil {
-		return nil, err
-	}
-	varid, err := ncshim.VarID(f.grp, name)
-	if err != nil {
-		return nil, err
-	}
-	if err := ncshim.DefChunking(f.grp, varid, chunks); err != nil {
-		return nil, err
-	}
-	if err := f.applyCompression(v); err != nil {
-		return nil, err
-	}
-	// Reads and writes move whole chunks (blocks) at once; a cache would only retain memory
-	// until the file closes (see openWithStandaloneCache).
-	if err := ncshim.SetVarChunkCache(f.grp, varid, 0, 1, 1.0); err != nil {
-		return nil, err
-	}
-	return &Variable{name: name, varid: varid, dtype: dt, shape: shape, chunks: chunks, described: true}, nil
+	sv := &Variable{name: name, varid: -1, dtype: dt, shape: shape, chunks: chunks, described: true}
+	return sv, f.defineStandaloneH5(sv)
 }
 
 // fillStandalone writes the whole array into a defined variable and indexes it.
 func (f *File) fillStandalone(sv *Variable, data []byte, d hashing.Digest) error {
-	id := sv.varid
-	if f.h5 != nil {
-		var err error
-		if id, err = f.openStandaloneLocked(sv); err != nil {
-			return err
-		}
+	id, err := f.openStandaloneLocked(sv)
+	if err != nil {
+		return err
 	}
 	start := make([]uint64, len(sv.shape))
 	if err := f.putSlice(id, sv.dtype, Aligned(data, sv.dtype.Width()), start, sv.shape); err != nil {

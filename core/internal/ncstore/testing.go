@@ -47,21 +47,17 @@ func (f *File) AssumeChunkCacheForTesting(on bool) {
 	}
 }
 
-// OpenDatasetsForTesting counts the HDF5 datasets a file read through HDF5 holds open (-1
-// for a file netcdf-c opened).
+// OpenDatasetsForTesting counts the HDF5 datasets the file holds open.
 func (f *File) OpenDatasetsForTesting() int {
-	if f.h5 == nil {
-		return -1
-	}
 	ncshim.Lock()
 	defer ncshim.Unlock()
 	return f.h5.file.OpenDatasets()
 }
 
-// MetadataCacheForTesting is the maximum size in bytes of HDF5's metadata cache for a file
-// written through HDF5 (0 for another file).
+// MetadataCacheForTesting is the maximum size in bytes of HDF5's metadata cache for a
+// writable file (0 for a read-only one).
 func (f *File) MetadataCacheForTesting() (uint64, error) {
-	if f.h5 == nil || f.readOnly {
+	if f.readOnly {
 		return 0, nil
 	}
 	ncshim.Lock()
