@@ -14,6 +14,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/ncshim"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // Regression tests for the read-only route through HDF5 (core/internal/h5,
@@ -81,8 +82,8 @@ func TestReadOnlyOpenFreesLinkNames(t *testing.T) {
 // /time_series/single group, then closes it.
 func withSingleGroup(t *testing.T, path string, fn func(g netcdf.Dataset)) {
 	t.Helper()
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	root, err := netcdf.OpenFile(path, netcdf.WRITE)
 	if err != nil {
 		t.Fatal(err)
@@ -171,8 +172,8 @@ func TestReadOnlyOpenUnlimitedColumnsShortHashCompanion(t *testing.T) {
 	// column 0 holds the series, column 1 was written (zeros) but its slot never was.
 	name := ncstore.PackedName(F64, nil, 24, Hours(1).String())
 	func() {
-		ncshim.Lock()
-		defer ncshim.Unlock()
+		serial.Lock()
+		defer serial.Unlock()
 		root, err := netcdf.CreateFile(path, netcdf.CLOBBER|netcdf.NETCDF4)
 		if err != nil {
 			t.Fatal(err)

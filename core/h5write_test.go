@@ -12,6 +12,7 @@ import (
 	"github.com/fhs/go-netcdf/netcdf"
 	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // h5WriteWorkload writes a store that exercises every write the file layer makes: packed
@@ -258,8 +259,8 @@ func TestHDF5WritesKeepOtherWritersDimensionIDs(t *testing.T) {
 // to the group at where: what another netCDF tool may leave in a store's file.
 func addForeignDimension(t *testing.T, path, where string) {
 	t.Helper()
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	ds, err := netcdf.OpenFile(path, netcdf.WRITE)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@ package core
 import (
 	"time"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // Stats counts what a store has done at the storage level since it was opened; the
@@ -26,5 +26,5 @@ func (s *Store) Stats() Stats {
 	c := s.nc.Counters()
 	return Stats{ChunkReads: c.ChunkReads, NCWrites: c.NCWrites, DefinePhases: c.DefinePhases,
 		ColumnsFreed: c.ColumnsFreed, Pending: len(s.unit.pending), PendingBytes: s.unit.pendingBytes,
-		NetCDFTime: ncshim.BusyTime()}
+		NetCDFTime: serial.BusyTime()}
 }

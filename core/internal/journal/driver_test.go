@@ -17,6 +17,7 @@ import (
 	"github.com/fhs/go-netcdf/netcdf"
 
 	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // The same random netCDF-4 operations on a file through the default sec2 driver and on one
@@ -47,8 +48,8 @@ func jrDiff(t *testing.T, seed int64, spill int) {
 	t.Helper()
 	dir := t.TempDir()
 	paths := []string{filepath.Join(dir, "plain.nc"), filepath.Join(dir, "jour.nc")}
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	plain, err := netcdf.CreateFile(paths[0], netcdf.NETCDF4|netcdf.NOCLOBBER)
 	if err != nil {
 		t.Fatal(err)

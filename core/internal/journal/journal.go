@@ -5,7 +5,7 @@
 // netcdf-c cannot be told which HDF5 driver to use, so while Open runs, libnetcdf's calls to
 // H5Fopen and H5Fcreate are routed (in libnetcdf's global offset table) to wrappers that set
 // the driver. Like every netcdf-c call, every function here must run while the process-wide
-// netcdf lock (ncshim.Lock) is held: the package takes no lock of its own.
+// netcdf and HDF5 lock (serial.Lock) is held: the package takes no lock of its own.
 package journal
 
 // #cgo pkg-config: hdf5

@@ -31,7 +31,7 @@
 //   - errors.go: Error and its kinds, which core maps to its public errors.
 //
 // Array bytes move through HDF5 only (package h5); netcdf-c creates a new file's skeleton.
-// Every HDF5 and netcdf-c call is made under the process-wide lock (ncshim.Lock; neither
+// Every HDF5 and netcdf-c call is made under the process-wide lock (serial.Lock; neither
 // library is thread-safe as built): exported methods take it themselves; unexported helpers
 // named …Locked, and those called from them, expect it held. A File is not safe for
 // concurrent use; the store serialises its calls.

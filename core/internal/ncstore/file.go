@@ -15,6 +15,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/journal"
 	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // DataFormatVersion is the on-disk format this build reads and writes. Opening a store
@@ -34,7 +35,7 @@ const (
 
 // File is the NetCDF half of a store: the file or in-memory image, the /time_series/single
 // group, and the index of arrays rebuilt from it. Exported methods take the netcdf lock
-// (ncshim.Lock) themselves; a File is not safe for concurrent use (the store serialises its
+// (serial.Lock) themselves; a File is not safe for concurrent use (the store serialises its
 // calls).
 type File struct {
 	inMemory bool
@@ -117,8 +118,8 @@ func Create(path string, comp Compression, inMemory bool) (*File, error) {
 
 // createSkeleton writes a new store file at path through netcdf-c, durably, and closes it.
 func createSkeleton(path string, comp Compression) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	syscall.ForkLock.RLock() // as in Open: no child inherits the file before closeOnExec
 	root, jr, err := journal.Open(path, func() (netcdf.Dataset, error) {
 		return netcdf.CreateFile(path, netcdf.NETCDF4|netcdf.NOCLOBBER)
@@ -150,8 +151,8 @@ func createSkeleton(path string, comp Compression) error {
 // createInMemory makes the skeleton in netcdf-c's memory and hands its bytes to HDF5's core
 // driver (h5.OpenImage).
 func createInMemory(name string, comp Compression) (*File, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	m, err := ncmem.Create(name, netcdf.NETCDF4, 1<<20)
 	if err != nil {
 		return nil, wrapIO("create", err, "creating an in-memory store")
@@ -247,8 +248,8 @@ const ncEHDFERR = -101
 // read-only one refuses a hot journal. Its errors say why an open failed in terms a user can
 // act on: another process holds the file, the file is not writable, HDF5 cannot read it.
 func Open(path string, readOnly bool) (*File, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	if _, err := os.Stat(path); err != nil {
 		return nil, wrapIO("open", err, "the NetCDF file of the store")
 	}
@@ -390,8 +391,8 @@ func (f *File) writeUnwrittenCompanions() error {
 
 // Close closes the file; closing twice is harmless.
 func (f *File) Close() error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.closeLocked()
 }
 
@@ -401,8 +402,8 @@ func (f *File) Sync() error {
 	if f.readOnly || f.inMemory {
 		return nil
 	}
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.syncLocked()
 }
 
@@ -445,13 +446,13 @@ func (f *File) CopyTo(path string) error {
 	if err != nil {
 		return err
 	}
-	ncshim.Lock()
+	serial.Lock()
 	err = f.copyArraysLocked(dst)
 	if err == nil {
 		err = dst.syncLocked()
 	}
 	cerr := dst.closeLocked()
-	ncshim.Unlock()
+	serial.Unlock()
 	if err == nil {
 		err = cerr
 	}
@@ -569,16 +570,16 @@ func checkSlab(dt DType, buf []byte, count []uint64) (empty bool, err error) {
 
 // Journalled says whether the file goes through the rollback journal (journal.Open).
 func (f *File) Journalled() bool {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.journal != nil
 }
 
 // JournalStats are the journal's counters: live while the file is open, as they were at
 // Close after it.
 func (f *File) JournalStats() journal.Stats {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	if f.journal != nil {
 		return f.journal.Stats()
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // A define that fails part way leaves none of its dimensions or variables in the file, so
@@ -16,8 +16,8 @@ func TestFailedDefineLeavesNothingBehind(t *testing.T) {
 	f := newH5WrittenFile(t)
 	var d hashing.Digest
 	d[0] = 7
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	if _, err := f.defineStandalone(F64, []uint64{4, 2}, d, []uint64{8, 2}); err == nil {
 		t.Fatal("a chunk larger than its fixed dimension was accepted")
 	}
@@ -49,8 +49,8 @@ func TestFailedDefineLeavesNoDimensionIDGap(t *testing.T) {
 		t.Fatal(err)
 	}
 	define := func(f *File, b byte, chunks []uint64) error {
-		ncshim.Lock()
-		defer ncshim.Unlock()
+		serial.Lock()
+		defer serial.Unlock()
 		_, err := f.defineStandalone(F64, []uint64{4, 2}, hashing.Digest{b}, chunks)
 		return err
 	}

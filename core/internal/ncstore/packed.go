@@ -10,7 +10,7 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 const (
@@ -361,8 +361,8 @@ func (ds *Packed) columnHyperslab(col int) (start, count []uint64) {
 // ReadColumn reads rows [first, first+n) of one packed column into dst (new memory when
 // nil), through the read cache.
 func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	ds := slot.ds
 	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
 	if b := f.colCache.find(ds, slot.col); b != nil {

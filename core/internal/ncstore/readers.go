@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"sync"
 
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // The hyperslab reads behind the store's bulk reads and its step readers. Each takes the
@@ -21,8 +21,8 @@ type ColumnRead struct {
 // the span of the columns asked for: one decompression per chunk however many columns of it
 // are asked for.
 func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	lo, hi := ds.cols, 0
 	r0, r1 := ds.fam.length, 0
 	eb := ds.elementBytes()
@@ -129,8 +129,8 @@ func (set *RowSet) Prepare() {
 
 // ReadRows reads row i of every set into its Buf: one hyperslab per dataset.
 func (f *File) ReadRows(sets []*RowSet, i int) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	for _, set := range sets {
 		set.start[0] = uint64(i)
 		f.chunkReads++
@@ -145,8 +145,8 @@ func (f *File) ReadRows(sets []*RowSet, i int) error {
 // dst, row-major (n × cols × *E): the band a ForecastReader keeps of a dataset its
 // DeterministicSingleTimeSeries windows come from.
 func (f *File) ReadBand(ds *Packed, first, n, col0, cols int, dst []byte) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	start, count := ds.columnHyperslab(col0)
 	start[0], count[0], count[1] = uint64(first), uint64(n), uint64(cols)
 	f.chunkReads += int64(n)

@@ -5,7 +5,7 @@ import (
 	"sort"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // ArrayKey names an array in one storage mode. Packed arrays deduplicate against packed
@@ -49,8 +49,8 @@ const bandBytes = 64 << 20
 // call each. It returns the arrays it wrote (with their hash slots), also on failure, so a
 // rollback can free them.
 func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	var written []ArrayKey
 	var cols []packedWrite
 	type single struct {
@@ -182,9 +182,9 @@ func (f *File) Column(d hashing.Digest) (Slot, bool) {
 func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 	sv, ok := f.standalone[d]
 	if ok && !sv.described {
-		ncshim.Lock()
+		serial.Lock()
 		err := f.describeLocked(sv)
-		ncshim.Unlock()
+		serial.Unlock()
 		if err != nil {
 			return nil, false
 		}
@@ -338,8 +338,8 @@ func (f *File) Forget(ds []hashing.Digest) error {
 }
 
 func (f *File) releaseColumns(ds []hashing.Digest, zero bool) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	byDS := map[*Packed][]int{}
 	var order []*Packed
 	for _, d := range ds {

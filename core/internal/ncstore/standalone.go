@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // Variable is one arr_{hex} variable: a whole array of its own.
@@ -39,8 +39,8 @@ func (sv *Variable) Holds(dt DType, shape []int) bool {
 
 // ChunkShape is the variable's chunk shape (its full shape when it is not chunked).
 func (f *File) ChunkShape(sv *Variable) ([]uint64, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.chunkShape(sv)
 }
 
@@ -147,8 +147,8 @@ func (f *File) ReadSpan(sv *Variable, axis, first, n int, dst []byte) ([]byte, e
 }
 
 func (f *File) readHyperslab(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	chunks, err := f.chunkShape(sv)
 	if err != nil {
 		return nil, err

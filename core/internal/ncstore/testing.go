@@ -4,7 +4,7 @@ import (
 	"syscall"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // Hooks for the store's tests, which reach the file's failure paths through them. Nothing
@@ -29,8 +29,8 @@ func (f *File) PoisonForTesting(d hashing.Digest) {
 // DefineOnlyForTesting defines a's standalone variable and leaves define mode without writing
 // its data, as a crash in the middle of a write would leave it.
 func (f *File) DefineOnlyForTesting(a *Array) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	if _, err := f.defineStandalone(a.DType, ToU64(a.Shape), a.Digest, a.Chunks); err != nil {
 		return err
 	}
@@ -49,8 +49,8 @@ func (f *File) AssumeChunkCacheForTesting(on bool) {
 
 // OpenDatasetsForTesting counts the HDF5 datasets the file holds open.
 func (f *File) OpenDatasetsForTesting() int {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.h5.file.OpenDatasets()
 }
 
@@ -60,16 +60,16 @@ func (f *File) MetadataCacheForTesting() (uint64, error) {
 	if f.readOnly {
 		return 0, nil
 	}
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.h5.file.MetadataCacheSize()
 }
 
 // GrowMetadataCacheForTesting sets HDF5's metadata cache for a file written through HDF5 to
 // bytes, as a bulk load grows it.
 func (f *File) GrowMetadataCacheForTesting(bytes uint64) error {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	return f.h5.file.GrowMetadataCacheForTesting(bytes)
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
-	"github.com/tsstore/tsstore/core/internal/ncshim"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // What verify_integrity asks of the file: every indexed array hashed again from its bytes
@@ -16,8 +16,8 @@ import (
 // Rehash recomputes the hash of every indexed array and lists those that differ and
 // those that cannot be read; a read failure is reported and the check goes on.
 func (f *File) Rehash() (bad, unreadable []string, checked int) {
-	ncshim.Lock()
-	defer ncshim.Unlock()
+	serial.Lock()
+	defer serial.Unlock()
 	for _, list := range f.families {
 		for _, ds := range list {
 			if ds.damaged != nil {
