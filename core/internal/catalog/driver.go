@@ -1,0 +1,81 @@
+// Statements run through the SQLite driver directly, for the lookups a loop makes one at a time.
+
+package catalog
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// driverStmt is a statement prepared on the catalog's connection and run through the driver
+// itself, with its argument slice.
+type driverStmt struct {
+	stmt driver.Stmt
+	args []driver.NamedValue
+}
+
+// driverRow runs query, which returns at most one row, and fills dest with that row's column
+// values as the driver gives them; found is false when there is none. It is the path of the
+// lookups a loop makes one key at a time (has_time_series, get_time_series): through
+// database/sql the same statement cost 3.3 µs, of which 0.8 µs were SQLite's. The statement
+// is prepared on first use and kept for the catalog's life.
+func (c *Catalog) driverRow(query string, args []any, dest []driver.Value) (found bool, err error) {
+	err = c.conn.Raw(func(dc any) error {
+		ds, err := c.driverStatement(dc, query)
+		if err != nil {
+			return err
+		}
+		rows, err := ds.query(args[:]...)
+		if err != nil {
+			return err
+		}
+		err = rows.Next(dest)
+		cerr := rows.Close()
+		if err == nil {
+			found = true
+		} else if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return errors.Join(err, cerr)
+	})
+	return found, err
+}
+
+// query runs the statement with args, one for each of its parameters, in order.
+func (ds *driverStmt) query(args ...any) (driver.Rows, error) {
+	for i, v := range args {
+		ds.args[i].Value = v
+	}
+	q, ok := ds.stmt.(driver.StmtQueryContext)
+	if !ok {
+		return nil, fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)
+	}
+	return q.QueryContext(ctx, ds.args)
+}
+
+// driverStatement prepares query on the driver connection dc the first time it is asked for,
+// and keeps it, with an argument slice numbered for it, for the catalog's life.
+func (c *Catalog) driverStatement(dc any, query string) (*driverStmt, error) {
+	if ds, ok := c.driverStmts[query]; ok {
+		return ds, nil
+	}
+	conn, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, fmt.Errorf("catalog: the driver connection %T cannot prepare", dc)
+	}
+	st, err := conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	ds := &driverStmt{stmt: st, args: make([]driver.NamedValue, st.NumInput())}
+	for i := range ds.args {
+		ds.args[i].Ordinal = i + 1
+	}
+	if c.driverStmts == nil {
+		c.driverStmts = map[string]*driverStmt{}
+	}
+	c.driverStmts[query] = ds
+	return ds, nil
+}

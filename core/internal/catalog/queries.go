@@ -1,0 +1,294 @@
+// Listings and summaries: filters, distinct values, counts, grids, rows by hash.
+
+package catalog
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tsstore/tsstore/core/internal/hashing"
+)
+
+// CountByHash counts the rows of any type that reference an array hash.
+func (c *Catalog) CountByHash(hash []byte) (int64, error) {
+	s, err := c.stmt(`SELECT count(*) FROM time_series_associations WHERE data_hash = ?`)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	err = s.QueryRowContext(ctx, hash).Scan(&n)
+	return n, err
+}
+
+// DistinctHashes lists every data_hash the rows reference.
+func (c *Catalog) DistinctHashes() ([][]byte, error) {
+	rows, err := c.conn.QueryContext(ctx, `SELECT DISTINCT data_hash FROM time_series_associations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var h []byte
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// Filter selects rows; a nil field matches everything. Features is a subset match: a row
+// matches when its feature set contains every given entry.
+type Filter struct {
+	OwnerID        *int64
+	OwnerCategory  *string
+	SeriesTypes    []string
+	Name           *string
+	Resolution     *string
+	OwnerType      *string
+	NameGlob       *string // SQLite GLOB pattern on the name
+	Interval       *string
+	Features       []hashing.Feature
+	FeaturesHashes [][]byte // exactly one of these feature sets (nil: any)
+	Limit          int      // at most this many rows (0: all)
+}
+
+func (f *Filter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.OwnerID != nil {
+		conds = append(conds, "a.owner_id = ?")
+		args = append(args, *f.OwnerID)
+	}
+	if f.OwnerCategory != nil {
+		conds = append(conds, "a.owner_category = ?")
+		args = append(args, *f.OwnerCategory)
+	}
+	if len(f.SeriesTypes) > 0 {
+		conds = append(conds, "a.time_series_type IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.SeriesTypes)), ",")+")")
+		for _, t := range f.SeriesTypes {
+			args = append(args, t)
+		}
+	}
+	for _, c := range []struct {
+		cond string
+		v    *string
+	}{{"a.name = ?", f.Name}, {"a.resolution = ?", f.Resolution}, {"a.owner_type = ?", f.OwnerType},
+		{"a.name GLOB ?", f.NameGlob}, {"a.interval = ?", f.Interval}} {
+		if c.v != nil {
+			conds = append(conds, c.cond)
+			args = append(args, *c.v)
+		}
+	}
+	if len(f.FeaturesHashes) > 0 {
+		conds = append(conds, "a.features_hash IN ("+strings.TrimSuffix(strings.Repeat("?,", len(f.FeaturesHashes)), ",")+")")
+		for _, h := range f.FeaturesHashes {
+			args = append(args, h)
+		}
+	}
+	for _, e := range f.Features {
+		cond := "EXISTS (SELECT 1 FROM feature_sets fs WHERE fs.features_hash = a.features_hash AND fs.key = ? AND fs.value_kind = ? AND "
+		switch e.Kind {
+		case hashing.KindInt:
+			cond += "fs.value_int = ?)"
+			args = append(args, e.Key, "int", e.Int)
+		case hashing.KindFloat:
+			if math.IsNaN(e.Float) { // stored as NULL (FeatureSet)
+				cond += "fs.value_float IS NULL)"
+				args = append(args, e.Key, "float")
+				break
+			}
+			cond += "fs.value_float = ?)"
+			args = append(args, e.Key, "float", e.Float)
+		case hashing.KindBool:
+			cond += "fs.value_bool = ?)"
+			args = append(args, e.Key, "bool", e.Bool)
+		default:
+			cond += "fs.value_str = ?)"
+			args = append(args, e.Key, "str", e.Str)
+		}
+		conds = append(conds, cond)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+// List returns the rows matching f in id order.
+func (c *Catalog) List(f Filter) ([]Row, error) {
+	where, args := f.where()
+	limit := ""
+	if f.Limit > 0 {
+		limit = " LIMIT " + strconv.Itoa(f.Limit)
+	}
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations a`+where+` ORDER BY a.id`+limit, args...)
+}
+
+// queryRows runs a query selecting rowColumns and scans every row.
+func (c *Catalog) queryRows(query string, args ...any) ([]Row, error) {
+	rows, err := c.conn.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		var r Row
+		if err := rows.Scan(r.scanTargets()...); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// ParamRow is one distinct combination of forecast parameters and how many rows carry it.
+type ParamRow struct {
+	SeriesType       string
+	Resolution       sql.NullString
+	Horizon          sql.NullString
+	Interval         sql.NullString
+	Count            sql.NullInt64
+	InitialTimestamp sql.NullString
+	Rows             int64
+}
+
+// ForecastParams groups the rows matching f by their window parameters.
+func (c *Catalog) ForecastParams(f Filter) ([]ParamRow, error) {
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.time_series_type, a.resolution, a.horizon, a.interval,
+		a.count, a.initial_timestamp, count(*) FROM time_series_associations a`+where+`
+		GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1, 2, 3, 4, 5, 6`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ParamRow
+	for rows.Next() {
+		var p ParamRow
+		if err := rows.Scan(&p.SeriesType, &p.Resolution, &p.Horizon, &p.Interval, &p.Count, &p.InitialTimestamp, &p.Rows); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// distinctColumns are the columns Distinct may list.
+var distinctColumns = map[string]bool{"resolution": true, "interval": true, "horizon": true,
+	"time_series_type": true, "name": true, "owner_type": true, "owner_id": true}
+
+// Distinct lists the distinct non-NULL values of one column among the rows matching f.
+func (c *Catalog) Distinct(column string, f Filter) ([]string, error) {
+	if !distinctColumns[column] {
+		return nil, fmt.Errorf("column %q cannot be listed", column)
+	}
+	where, args := f.where()
+	cond := " WHERE "
+	if where != "" {
+		cond = where + " AND "
+	}
+	rows, err := c.conn.QueryContext(ctx, `SELECT DISTINCT a.`+column+` FROM time_series_associations a`+
+		cond+`a.`+column+` IS NOT NULL ORDER BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string // an INTEGER column scans as its decimal text
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// CountByType counts the rows matching f per time_series_type.
+func (c *Catalog) CountByType(f Filter) (map[string]int64, error) {
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.time_series_type, count(*) FROM time_series_associations a`+
+		where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var t string
+		var n int64
+		if err := rows.Scan(&t, &n); err != nil {
+			return nil, err
+		}
+		out[t] = n
+	}
+	return out, rows.Err()
+}
+
+// CountWhere evaluates one integer aggregate (e.g. count(DISTINCT a.data_hash)) over the rows
+// matching f.
+func (c *Catalog) CountWhere(expr string, f Filter) (int64, error) {
+	where, args := f.where()
+	var n int64
+	err := c.conn.QueryRowContext(ctx, `SELECT `+expr+` FROM time_series_associations a`+where, args...).Scan(&n)
+	return n, err
+}
+
+// StaticGrid is one (resolution, initial timestamp, length) of static rows and its counts.
+type StaticGrid struct {
+	Resolution       string
+	InitialTimestamp string
+	Length           int64
+	Rows, Owners     int64
+}
+
+// StaticGrids groups the SingleTimeSeries rows matching f by grid.
+func (c *Catalog) StaticGrids(f Filter) ([]StaticGrid, error) {
+	f.SeriesTypes = []string{"SingleTimeSeries"}
+	where, args := f.where()
+	rows, err := c.conn.QueryContext(ctx, `SELECT a.resolution, a.initial_timestamp, a.length, count(*),
+		count(DISTINCT a.owner_category || a.owner_id) FROM time_series_associations a`+where+`
+		GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []StaticGrid
+	for rows.Next() {
+		var g StaticGrid
+		if err := rows.Scan(&g.Resolution, &g.InitialTimestamp, &g.Length, &g.Rows, &g.Owners); err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// ListByHash returns the time_series_type of every row that references an array hash.
+func (c *Catalog) ListByHash(hash []byte) ([]string, error) {
+	rows, err := c.conn.QueryContext(ctx, `SELECT time_series_type FROM time_series_associations WHERE data_hash = ?`, hash)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// ListByDataHash returns the rows that reference an array hash, in id order.
+func (c *Catalog) ListByDataHash(hash []byte) ([]Row, error) {
+	return c.queryRows(`SELECT `+rowColumns+` FROM time_series_associations WHERE data_hash = ? ORDER BY id`, hash)
+}
