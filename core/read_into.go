@@ -47,6 +47,7 @@ type readPlan struct {
 	ext        Extent
 	g          forecastRow // forecasts
 	i0, window int         // forecasts: first window and how many
+	stamps     []time.Time // NonSequentialTimeSeries: every timestamp, parsed once per plan
 }
 
 // Describe resolves q and says what reading part of it would return, reading no array.
@@ -229,6 +230,7 @@ func (p *readPlan) planNonSequential() error {
 	if err != nil {
 		return err
 	}
+	p.stamps = stamps
 	first, last := stampRange(stamps, p.part)
 	p.ext = Extent{Shape: append([]int{last - first}, p.m.ElementShape...)}
 	if last > first {
@@ -311,12 +313,8 @@ func (s *Store) Timestamps(q Lookup, start, end *time.Time) ([]time.Time, error)
 	}
 	switch {
 	case p.m.Type == NonSequentialTimeSeriesType:
-		stamps, err := parseTimestampsJSON(p.r)
-		if err != nil {
-			return nil, withOp(op, err)
-		}
-		first, last := stampRange(stamps, p.part)
-		return stamps[first:last], nil
+		first, last := stampRange(p.stamps, p.part)
+		return p.stamps[first:last], nil
 	case isForecast(p.m.Type):
 		return Timeline(p.ext.InitialTimestamp, p.g.grid.Interval, 0, p.window)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -555,14 +554,11 @@ func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.
 	if err != nil {
 		return nil, err
 	}
-	first, last := 0, len(stamps)
+	part := Part{}
 	if start != nil {
-		// Timestamps are strictly increasing: [start, end) is a contiguous run.
-		notBefore := func(t time.Time) int {
-			return sort.Search(len(stamps), func(i int) bool { return !stamps[i].Before(t) })
-		}
-		first, last = notBefore(*start), notBefore(*end)
+		part = Part{Kind: TimeRange, Start: *start, End: *end}
 	}
+	first, last := stampRange(stamps, part)
 	n := last - first
 	data := []byte{}
 	if n > 0 {
