@@ -517,20 +517,15 @@ func (f *File) copyArraysLocked(dst *File) error {
 
 // copyPacked copies one packed dataset band by band, then its hash slots.
 func (f *File) copyPacked(dst *File, ds, out *Packed) error {
-	row := ds.chunkBytes()
-	band := max(1, copyBandBytes/max(row, 1))
-	for first := 0; first < ds.fam.length; first += band {
-		n := min(band, ds.fam.length-first)
-		start := make([]uint64, 2+len(ds.eshape))
-		start[0] = uint64(first)
-		count := append([]uint64{uint64(n), uint64(ds.cols)}, ToU64(ds.eshape)...)
-		buf := AlignedBytes(n * row)
-		if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
+	b := bandSpan{from: 0, to: ds.fam.length, lo: 0, span: ds.cols, maxBytes: copyBandBytes}
+	err := ds.walkBands(b, ds.bandBuffer(b), func(_, _ int, band []byte, start, count []uint64) error {
+		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return err
 		}
-		if err := dst.putSlice(out.varid, ds.fam.dtype, buf, start, count); err != nil {
-			return err
-		}
+		return dst.putSlice(out.varid, ds.fam.dtype, band, start, count)
+	})
+	if err != nil {
+		return err
 	}
 	if err := dst.putSlots(out, 0, ds.slots); err != nil {
 		return err

@@ -358,6 +358,39 @@ func (ds *Packed) columnHyperslab(col int) (start, count []uint64) {
 	return start, count
 }
 
+// bandSpan is a run of rows [from, to) of adjacent columns [lo, lo+span) of a packed
+// dataset, walked in row bands of at most maxBytes (at least one row each): every chunk of
+// the span lies in one band, so each is decompressed or compressed once.
+type bandSpan struct {
+	from, to, lo, span int
+	maxBytes           int
+}
+
+// rowsPerBand is how many rows of the span one band holds.
+func (ds *Packed) rowsPerBand(b bandSpan) int {
+	return max(1, b.maxBytes/max(b.span*ds.elementBytes(), 1))
+}
+
+// bandBuffer is a buffer large enough for the span's largest band.
+func (ds *Packed) bandBuffer(b bandSpan) []byte {
+	return AlignedBytes(min(ds.rowsPerBand(b), b.to-b.from) * b.span * ds.elementBytes())
+}
+
+// walkBands calls fn for each band of b in row order: band holds rows [r0, r1) of the span,
+// row-major (row, column, element), in buf's memory; start and count are its hyperslab.
+func (ds *Packed) walkBands(b bandSpan, buf []byte, fn func(r0, r1 int, band []byte, start, count []uint64) error) error {
+	rows, eb := ds.rowsPerBand(b), ds.elementBytes()
+	for r0 := b.from; r0 < b.to; r0 += rows {
+		r1 := min(r0+rows, b.to)
+		start, count := ds.columnHyperslab(b.lo)
+		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(b.span)
+		if err := fn(r0, r1, buf[:(r1-r0)*b.span*eb], start, count); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ReadColumn reads rows [first, first+n) of one packed column into dst (new memory when
 // nil), through the read cache.
 func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {

@@ -32,21 +32,17 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		c.Data = Into(c.Data, c.N*eb)
 	}
 	span := hi - lo
-	rows := max(1, bandBytes/max(span*eb, 1))
-	buf := bandScratch(min(rows, r1-r0) * span * eb)
+	b := bandSpan{from: r0, to: r1, lo: lo, span: span, maxBytes: bandBytes}
+	buf := bandScratch(min(ds.rowsPerBand(b), r1-r0) * span * eb)
 	defer bandRelease(buf)
-	for b0 := r0; b0 < r1; b0 += rows {
-		b1 := min(b0+rows, r1)
-		band := buf[:(b1-b0)*span*eb]
-		start, count := ds.columnHyperslab(lo)
-		start[0], count[0], count[1] = uint64(b0), uint64(b1-b0), uint64(span)
+	return ds.walkBands(b, buf, func(b0, b1 int, band []byte, start, count []uint64) error {
 		f.chunkReads += int64(b1 - b0)
 		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return err
 		}
 		if eb == 8 {
 			spreadBand8(band, b0, b1, span, lo, cols)
-			continue
+			return nil
 		}
 		for _, c := range cols {
 			for t := max(b0, c.First); t < min(b1, c.First+c.N); t++ {
@@ -55,8 +51,8 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 				copy(c.Data[dst:dst+eb], band[src:src+eb])
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // bandKept keeps ReadColumns' band buffer between bulk reads, up to bandKeep bytes: a read of

@@ -271,23 +271,19 @@ func columnRuns(ws []packedWrite) [][]packedWrite {
 // invisible to a reopen.
 func (f *File) fillColumns(run []packedWrite) error {
 	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
-	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
-	rows := max(1, bandBytes/max(n*eb, 1))
-	buf := AlignedBytes(min(rows, ds.fam.length) * n * eb)
-	for r0 := 0; r0 < ds.fam.length; r0 += rows {
-		r1 := min(r0+rows, ds.fam.length)
-		band := buf[:(r1-r0)*n*eb]
+	eb := ds.elementBytes()
+	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
+	err := ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
 		for c, w := range run {
 			src := Aligned(w.data, ds.fam.dtype.Width())
 			for t := r0; t < r1; t++ {
 				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
 			}
 		}
-		start, count := ds.columnHyperslab(col0)
-		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
-		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
-			return err
-		}
+		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
+	})
+	if err != nil {
+		return err
 	}
 	if err := f.putSlots(ds, col0, ds.slots[col0:col0+n]); err != nil {
 		return err
@@ -385,30 +381,26 @@ func (f *File) zeroColumns(ds *Packed, cols []int, zero bool) error {
 	}
 	lo, hi := cols[0], cols[len(cols)-1]+1
 	n := hi - lo
-	eb := ElementCount(ds.eshape) * ds.fam.dtype.Width()
-	rows := max(1, bandBytes/max(n*eb, 1))
-	buf := AlignedBytes(min(rows, ds.fam.length) * n * eb)
-	for r0 := 0; r0 < ds.fam.length; r0 += rows {
-		r1 := min(r0+rows, ds.fam.length)
-		band := buf[:(r1-r0)*n*eb]
-		start, count := ds.columnHyperslab(lo)
-		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(n)
-		if n != len(cols) {
-			// Columns between the freed ones keep their values: read the band first.
-			if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
-				return err
-			}
-			for t := 0; t < r1-r0; t++ {
-				for _, c := range cols {
-					clear(band[(t*n+c-lo)*eb : (t*n+c-lo+1)*eb])
-				}
-			}
-		} else {
+	eb := ds.elementBytes()
+	b := bandSpan{from: 0, to: ds.fam.length, lo: lo, span: n, maxBytes: bandBytes}
+	err := ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
+		if n == len(cols) {
 			clear(band)
+			return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
 		}
-		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
+		// Columns between the freed ones keep their values: read the band first.
+		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
 			return err
 		}
+		for t := 0; t < r1-r0; t++ {
+			for _, c := range cols {
+				clear(band[(t*n+c-lo)*eb : (t*n+c-lo+1)*eb])
+			}
+		}
+		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
+	})
+	if err != nil {
+		return err
 	}
 	return f.emptySlots(ds, cols)
 }

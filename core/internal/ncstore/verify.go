@@ -102,15 +102,10 @@ func (f *File) columnDigests(ds *Packed, cols []int) (map[int]hashing.Digest, er
 	for _, c := range cols {
 		hashers[c] = hashing.NewArrayHasher(ds.fam.dtype.String(), shape, FloatKind(ds.fam.dtype))
 	}
-	rows := max(1, bandBytes/max(span*eb, 1))
-	buf := AlignedBytes(min(rows, ds.fam.length) * span * eb)
-	for r0 := 0; r0 < ds.fam.length; r0 += rows {
-		r1 := min(r0+rows, ds.fam.length)
-		band := buf[:(r1-r0)*span*eb]
-		start, count := ds.columnHyperslab(lo)
-		start[0], count[0], count[1] = uint64(r0), uint64(r1-r0), uint64(span)
+	b := bandSpan{from: 0, to: ds.fam.length, lo: lo, span: span, maxBytes: bandBytes}
+	err := ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
 		if err := f.readSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
-			return nil, err
+			return err
 		}
 		for _, c := range cols {
 			for t := 0; t < r1-r0; t++ {
@@ -118,6 +113,10 @@ func (f *File) columnDigests(ds *Packed, cols []int) (map[int]hashing.Digest, er
 				hashers[c].Write(band[off : off+eb])
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make(map[int]hashing.Digest, len(cols))
 	for _, c := range cols {
