@@ -62,7 +62,7 @@ func callsWorkload(cfg *config) ([]result, error) {
 	label := fmt.Sprintf("%d × %d f64, median of %d, best of %d interleaved rounds", n, length, repeats, max(*callsInter, 1))
 	var out []result
 	for _, c := range []struct{ key, what, bar string }{
-		{"get_us", "get a whole series (read into a buffer sized by the key's last read)", "bar: Python ≤ 1.3 × C"},
+		{"get_us", "get a whole series (read into a buffer sized by the key's last read)", "bar: Python ≤ C + 3 µs"},
 		{"step_us", fmt.Sprintf("StaticReader step over %d series, into bound buffers", n), "bar: Python ≤ C + 1 µs"},
 		{"has_us", "has_time_series", ""},
 	} {
@@ -73,6 +73,12 @@ func callsWorkload(cfg *config) ([]result, error) {
 			result{"calls", label, c.what + ", Python − C (the binding's overhead)", pyFigs[c.key] - cFigs[c.key], "µs"},
 			result{"calls", label, c.what + ", Python / C" + barNote(c.bar), pyFigs[c.key] / cFigs[c.key], "×"},
 		)
+	}
+	if v, ok := pyFigs["get_by_name_us"]; ok { // Python only: get_time_series(owner_id, name)
+		out = append(out,
+			result{"calls", label, "get by owner and name, Python binding", v, "µs"},
+			result{"calls", label, "get by owner and name, Python − get by Key", v - pyFigs["get_us"], "µs"},
+			result{"calls", label, "get by owner and name, C calls it makes (bar: 1)", pyFigs["get_by_name_c_calls"], "calls"})
 	}
 	if v, ok := pyFigs["to_pandas_ms"]; ok { // Python only: a SingleTimeSeries of a year, hourly
 		out = append(out, result{"calls", "8,760 f64, best of 20", "to_pandas() of a year of hourly steps, Python (bar: < 5 ms)", v, "ms"})

@@ -1,5 +1,7 @@
 """The Python side of tsbench's "calls" workload: the same calls as calls.c, through the
-binding, on the store calls.c made. Prints get_us, step_us and has_us (medians, µs).
+binding, on the store calls.c made. Prints get_us, step_us and has_us (medians, µs), the get
+by owner and name (get_by_name_us) and how many C calls that get makes once its size is known
+(get_by_name_c_calls).
 
     python calls.py STORE.nc N LENGTH REPEATS
 """
@@ -34,6 +36,16 @@ def main(path, n, length, repeats):
                 sys.exit(f"calls.py: series {i} read back a wrong value")
         get_us = median(took) * 1e6
         took = []
+        for r in range(repeats):  # the infrasys-style call, by owner and name
+            i = (r * 7919) % n
+            t = clock()
+            ts = s.get_time_series(i, "max_active_power")
+            took.append(clock() - t)
+            if abs(ts.data[1] - (50 + 30 * math.sin((1 + i) / 24))) > 1e-12:
+                sys.exit(f"calls.py: series {i} read by name back a wrong value")
+        get_by_name_us = median(took) * 1e6
+        by_name_calls = c_calls(s, lambda: s.get_time_series(n // 2, "max_active_power"))
+        took = []
         with s.static_reader("PT1H", keys) as rd:
             for r in range(repeats):
                 t = clock()
@@ -50,7 +62,29 @@ def main(path, n, length, repeats):
                 sys.exit("calls.py: has missed a stored key")
         has_us = median(took) * 1e6
     print(f"get_us={get_us:.3f}\nstep_us={step_us:.3f}\nhas_us={has_us:.3f}")
+    print(f"get_by_name_us={get_by_name_us:.3f}\nget_by_name_c_calls={by_name_calls}")
     print(f"to_pandas_ms={to_pandas_ms():.4f}")
+
+
+def c_calls(store, call):
+    """How many C functions call() enters, counted by wrapping the binding's bound library."""
+    from tsstore import _store
+    names = []
+
+    class Counting:
+        def __getattr__(self, name):
+            fn = getattr(real, name)
+
+            def counted(*args):
+                names.append(name)
+                return fn(*args)
+            return counted
+    real, _store.lib = _store.lib, Counting()
+    try:
+        call()
+    finally:
+        _store.lib = real
+    return len(names)
 
 
 def to_pandas_ms():
