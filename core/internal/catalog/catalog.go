@@ -149,6 +149,13 @@ func open(dsn string, readOnly bool) (*Catalog, error) {
 		c.Close()
 		return nil, err
 	}
+	// Temporary b-trees (an ORDER BY the index does not give, as a listing by owner sorts by
+	// id) in memory: go-sqlite3's build keeps them in a temporary file by default, whose
+	// creation cost 30 µs of a 33 µs lookup. A connection setting; the files are unchanged.
+	if _, err := c.conn.ExecContext(ctx, "PRAGMA temp_store = MEMORY"); err != nil {
+		c.Close()
+		return nil, err
+	}
 	var n int
 	if err := c.conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
 		c.Close()
