@@ -330,3 +330,63 @@ func TestLookupManyByScanEqualsLookups(t *testing.T) {
 		t.Fatalf("the BLOB units read as %+v", got[0])
 	}
 }
+
+// A listing by owner reads its rows through the driver and sorts them by id: the same rows in
+// the same order as without the owner, for an owner with rows in both categories and other
+// names, with a limit, and when a column holds another type than its field's (units as a
+// BLOB), which only database/sql converts.
+func TestListByOwnerEqualsTheFilteredListing(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, spec := range []struct {
+		owner    int64
+		category string
+		name     string
+	}{{7, "SupplementalAttribute", "a"}, {7, "Component", "b"}, {8, "Component", "a"}, {7, "Component", "a"},
+		{7, "SupplementalAttribute", "b"}, {9, "Component", "a"}} {
+		r := row(spec.owner, spec.name)
+		r.OwnerCategory = spec.category
+		r.DataHash = []byte{byte(i), 1}
+		if _, err := c.Insert(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner := int64(7)
+	byOwner := func(f Filter) []Row {
+		t.Helper()
+		f.OwnerID = &owner
+		rows, err := c.List(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	var ids []int64
+	for _, r := range byOwner(Filter{}) {
+		ids = append(ids, r.ID)
+	}
+	if !reflect.DeepEqual(ids, []int64{1, 2, 4, 5}) {
+		t.Fatalf("owner 7's rows: ids %v, want 1 2 4 5 (insertion order)", ids)
+	}
+	if got := byOwner(Filter{Limit: 2}); len(got) != 2 || got[0].ID > got[1].ID || got[0].OwnerID != 7 || got[1].OwnerID != 7 {
+		t.Fatalf("a limit of 2: %+v", got)
+	}
+	all, err := c.List(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Row{all[0], all[1], all[3], all[4]}
+	if got := byOwner(Filter{}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("through the driver:\n%+v\nwant\n%+v", got, want)
+	}
+	if _, err := c.exec(`UPDATE time_series_associations SET units = X'6d57' WHERE id = 4`); err != nil {
+		t.Fatal(err)
+	}
+	got := byOwner(Filter{})
+	if len(got) != 4 || !got[2].Units.Valid || got[2].Units.String != "mW" || got[2].ID != 4 {
+		t.Fatalf("with a BLOB units: %+v", got)
+	}
+}

@@ -43,6 +43,43 @@ func (c *Catalog) driverRow(query string, args []any, dest []driver.Value) (foun
 	return found, err
 }
 
+// driverRows is queryRows through the driver (as driverRow), for a listing of a few rows, a
+// lookup's: ok is false when a column holds a value of another type than its field's (a
+// catalog another writer filled), for the caller to read through database/sql instead.
+func (c *Catalog) driverRows(query string, args []any) (rows []Row, ok bool, err error) {
+	if _, kept := c.driverStmts[query]; !kept && len(c.driverStmts) >= maxKeptStatements {
+		return nil, false, nil
+	}
+	ok = true
+	err = c.conn.Raw(func(dc any) error {
+		ds, err := c.driverStatement(dc, query)
+		if err != nil {
+			return err
+		}
+		dr, err := ds.query(args...)
+		if err != nil {
+			return err
+		}
+		var vals [20]driver.Value
+		for {
+			if err = dr.Next(vals[:]); err != nil {
+				break
+			}
+			var r Row
+			if !r.fromDriver(vals[:]) {
+				ok = false
+				break
+			}
+			rows = append(rows, r)
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		return errors.Join(err, dr.Close())
+	})
+	return rows, ok, err
+}
+
 // query runs the statement with args, one for each of its parameters, in order.
 func (ds *driverStmt) query(args ...any) (driver.Rows, error) {
 	for i, v := range args {
