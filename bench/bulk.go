@@ -207,7 +207,7 @@ func sweepFresh(path string, keys []core.Key, steps int) (build, sweep time.Dura
 	}
 	defer s.Close()
 	t := time.Now()
-	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return 0, 0, err
 	}

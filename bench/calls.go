@@ -220,7 +220,7 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 		took[r] = time.Since(t)
 	}
 	figs := map[string]float64{"get_us": medianMicros(took)}
-	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ func forecastSweep(cfg *config) ([]result, error) {
 				Resolution: core.Hours(1), Interval: core.Days(1)}
 		}
 		t := time.Now()
-		rd, err := s.NewForecastReader(c.typ, core.Hours(1), keys)
+		rd, err := s.NewForecastReader(c.typ, core.Hours(1), core.Lookups(keys))
 		if err != nil {
 			return nil, err
 		}

@@ -158,7 +158,7 @@ func goModellerReads(path string, loads, winds []core.Key, took map[string]float
 	}
 	defer s.Close()
 	t := time.Now()
-	sr, err := s.NewStaticReader(core.Hours(1), loads)
+	sr, err := s.NewStaticReader(core.Hours(1), core.Lookups(loads))
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func goModellerReads(path string, loads, winds []core.Key, took map[string]float
 		return fmt.Errorf("modeller: the StaticReader read %v for bus 7 at hour 167", got[p])
 	}
 	t = time.Now()
-	fr, err := s.NewForecastReader(core.DeterministicType, core.Hours(1), winds)
+	fr, err := s.NewForecastReader(core.DeterministicType, core.Hours(1), core.Lookups(winds))
 	if err != nil {
 		return err
 	}

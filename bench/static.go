@@ -102,7 +102,7 @@ func staticWorkload(cfg *config) ([]result, error) {
 		}
 		gets = append(gets, time.Since(t))
 	}
-	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func batchGets(path string, n int) ([]result, error) {
 	for i := range keys {
 		keys[i] = key(i)
 	}
-	rd, err := s.NewStaticReader(core.Hours(1), keys)
+	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return nil, err
 	}

@@ -265,7 +265,7 @@ func tsstore_copy_series(p C.uintptr_t, which *C.tsstore_lookup, ownerID C.int64
 		if err != nil {
 			return err
 		}
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			return err
 		}
@@ -286,7 +286,7 @@ func tsstore_rename_series(p C.uintptr_t, which *C.tsstore_lookup, newName *C.ch
 		if err != nil {
 			return err
 		}
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func tsstore_has(p C.uintptr_t, which *C.tsstore_lookup, found *C.int32_t) (stat
 		if err != nil {
 			return err
 		}
-		ok, err := s.HasMatch(q)
+		ok, err := s.Has(q)
 		if err == nil {
 			*found = boolOut(ok)
 		}
@@ -162,7 +162,7 @@ func tsstore_get_percentiles(p C.uintptr_t, which *C.tsstore_lookup, dst *C.doub
 		if err != nil {
 			return err
 		}
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			return err
 		}
@@ -267,7 +267,7 @@ func tsstore_remove(p C.uintptr_t, which *C.tsstore_lookup) (status C.int32_t) {
 		if err != nil {
 			return err
 		}
-		return s.RemoveMatch(q)
+		return s.Remove(q)
 	})
 }
 

@@ -261,7 +261,7 @@ func readerFree(p C.uintptr_t, k kind) {
 //export tsstore_static_reader_new
 func tsstore_static_reader_new(p C.uintptr_t, resolution *C.tsstore_period, which *C.tsstore_lookup, n C.size_t, out *C.uintptr_t) C.int32_t {
 	return newReader(p, kindStaticReader, resolution, which, n, out, func(s *core.Store, res core.Period, qs []core.Lookup) (reader, func(), error) {
-		rd, err := s.NewStaticReaderOf(res, qs)
+		rd, err := s.NewStaticReader(res, qs)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -277,7 +277,7 @@ func tsstore_forecast_reader_new(p C.uintptr_t, seriesType C.int32_t, resolution
 		if err != nil {
 			return nil, nil, err
 		}
-		rd, err := s.NewForecastReaderOf(*typ, res, qs)
+		rd, err := s.NewForecastReader(*typ, res, qs)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -39,7 +39,7 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 	if got, err := s.GetMany(keys); err != nil || !sameArray(got[1].(*SingleTimeSeries).Data, whole[1].(*SingleTimeSeries).Data) {
 		t.Fatalf("GetMany: %v", err)
 	}
-	rd, err := s.NewStaticReader(Hours(1), keys)
+	rd, err := s.NewStaticReader(Hours(1), Lookups(keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestStaticReaderSweepEqualsWholeReads(t *testing.T) {
 	for _, i := range order {
 		sel = append(sel, keys[2*i])
 	}
-	rd2, err := s.NewStaticReader(Hours(1), sel)
+	rd2, err := s.NewStaticReader(Hours(1), Lookups(sel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,20 +108,20 @@ func TestStaticReaderRefusals(t *testing.T) {
 	}{
 		{"no keys", "keys", Hours(1), nil, ErrInvalidParameter},
 		{"zero resolution", "resolution", Period{}, []Key{k1}, ErrInvalidParameter},
-		{"resolution mismatch", "keys[0].resolution", Minutes(30), []Key{k1}, ErrInvalidParameter},
-		{"other length", "keys[1]", Hours(1), []Key{k1, k2}, ErrInvalidParameter},
-		{"other start", "keys[1]", Hours(1), []Key{k1, late}, ErrInvalidParameter},
-		{"forecast key", "keys[1].type", Hours(1), []Key{k1, fk}, ErrInvalidParameter},
-		{"unknown key", "keys[1]", Hours(1), []Key{k1, {OwnerID: 99, Name: "p", Resolution: Hours(1)}}, ErrNotFound},
+		{"resolution mismatch", "which[0].resolution", Minutes(30), []Key{k1}, ErrInvalidParameter},
+		{"other length", "which[1]", Hours(1), []Key{k1, k2}, ErrInvalidParameter},
+		{"other start", "which[1]", Hours(1), []Key{k1, late}, ErrInvalidParameter},
+		{"forecast key", "which[1].type", Hours(1), []Key{k1, fk}, ErrInvalidParameter},
+		{"unknown key", "which[1]", Hours(1), []Key{k1, {OwnerID: 99, Name: "p", Resolution: Hours(1)}}, ErrNotFound},
 	}
 	for _, c := range cases {
-		_, err := s.NewStaticReader(c.res, c.keys)
+		_, err := s.NewStaticReader(c.res, Lookups(c.keys))
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Field() != c.field {
 			t.Errorf("%s: want %v on %s, got %v", c.name, c.kind, c.field, err)
 		}
 	}
-	rd, err := s.NewStaticReader(Hours(1), []Key{k1})
+	rd, err := s.NewStaticReader(Hours(1), Lookups([]Key{k1}))
 	if err != nil {
 		t.Fatal(err)
 	}

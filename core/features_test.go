@@ -139,7 +139,7 @@ func TestSignedZeroFeaturesAreTwoSeries(t *testing.T) {
 			q = Key{OwnerID: 1, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "p", Resolution: Hours(1),
 				Features: f}.Lookup()
 		}
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			t.Fatalf("%s (exact %v): %v", tc.features, tc.exact, err)
 		}
@@ -151,7 +151,7 @@ func TestSignedZeroFeaturesAreTwoSeries(t *testing.T) {
 		if fmt.Sprint(v) != fmt.Sprint(tc.want) {
 			t.Errorf("%s (exact %v) read %v, want %v", tc.features, tc.exact, v, tc.want)
 		}
-		if found, err := s.HasMatch(q); !found || err != nil {
+		if found, err := s.Has(q); !found || err != nil {
 			t.Errorf("%s: HasMatch %v %v", tc.features, found, err)
 		}
 		// The batched paths resolve alike: a bulk read and a reader's build.
@@ -163,7 +163,7 @@ func TestSignedZeroFeaturesAreTwoSeries(t *testing.T) {
 			t.Errorf("%s (exact %v) ReadManyInto read %v, want %v", tc.features, tc.exact, v, tc.want)
 		}
 		if tc.exact {
-			rd, err := s.NewStaticReader(Hours(1), []Key{m.Key})
+			rd, err := s.NewStaticReader(Hours(1), Lookups([]Key{m.Key}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestNegativeZeroIsWrittenAsZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := s.Find(k.Lookup())
+	m, err := s.GetMetadata(k.Lookup())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestReadOnlyOpenIsLazy(t *testing.T) {
 		}
 	}
 	// A ForecastReader over every forecast reads each window right as its datasets cycle.
-	rd, err := ro.NewForecastReader(DeterministicType, Hours(1), keys[:forecasts])
+	rd, err := ro.NewForecastReader(DeterministicType, Hours(1), Lookups(keys[:forecasts]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,14 @@ import (
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// Remove deletes one series. Its array is freed only when no remaining row of any type
+// Remove deletes the one series w names. Its array is freed only when no remaining row of any type
 // references the same data_hash (docs/format.md §8), and only once the removal is committed
 // (see unit.go), so a removal that is rolled back loses nothing. A SingleTimeSeries that
 // backs a derived forecast (a DeterministicSingleTimeSeries of TransformSingleTimeSeries) is
 // not removed: ErrInvalidParameter says to remove the derived forecast first (see views.go).
-func (s *Store) Remove(k Key) error {
+func (s *Store) Remove(w Which) error {
 	return s.mutate("remove_time_series", func() error {
-		r, err := s.lookupKey(k)
+		r, _, err := s.rowOf(w)
 		if err != nil {
 			return err
 		}

@@ -73,27 +73,6 @@ func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
 	return found, nil
 }
 
-// keysMetadata resolves keys as lookupMetadata resolves each, those of a concrete type in
-// one batched pass (lookupKeys); a failure names keys[i].
-func (s *Store) keysMetadata(keys []Key) ([]*Metadata, error) {
-	rows, err := s.lookupKeys(keys)
-	if err != nil {
-		return nil, err
-	}
-	ms := make([]*Metadata, len(keys))
-	for i, k := range keys {
-		if rows[i] != nil {
-			ms[i], err = s.metadataOf(rows[i], k.Features)
-		} else {
-			_, ms[i], err = s.find(k.Lookup())
-		}
-		if err != nil {
-			return nil, atItem(err, "keys", i)
-		}
-	}
-	return ms, nil
-}
-
 // resolveLookups resolves the lookups of a reader's build in one pass (findMany), giving
 // their keys and records; a failure names which[i].
 func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, error) {
@@ -150,38 +129,56 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 // lookupCandidates bounds how many matches an ambiguity error lists.
 const lookupCandidates = 10
 
-// Find returns the catalog record of the one series q names. No match is ErrNotFound;
-// several are ErrInvalidParameter, listing them.
-func (s *Store) Find(q Lookup) (*Metadata, error) {
-	return s.findAs("find_time_series", q)
+// Lookups is the lookup of each key, in order: what a reader's build takes.
+func Lookups(keys []Key) []Lookup {
+	qs := make([]Lookup, len(keys))
+	for i, k := range keys {
+		qs[i] = k.Lookup()
+	}
+	return qs
 }
 
-// findAs is Find reporting failures as operation op.
-func (s *Store) findAs(op string, q Lookup) (*Metadata, error) {
+// Which names the one series an operation acts on: a Key (exactly that series) or a Lookup
+// (an owner and a name, narrowed by whatever else it gives; several matches are refused,
+// listing them). Has, GetMetadata, Remove and the reads take either.
+type Which interface{ which() Lookup }
+
+func (k Key) which() Lookup    { return k.Lookup() }
+func (q Lookup) which() Lookup { return q }
+
+// rowOf resolves w under the store's lock: a Key by its identity, a Lookup by find.
+func (s *Store) rowOf(w Which) (*catalog.Row, *Metadata, error) {
+	if k, ok := w.(Key); ok {
+		return s.lookupMetadata(k, nil)
+	}
+	return s.find(w.which())
+}
+
+// GetMetadata returns the catalog record of the one series w names. No match is
+// ErrNotFound; several are ErrInvalidParameter, listing them.
+func (s *Store) GetMetadata(w Which) (*Metadata, error) {
+	const op = "get_metadata"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	_, m, err := s.find(q)
+	_, m, err := s.rowOf(w)
 	return m, withOp(op, err)
 }
 
-// RemoveMatch removes the one series q names, as Remove does.
-func (s *Store) RemoveMatch(q Lookup) error {
-	m, err := s.findAs("remove_time_series", q)
-	if err != nil {
-		return err
-	}
-	return s.Remove(m.Key)
-}
-
-// HasMatch reports whether at least one series matches q.
-func (s *Store) HasMatch(q Lookup) (bool, error) {
+// Has reports whether w's series is stored: for a Lookup, whether at least one series
+// matches it (several are not an error here).
+func (s *Store) Has(w Which) (bool, error) {
 	const op = "has_time_series"
 	if err := s.lock(op, false); err != nil {
 		return false, err
 	}
 	defer s.mu.Unlock()
+	if k, ok := w.(Key); ok {
+		found, err := s.exists(k)
+		return found, withOp(op, err)
+	}
+	q := w.which()
 	if k, ok := q.exactKey(); ok {
 		found, err := s.exists(k)
 		if err != nil || found || q.ExactFeatures {

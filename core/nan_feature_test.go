@@ -110,7 +110,7 @@ func TestNaNFeatureReadsAsItsOwnSeries(t *testing.T) {
 		Key{OwnerID: 1, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "p", Resolution: Hours(1),
 			Features: nanFeatures}.Lookup(),
 	} {
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			t.Fatalf("Find(%v): %v", q, err)
 		}
@@ -141,7 +141,7 @@ func TestNaNFeatureReadsAsItsOwnSeries(t *testing.T) {
 			t.Errorf("GetMany[%d] read %v, want %s", i, v, want)
 		}
 	}
-	rd, err := s.NewStaticReader(Hours(1), []Key{zeroKey, nanKey})
+	rd, err := s.NewStaticReader(Hours(1), Lookups([]Key{zeroKey, nanKey}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestNaNFeatureReadsAsItsOwnSeries(t *testing.T) {
 		t.Errorf("StaticReader step 2 read %v, want [3 9]", v)
 	}
 	// A lookup that names neither is ambiguous, and says so.
-	if _, err := s.Find(Lookup{OwnerID: 1, Name: "p"}); err == nil {
+	if _, err := s.GetMetadata(Lookup{OwnerID: 1, Name: "p"}); err == nil {
 		t.Error("a lookup without features resolved to one of two series")
 	} else {
 		wantKind(t, err, ErrInvalidParameter)
@@ -173,7 +173,7 @@ func TestZeroLookupNeverFindsTheNaNSeries(t *testing.T) {
 	} else {
 		wantKind(t, err, ErrNotFound)
 	}
-	if _, err := s.Find(Lookup{OwnerID: 1, Name: "p", Features: Features{"x": Float(0)}}); err == nil {
+	if _, err := s.GetMetadata(Lookup{OwnerID: 1, Name: "p", Features: Features{"x": Float(0)}}); err == nil {
 		t.Fatal("a {x: 0.0} lookup found the NaN series")
 	} else {
 		wantKind(t, err, ErrNotFound)

@@ -28,7 +28,7 @@ func TestNestedRollbackAfterWriteOutKeepsArrays(t *testing.T) {
 		}
 		b := mustAdd(t, s, gen(2), hourly("p", ramp(24, 2)), nil)
 		if via == "reader" {
-			if _, err := s.NewStaticReader(Hours(1), []Key{b}); err != nil {
+			if _, err := s.NewStaticReader(Hours(1), Lookups([]Key{b})); err != nil {
 				t.Fatal(err)
 			}
 		}

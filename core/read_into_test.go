@@ -21,7 +21,7 @@ func TestLookupNarrowsByWhatTheCallerKnows(t *testing.T) {
 
 	first := func(q Lookup) float64 {
 		t.Helper()
-		m, err := s.Find(q)
+		m, err := s.GetMetadata(q)
 		if err != nil {
 			t.Fatalf("find %s: %v", q, err)
 		}
@@ -43,21 +43,21 @@ func TestLookupNarrowsByWhatTheCallerKnows(t *testing.T) {
 	if v := first(Lookup{OwnerID: 2, Name: "load", Features: Features{"year": Int(2030)}}); v != 200 {
 		t.Fatalf("owner 2 with {year: 2030} read %v", v)
 	}
-	_, err := s.Find(Lookup{OwnerID: 2, Name: "load"})
+	_, err := s.GetMetadata(Lookup{OwnerID: 2, Name: "load"})
 	wantKind(t, err, ErrInvalidParameter)
 	if !strings.Contains(err.Error(), "matches several") || !strings.Contains(err.Error(), `"year":2030`) {
 		t.Fatalf("ambiguity error does not list the matches: %v", err)
 	}
-	_, err = s.Find(Lookup{OwnerID: 3, Name: "load", Features: high})
+	_, err = s.GetMetadata(Lookup{OwnerID: 3, Name: "load", Features: high})
 	wantKind(t, err, ErrNotFound)
-	_, err = s.Find(Lookup{OwnerID: 1, Name: "load", Type: ptr(NonSequentialTimeSeriesType)})
+	_, err = s.GetMetadata(Lookup{OwnerID: 1, Name: "load", Type: ptr(NonSequentialTimeSeriesType)})
 	wantKind(t, err, ErrNotFound)
 	for _, c := range []struct {
 		q    Lookup
 		want bool
 	}{{Lookup{OwnerID: 2, Name: "load"}, true}, {Lookup{OwnerID: 3, Name: "load", Features: high}, false},
 		{Lookup{OwnerID: 1, Name: "load", Resolution: ptr(Hours(1))}, true}, {Lookup{OwnerID: 1, Name: "load", Resolution: ptr(Hours(2))}, false}} {
-		if got, err := s.HasMatch(c.q); err != nil || got != c.want {
+		if got, err := s.Has(c.q); err != nil || got != c.want {
 			t.Fatalf("HasMatch(%s) = %v, %v; want %v", c.q, got, err, c.want)
 		}
 	}
@@ -74,27 +74,27 @@ func TestExactFeaturesNeverTakesASuperset(t *testing.T) {
 	s = reopen(t, s, path)
 	narrow := Key{OwnerID: 2, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "load",
 		Resolution: Hours(1), Features: high}
-	if _, err := s.Find(narrow.Lookup()); !errors.Is(err, ErrNotFound) {
+	if _, err := s.GetMetadata(narrow.Lookup()); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Find of a key with {scenario: high} took the {scenario, year} series: %v", err)
 	}
-	if ok, err := s.HasMatch(narrow.Lookup()); err != nil || ok {
+	if ok, err := s.Has(narrow.Lookup()); err != nil || ok {
 		t.Fatalf("HasMatch of a key that is not stored = %v, %v", ok, err)
 	}
 	loose := Lookup{OwnerID: 2, Name: "load", Features: high}
-	if m, err := s.Find(loose); err != nil || !m.Features.Equal(wide) {
+	if m, err := s.GetMetadata(loose); err != nil || !m.Features.Equal(wide) {
 		t.Fatalf("a lookup by features should take the one superset: %v, %v", m, err)
 	}
 	// Exact without a full key (no resolution): the catalog query filters by the set's hash.
 	partial := Lookup{OwnerID: 2, Name: "load", Features: wide, ExactFeatures: true}
-	if m, err := s.Find(partial); err != nil || m.Key.Resolution != Hours(1) {
+	if m, err := s.GetMetadata(partial); err != nil || m.Key.Resolution != Hours(1) {
 		t.Fatalf("exact lookup without a resolution: %v, %v", m, err)
 	}
 	partial.Features = high
-	if ok, err := s.HasMatch(partial); err != nil || ok {
+	if ok, err := s.Has(partial); err != nil || ok {
 		t.Fatalf("exact lookup by a subset matched: %v, %v", ok, err)
 	}
 	partial.Features = nil // exactly no features
-	if ok, err := s.HasMatch(partial); err != nil || ok {
+	if ok, err := s.Has(partial); err != nil || ok {
 		t.Fatalf("exact lookup of no features matched a featured series: %v, %v", ok, err)
 	}
 }
@@ -110,7 +110,7 @@ func TestTwoExactFeatureSetsAreAmbiguous(t *testing.T) {
 	mustAdd(t, s, gen(4), quarter, &AddOptions{Features: high})
 	mustAdd(t, s, gen(4), hourly("load", ramp(24, 100)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
 	for _, exact := range []bool{false, true} {
-		_, err := s.Find(Lookup{OwnerID: 4, Name: "load", Features: high, ExactFeatures: exact})
+		_, err := s.GetMetadata(Lookup{OwnerID: 4, Name: "load", Features: high, ExactFeatures: exact})
 		wantKind(t, err, ErrInvalidParameter)
 		if !strings.Contains(err.Error(), "PT15M") || strings.Contains(err.Error(), "2030}") {
 			t.Fatalf("exact=%v: the ambiguity should list the two exact sets only: %v", exact, err)
@@ -258,7 +258,7 @@ func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
 		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i*10))), nil))
 	}
 	fc := mustAdd(t, s, gen(9), sampleForecast(DeterministicType, F64, nil, 4, 3, 1, Hours(4), 5), nil)
-	rd, err := s.NewStaticReader(Hours(1), keys)
+	rd, err := s.NewStaticReader(Hours(1), Lookups(keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestReaderBindWritesIntoTheCallersBuffer(t *testing.T) {
 	if err := rd.Bind(0, nil); err != nil || rd.ReadStep(8) != nil || floats(t, rd.Groups()[0].Values)[0] != 8 || floats(t, TypedArray{DType: F64, Shape: []int{5}, Data: dst})[0] != 7 {
 		t.Fatal("unbinding did not return the reader to its own buffer")
 	}
-	fr, err := s.NewForecastReader(DeterministicType, Hours(1), []Key{fc})
+	fr, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups([]Key{fc}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestIDHintNeverChangesWhatALookupReads(t *testing.T) {
 				t.Fatalf("shift %d: item %d read %v", shift, i, v)
 			}
 		}
-		if m, err := s.Find(qs[3]); err != nil || m.Key.OwnerID != 3 {
+		if m, err := s.GetMetadata(qs[3]); err != nil || m.Key.OwnerID != 3 {
 			t.Fatalf("shift %d: Find read %v, %v", shift, m, err)
 		}
 	}
@@ -379,11 +379,11 @@ func TestIDHintNeverChangesWhatALookupReads(t *testing.T) {
 	// A lookup that is not exact ignores its hint: two series match, so it is ambiguous.
 	mustAdd(t, s, gen(1), hourly("p", ramp(24, 7)), &AddOptions{Features: Features{"x": Int(1)}})
 	loose := Lookup{OwnerID: 1, Name: "p", Features: Features{}, ID: ms[1].ID}
-	if _, err := s.Find(loose); err != nil {
+	if _, err := s.GetMetadata(loose); err != nil {
 		t.Fatalf("the exact empty set still names one series: %v", err)
 	}
 	loose.Features = nil
-	if _, err := s.Find(loose); !errors.Is(err, ErrInvalidParameter) {
+	if _, err := s.GetMetadata(loose); !errors.Is(err, ErrInvalidParameter) {
 		t.Fatalf("a hint made an ambiguous lookup resolve: %v", err)
 	}
 }

@@ -89,26 +89,12 @@ type bandSource struct {
 // which the band keeps rather than reading their chunks again.
 const readerBandBytes = 32 << 20
 
-// NewForecastReader prepares a reader over keys of one forecast type and resolution that
-// share a window timeline (initial timestamp, interval and count). typ may be the abstract
-// deterministic type to mix Deterministic and DeterministicSingleTimeSeries keys.
-func (s *Store) NewForecastReader(typ SeriesType, resolution Period, keys []Key) (*ForecastReader, error) {
-	const op = "forecast_reader"
-	if err := s.lock(op, false); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	var r *ForecastReader
-	err := s.snapshot(func() (err error) {
-		r, err = s.newForecastReader(typ, resolution, keys, nil)
-		return err
-	})
-	return r, withOp(op, err)
-}
-
-// NewForecastReaderOf is NewForecastReader over lookups, each naming one series (a binding's
-// keys): they are resolved once, in one pass, and a failure names which[i].
-func (s *Store) NewForecastReaderOf(typ SeriesType, resolution Period, qs []Lookup) (*ForecastReader, error) {
+// NewForecastReader prepares a reader over forecasts of one type and resolution that share a
+// window timeline (initial timestamp, interval and count), each named by a lookup (Lookups
+// makes them of keys): they are resolved once, in one pass, and a failure names which[i].
+// typ may be the abstract deterministic type to mix Deterministic and
+// DeterministicSingleTimeSeries.
+func (s *Store) NewForecastReader(typ SeriesType, resolution Period, qs []Lookup) (*ForecastReader, error) {
 	const op = "forecast_reader"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
@@ -125,8 +111,7 @@ func (s *Store) NewForecastReaderOf(typ SeriesType, resolution Period, qs []Look
 	return r, withOp(op, err)
 }
 
-// newForecastReader builds the reader; ms are the keys' records when the caller resolved
-// them already (nil: resolved here, in one batched pass).
+// newForecastReader builds the reader over keys and their records ms (resolveLookups).
 func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key, ms []*Metadata) (*ForecastReader, error) {
 	if typ == SingleTimeSeriesType || typ == NonSequentialTimeSeriesType || !typ.Valid() {
 		return nil, invalid("", ArgSeriesType, "%s is not a forecast type", typ)
@@ -147,23 +132,10 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 	bands := map[*ncstore.Packed]*bandSource{}
 	for i, k := range keys {
 		if !readerAccepts(typ, k.Type) {
-			return nil, atItem(invalid("", ArgSeriesType, "%s does not match the reader's type %s", k.Type, typ), "keys", i)
+			return nil, atItem(invalid("", ArgSeriesType, "%s does not match the reader's type %s", k.Type, typ), "which", i)
 		}
 		if k.Resolution != resolution {
-			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "keys", i)
-		}
-	}
-	if ms == nil {
-		find := keys
-		if typ == AbstractDeterministicType {
-			find = make([]Key, len(keys))
-			for i, k := range keys {
-				find[i], find[i].Type = k, AbstractDeterministicType
-			}
-		}
-		var err error
-		if ms, err = s.keysMetadata(find); err != nil {
-			return nil, err
+			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "which", i)
 		}
 	}
 	for i, m := range ms {
@@ -174,8 +146,8 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 		if i == 0 {
 			rd.grid = g.grid
 		} else if !g.grid.InitialTimestamp.Equal(rd.grid.InitialTimestamp) || g.grid.Interval != rd.grid.Interval || g.count != rd.grid.Count {
-			return nil, atItem(invalid("", ArgLookup, "%s has windows %s + k × %s, k < %d; keys[0] has %s + k × %s, k < %d: a reader's keys share one window timeline",
-				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count), "keys", i)
+			return nil, atItem(invalid("", ArgLookup, "%s has windows %s + k × %s, k < %d; which[0] has %s + k × %s, k < %d: a reader's keys share one window timeline",
+				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count), "which", i)
 		}
 		grp := rd.groupFor(groups, m, g)
 		mem := member{h: g.h, hash: hex.EncodeToString(m.DataHash[:]), at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
@@ -362,7 +334,7 @@ func (rd *ForecastReader) checkColumns() error {
 		for j, mem := range grp.members {
 			if mem.band != nil && mem.band.ds.SlotHash(mem.col) != mem.hash {
 				return atItem(newErr(ErrNotFound, "", ArgLookup,
-					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]]), "keys", grp.Keys[j])
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[grp.Keys[j]]), "which", grp.Keys[j])
 			}
 		}
 	}

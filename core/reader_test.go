@@ -73,7 +73,7 @@ func TestForecastReaderSweep(t *testing.T) {
 	for i := range keys {
 		keys[i] = forecastKey(int64(i), AbstractDeterministicType, Days(1))
 	}
-	rd, err := s.NewForecastReader(AbstractDeterministicType, Hours(1), keys)
+	rd, err := s.NewForecastReader(AbstractDeterministicType, Hours(1), Lookups(keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestForecastReaderGroupsAndLayers(t *testing.T) {
 		keys = append(keys, mustAdd(t, s, gen(int64(i)), fc, nil))
 		added = append(added, fc)
 	}
-	rd, err := s.NewForecastReader(ScenariosType, Hours(1), keys)
+	rd, err := s.NewForecastReader(ScenariosType, Hours(1), Lookups(keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestForecastReaderGroupsAndLayers(t *testing.T) {
 		fc.Percentiles = ps
 		pk = append(pk, mustAdd(t, s, gen(int64(10+i)), fc, nil))
 	}
-	rd, err = s.NewForecastReader(ProbabilisticType, Hours(1), pk)
+	rd, err = s.NewForecastReader(ProbabilisticType, Hours(1), Lookups(pk))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,19 +188,19 @@ func TestForecastReaderRefusals(t *testing.T) {
 	}{
 		{"static type", "type", SingleTimeSeriesType, Hours(1), []Key{k1}, ErrInvalidParameter},
 		{"no keys", "keys", DeterministicType, Hours(1), nil, ErrInvalidParameter},
-		{"type mismatch", "keys[0].type", ScenariosType, Hours(1), []Key{k1}, ErrInvalidParameter},
-		{"resolution mismatch", "keys[0].resolution", DeterministicType, Hours(2), []Key{k1}, ErrInvalidParameter},
-		{"timelines differ", "keys[1]", DeterministicType, Hours(1), []Key{k1, k2}, ErrInvalidParameter},
-		{"unknown key", "keys[1]", DeterministicType, Hours(1), []Key{k1, forecastKey(9, DeterministicType, Hours(4))}, ErrNotFound},
+		{"type mismatch", "which[0].type", ScenariosType, Hours(1), []Key{k1}, ErrInvalidParameter},
+		{"resolution mismatch", "which[0].resolution", DeterministicType, Hours(2), []Key{k1}, ErrInvalidParameter},
+		{"timelines differ", "which[1]", DeterministicType, Hours(1), []Key{k1, k2}, ErrInvalidParameter},
+		{"unknown key", "which[1]", DeterministicType, Hours(1), []Key{k1, forecastKey(9, DeterministicType, Hours(4))}, ErrNotFound},
 	}
 	for _, c := range cases {
-		_, err := s.NewForecastReader(c.typ, c.res, c.keys)
+		_, err := s.NewForecastReader(c.typ, c.res, Lookups(c.keys))
 		var e *Error
 		if !errors.As(err, &e) || !errors.Is(err, c.kind) || e.Field() != c.field {
 			t.Errorf("%s: want %v on %s, got %v", c.name, c.kind, c.field, err)
 		}
 	}
-	rd, err := s.NewForecastReader(DeterministicType, Hours(1), []Key{k1})
+	rd, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups([]Key{k1}))
 	if err != nil {
 		t.Fatal(err)
 	}

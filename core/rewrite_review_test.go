@@ -76,7 +76,7 @@ func TestRewriteStaticReaderBuiltBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	k5 := Key{OwnerID: 5, Name: "p", Resolution: Hours(1)}
-	rd, err := s.NewStaticReader(Hours(1), []Key{k5})
+	rd, err := s.NewStaticReader(Hours(1), Lookups([]Key{k5}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRewriteForecastReaderBuiltBefore(t *testing.T) {
 	if err := s.Remove(keys[0]); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := s.NewForecastReader(DeterministicType, Hours(1), keys[1:2])
+	rd, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups(keys[1:2]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestRewriteForecastReaderBuiltBefore(t *testing.T) {
 	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := s.NewForecastReader(DeterministicType, Hours(1), keys[1:2])
+	fresh, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups(keys[1:2]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestBatchStoresSharedContentInBothModes(t *testing.T) {
 			t.Fatal("the forecast reads wrong values")
 		}
 		dk := Key{OwnerID: 1, Type: DeterministicSingleTimeSeriesType, Name: "x", Resolution: Hours(1), Interval: Hours(1)}
-		if _, err := s.NewForecastReader(DeterministicSingleTimeSeriesType, Hours(1), []Key{dk}); err != nil {
+		if _, err := s.NewForecastReader(DeterministicSingleTimeSeriesType, Hours(1), Lookups([]Key{dk})); err != nil {
 			t.Fatalf("reader over the view of the static series: %v", err)
 		}
 	}
@@ -45,7 +45,7 @@ func TestReaderNeverReadsAFreedColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	dk := dstKey(1, Hours(4))
-	rd, err := s.NewForecastReader(DeterministicSingleTimeSeriesType, Hours(1), []Key{dk})
+	rd, err := s.NewForecastReader(DeterministicSingleTimeSeriesType, Hours(1), Lookups([]Key{dk}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestReaderBandsInAnyOrder(t *testing.T) {
 	for _, i := range []int64{17, 3, 25, 0, 29, 12} {
 		keys = append(keys, dstKey(i, Hours(6)))
 	}
-	rd, err := s.NewForecastReader(AbstractDeterministicType, Hours(1), keys)
+	rd, err := s.NewForecastReader(AbstractDeterministicType, Hours(1), Lookups(keys))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestCorruptForecastRowsAreIntegrityErrors(t *testing.T) {
 				_, err1 := s.Get(m.Key)
 				_, err2 := s.GetWindow(m.Key, m.InitialTimestamp)
 				var err3 error
-				if rd, err := s.NewForecastReader(m.Type, m.Resolution, []Key{m.Key}); err != nil {
+				if rd, err := s.NewForecastReader(m.Type, m.Resolution, Lookups([]Key{m.Key})); err != nil {
 					err3 = err
 				} else {
 					err3 = rd.ReadWindow(rd.Grid().Count - 1)

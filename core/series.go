@@ -437,28 +437,6 @@ func (s *Store) lookupMetadata(k Key, features Features) (*catalog.Row, *Metadat
 	return r, m, err
 }
 
-// Has reports whether a series with exactly this key is stored.
-func (s *Store) Has(k Key) (bool, error) {
-	const op = "has_time_series"
-	if err := s.lock(op, false); err != nil {
-		return false, err
-	}
-	defer s.mu.Unlock()
-	found, err := s.exists(k)
-	return found, withOp(op, err)
-}
-
-// GetMetadata returns the catalog record of one series.
-func (s *Store) GetMetadata(k Key) (*Metadata, error) {
-	const op = "get_metadata"
-	if err := s.lock(op, false); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	_, m, err := s.lookupMetadata(k, nil)
-	return m, withOp(op, err)
-}
-
 // Get reads a whole series. A forecast comes back as a Forecast (a
 // DeterministicSingleTimeSeries as a *Deterministic).
 func (s *Store) Get(k Key) (TimeSeries, error) {

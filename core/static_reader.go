@@ -57,25 +57,10 @@ type staticMember struct {
 	hash string
 }
 
-// NewStaticReader prepares a reader over SingleTimeSeries keys of one resolution sharing
-// one grid; a key on another grid is an error naming it.
-func (s *Store) NewStaticReader(resolution Period, keys []Key) (*StaticReader, error) {
-	const op = "static_reader"
-	if err := s.lock(op, false); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	var r *StaticReader
-	err := s.snapshot(func() (err error) {
-		r, err = s.newStaticReader(resolution, keys, nil)
-		return err
-	})
-	return r, withOp(op, err)
-}
-
-// NewStaticReaderOf is NewStaticReader over lookups, each naming one series (a binding's
-// keys): they are resolved once, in one pass, and a failure names which[i].
-func (s *Store) NewStaticReaderOf(resolution Period, qs []Lookup) (*StaticReader, error) {
+// NewStaticReader prepares a reader over SingleTimeSeries of one resolution sharing one grid,
+// each named by a lookup (Lookups makes them of keys): they are resolved once, in one pass,
+// and a failure, or a series on another grid, names which[i].
+func (s *Store) NewStaticReader(resolution Period, qs []Lookup) (*StaticReader, error) {
 	const op = "static_reader"
 	if err := s.lock(op, false); err != nil {
 		return nil, err
@@ -92,8 +77,7 @@ func (s *Store) NewStaticReaderOf(resolution Period, qs []Lookup) (*StaticReader
 	return r, withOp(op, err)
 }
 
-// newStaticReader builds the reader; ms are the keys' records when the caller resolved them
-// already (nil: resolved here, in one batched pass).
+// newStaticReader builds the reader over keys and their records ms (resolveLookups).
 func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (*StaticReader, error) {
 	if !resolution.IsPositive() {
 		return nil, invalid("", ArgResolution, "%s is not a positive period", resolution)
@@ -116,24 +100,18 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 	var all []placed
 	for i, k := range keys {
 		if k.Type != SingleTimeSeriesType {
-			return nil, atItem(invalid("", ArgSeriesType, "%s is not a SingleTimeSeries", k.Type), "keys", i)
+			return nil, atItem(invalid("", ArgSeriesType, "%s is not a SingleTimeSeries", k.Type), "which", i)
 		}
 		if k.Resolution != resolution {
-			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "keys", i)
-		}
-	}
-	if ms == nil {
-		var err error
-		if ms, err = s.keysMetadata(keys); err != nil {
-			return nil, err
+			return nil, atItem(invalid("", ArgResolution, "%s is not the reader's resolution %s", k.Resolution, resolution), "which", i)
 		}
 	}
 	for i, m := range ms {
 		if i == 0 {
 			rd.t0, rd.length = m.InitialTimestamp, m.Length
 		} else if !m.InitialTimestamp.Equal(rd.t0) || m.Length != rd.length {
-			return nil, atItem(invalid("", ArgLookup, "%s starts at %s with %d steps; keys[0] starts at %s with %d: a reader's keys share one grid",
-				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length), "keys", i)
+			return nil, atItem(invalid("", ArgLookup, "%s starts at %s with %d steps; which[0] starts at %s with %d: a reader's keys share one grid",
+				m.Key, isotime.FormatTimestamp(m.InitialTimestamp), m.Length, isotime.FormatTimestamp(rd.t0), rd.length), "which", i)
 		}
 		slot, ok := s.nc.Column(hashing.Digest(m.DataHash))
 		if !ok {
@@ -251,7 +229,7 @@ func (rd *StaticReader) ReadStep(i int) error {
 		for j, m := range rd.members {
 			if m.set.DS.SlotHash(m.col) != m.hash {
 				return atItem(newErr(ErrNotFound, op, ArgLookup,
-					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j]), "keys", j)
+					"%s: its array was freed after the reader was built; build a new reader", rd.keys[j]), "which", j)
 			}
 		}
 		rd.frees = rd.s.nc.Frees()

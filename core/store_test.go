@@ -409,7 +409,7 @@ func sweepAndCheck(path string, n, length, forecasts int) error {
 	for i := range keys {
 		keys[i] = Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)}
 	}
-	rd, err := s.NewStaticReader(Hours(1), keys)
+	rd, err := s.NewStaticReader(Hours(1), Lookups(keys))
 	if err != nil {
 		return err
 	}
@@ -438,7 +438,7 @@ func sweepAndCheck(path string, n, length, forecasts int) error {
 		}
 		want[i] = v
 	}
-	fr, err := s.NewForecastReader(DeterministicType, Hours(1), fkeys)
+	fr, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups(fkeys))
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func TestReadsInsideTransactionSeeItsWrites(t *testing.T) {
 		t.Fatal("pending forecast window differs")
 	}
 	// A reader writes the pending arrays to the file (uncommitted) and reads them there.
-	rd, err := s.NewForecastReader(DeterministicType, Hours(1), []Key{fk})
+	rd, err := s.NewForecastReader(DeterministicType, Hours(1), Lookups([]Key{fk}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func sweepForecasts(s *core.Store, gens []core.Key, fc forecastSummary) (sweepSu
 		keys = append(keys, core.Key{OwnerID: int64(7000 + p), Type: core.AbstractDeterministicType,
 			Name: "max_active_power", Resolution: core.Hours(1), Interval: core.Days(1)})
 	}
-	rd, err := s.NewForecastReader(core.AbstractDeterministicType, core.Hours(1), keys)
+	rd, err := s.NewForecastReader(core.AbstractDeterministicType, core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return sweepSummary{}, err
 	}
