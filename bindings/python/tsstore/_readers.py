@@ -11,7 +11,7 @@ import numpy as np
 from . import _convert as cv
 from ._errors import InvalidHandleError
 from ._ffi import byref, c_size_t, c_void_p, check, lib, raw, sizeof
-from ._series import Key, SeriesType
+from ._series import Key, SeriesType, lookup_array
 
 
 class Group:
@@ -173,8 +173,7 @@ class ForecastReader(_Reader):
 def _lookups(keys: Sequence[Key]) -> np.ndarray:
     """The keys' lookups in one buffer, as get_many builds them (a key's lookup bytes are made
     once per Key; keys differing only in owner share one checked lookup)."""
-    from ._store import _lookup_array
-    return _lookup_array(keys)
+    return lookup_array(keys)
 
 
 def open_static(store: Any, resolution: Any, keys: Sequence[Key]) -> StaticReader:

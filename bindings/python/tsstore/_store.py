@@ -6,7 +6,6 @@ import errno
 import gc
 import itertools
 import os
-import re
 import operator
 import datetime as _dt
 import threading
@@ -17,8 +16,9 @@ import numpy as np
 from . import _convert as cv
 from ._errors import (IncompatibleFormatError, IntegrityError, InvalidHandleError, InvalidParameterError, TsStoreError,
                       TsStoreIOError, in_operation, operation, renamed)
-from ._ffi import numpy_dtype, c_uint8, addressof, string_at, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, raw, sizeof, text
-from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
+from ._ffi import numpy_dtype, c_uint8, byref, c_char_p, c_int32, c_int64, c_size_t, c_void_p, check, cstr, error, lib, raw, sizeof, text
+from ._readers import open_forecast, open_static
+from ._series import (Deterministic, Key, lookup_array, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       Series, SeriesType, SingleTimeSeries, array_view, series_of)
 
 _SUPPLEMENTAL, _PARENT_CHILD = raw.TSSTORE_SUPPLEMENTAL_ASSOCIATIONS, raw.TSSTORE_PARENT_CHILD_ASSOCIATIONS
@@ -85,8 +85,6 @@ _TYPE = (_KEY_OFF + raw.tsstore_lookup.series_type.offset, np.int32)
 _RES_VALUE = (_KEY_OFF + raw.tsstore_lookup.resolution.offset + raw.tsstore_period.value.offset, np.int64)
 _RES_UNIT = (_KEY_OFF + raw.tsstore_lookup.resolution.offset + raw.tsstore_period.unit.offset, np.int32)
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
-_OWNER_OFF = raw.tsstore_lookup.owner_id.offset
-_ID_OFF = raw.tsstore_lookup.series_id.offset
 
 
 def _info_column(infos: Any, n: int, field: tuple) -> np.ndarray:
@@ -99,49 +97,6 @@ def _found_keys(infos: Any, n: int) -> np.ndarray:
     """The keys of infos[n] (their series ids set) as one contiguous tsstore_lookup array."""
     rows = np.frombuffer(infos, dtype=np.uint8, count=n * _INFO_SIZE).reshape(n, _INFO_SIZE)
     return np.ascontiguousarray(rows[:, _KEY_OFF:_KEY_OFF + _LOOKUP_SIZE])
-
-
-def _lookup_array(keys: Sequence[Key]) -> np.ndarray:
-    """The tsstore_lookup of every key, in one buffer: each key's lookup bytes, built once per
-    Key and kept on it (as Key.lookup keeps its structure). Keys that differ only in owner id
-    share one lookup built and checked by Key.lookup, whose bytes are copied with each owner
-    id written in (a few hundred nanoseconds a key rather than a ctypes structure each); they
-    point to its strings, which each key's bytes keep alive."""
-    parts = []
-    groups: dict = {}
-    for k in keys:
-        c = k.__dict__.get("_lookup_bytes")
-        if c is None:
-            c = _key_lookup_bytes(k, groups)
-        parts.append(c[0])
-    return np.frombuffer(b"".join(parts), dtype=np.uint8)
-
-
-def _key_lookup_bytes(k: Key, groups: dict) -> tuple:
-    # Values that compare equal but convert differently (1 and 1.0 and True) must not share
-    # a lookup: each value's type is part of the group.
-    st, oc, res, iv, f = k.series_type, k.owner_category, k.resolution, k.interval, k.features
-    try:
-        g: Any = (type(st), st, type(oc), oc, k.name, type(res), res, type(iv), iv,
-                  tuple(sorted((a, type(b), b) for a, b in f.items())) if f else type(f))
-        t = groups.get(g)
-    except TypeError:  # unhashable or unorderable: the key's own lookup, checked as it is
-        t = g = None
-    if t is None:
-        q = k.lookup()
-        raw_bytes = string_at(addressof(q), _LOOKUP_SIZE)
-        t = (raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:_ID_OFF], raw_bytes[_ID_OFF + 8:], k.__dict__["_lookup"])
-        if g is not None:
-            groups[g] = t
-    o = k.owner_id
-    if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
-        k.lookup()  # a bool passes; what Key.lookup refuses raises here, as it says
-        o = int(o)
-    # Each key's own owner id and id hint written in.
-    hint = k.__dict__.get("_id", 0).to_bytes(8, "little", signed=True)
-    c = (t[0] + o.to_bytes(8, "little", signed=True) + t[1] + hint + t[2], t[3])
-    object.__setattr__(k, "_lookup_bytes", c)
-    return c
 
 
 def _single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, offsets: np.ndarray,
@@ -522,7 +477,7 @@ class Store:
         n = len(keys)
         if n == 0:
             return []
-        lookups = _lookup_array(keys)
+        lookups = lookup_array(keys)
         which = lookups.ctypes.data
         infos = _infos(n)
         h = self._handle()
@@ -610,7 +565,6 @@ class Store:
     @operation("static_reader")
     def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
         """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
-        from ._readers import open_static
         try:
             return open_static(self, resolution, keys)
         except TsStoreError as e:
@@ -621,7 +575,6 @@ class Store:
         """A ForecastReader over forecast keys sharing a window timeline (see
         tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
         DeterministicSingleTimeSeries."""
-        from ._readers import open_forecast
         try:
             return open_forecast(self, series_type, resolution, keys)
         except TsStoreError as e:
