@@ -27,6 +27,7 @@ include("types.jl")
 include("store.jl")
 include("readers.jl")
 include("catalog.jl")
+include("vocabulary.jl")
 
 export Quarter  # Dates.Quarter where Julia has it (1.6+), compat.jl's stand-in on 1.5
 export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTimeSeries, Deterministic, Probabilistic,
@@ -43,6 +44,9 @@ export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTime
        remove_supplemental_attribute_associations!, remove_parent_child_associations!, get_children, get_parents,
        replace_component_id_in_associations!, replace_parent_child_id!, supplemental_attribute_association_counts,
        parent_child_association_counts,
+       get_time_series_array, get_time_series_values, get_time_series_timestamps, get_time_series_multiple,
+       get_time_series_counts, get_forecast_horizon, get_forecast_interval, get_forecast_initial_timestamp,
+       get_forecast_window_count, get_forecast_initial_times, begin_time_series_update,
        get_metadata, get_counts_by_type, get_num_arrays, get_counts_by_hash, list_keys_by_hash, get_array,
        list_names, list_owner_types, list_resolutions, list_intervals, get_forecast_parameters, get_static_summary,
        copy_time_series!, rename_time_series!, replace_owner_id!,

@@ -340,9 +340,10 @@ end
                     interval=nothing, start=nothing, stop=nothing, features...)
     get_time_series(store, owner_id, name; ...)            # T = SingleTimeSeries
 
-Reads a series, or part of a static one (SingleTimeSeries: floor(start)…ceil(stop) on its grid;
-NonSequential: timestamps in [start, stop)). A DeterministicSingleTimeSeries reads as a
-Deterministic. The library writes the values straight into the Julia array returned.
+Reads a series, or part of it: for a SingleTimeSeries floor(start)…ceil(stop) on its grid; for
+a NonSequentialTimeSeries the timestamps in [start, stop); for a forecast the windows starting
+in [start, stop] (window starts; from the first window without start, the one at start without
+stop). A DeterministicSingleTimeSeries reads as a Deterministic. The library writes the values straight into the Julia array returned.
 
 The second form looks the series up by owner and name as InfrastructureSystems.jl users write
 `get_time_series(SingleTimeSeries, component, name; features...)`: T is SingleTimeSeries,
@@ -366,6 +367,15 @@ get_time_series(s::Store, owner_id::Integer, name::AbstractString; kw...) =
 
 function read_part(s::Store, w::Which, start, stop)
     start === nothing && stop === nothing && return read_series(s, w, :whole, 0, 0)
+    if SeriesType(w.series_type) in (DETERMINISTIC, DETERMINISTIC_SINGLE_TIME_SERIES, PROBABILISTIC, SCENARIOS,
+                                     ABSTRACT_DETERMINISTIC)
+        # A forecast's part is its windows starting in [start, stop]: from the first window
+        # when start is not given, and just the one at start when stop is not.
+        m = metadata(s, w)
+        lo = millis(start === nothing ? m.initial_timestamp : start)
+        hi = stop === nothing ? lo : millis(stop)
+        return read_series(s, Which(m.key), :windows, lo, hi)
+    end
     lo = start === nothing ? MIN_MS : millis(start)
     hi = stop === nothing ? MAX_MS : millis(stop)
     return read_series(s, w, :range, lo, hi)

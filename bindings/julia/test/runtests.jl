@@ -368,6 +368,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
 
     include("nan_feature.jl")
     include("boundary.jl")
+    include("vocabulary.jl")
 
     @testset "the library" begin
         @test TsStore.library_version() ÷ 100 == TsStore.LibTsStore.TSSTORE_VERSION_NUMBER ÷ 100
