@@ -57,13 +57,13 @@ var shapes = func() map[string]callShape {
 
 // renamed are the plain arguments a function spells apart from cArgs.
 var renamed = map[string]map[core.Arg]string{
-	"tsstore_get_windows":             {core.ArgStart: "first_ms", core.ArgEnd: "last_ms"},
-	"tsstore_period_parse":            {core.ArgResolution: "text"},
-	"tsstore_period_format":           {core.ArgResolution: "period"},
-	"tsstore_timeline":                {core.ArgResolution: "step", core.ArgStart: "first", core.ArgCount: "n"},
-	"tsstore_static_reader_read_at":   {core.ArgStep: "timestamp_ms"},
-	"tsstore_forecast_reader_read":    {core.ArgStep: "window"},
-	"tsstore_forecast_reader_read_at": {core.ArgStep: "start_ms"},
+	"tsstore_get_windows":                 {core.ArgStart: "first_ms", core.ArgEnd: "last_ms"},
+	"tsstore_period_parse":                {core.ArgResolution: "text"},
+	"tsstore_period_format":               {core.ArgResolution: "period"},
+	"tsstore_timeline":                    {core.ArgResolution: "step", core.ArgStart: "first", core.ArgCount: "n"},
+	"tsstore_static_reader_read_at":       {core.ArgStep: "timestamp_ms"},
+	"tsstore_forecast_reader_read_window": {core.ArgStep: "window"},
+	"tsstore_forecast_reader_read_at":     {core.ArgStep: "start_ms"},
 }
 
 // cPath spells what e blames as the C function fn's arguments name it: "descs[3].shape[0]",

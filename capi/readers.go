@@ -325,14 +325,14 @@ func tsstore_forecast_reader_bind(p C.uintptr_t, g C.size_t, dst unsafe.Pointer,
 	return readerBind(p, kindForecastReader, g, dst, capacity)
 }
 
-//export tsstore_static_reader_read
-func tsstore_static_reader_read(p C.uintptr_t, step C.int64_t) C.int32_t {
-	return readerStep(p, kindStaticReader, "tsstore_static_reader_read", step)
+//export tsstore_static_reader_read_step
+func tsstore_static_reader_read_step(p C.uintptr_t, step C.int64_t) C.int32_t {
+	return readerStep(p, kindStaticReader, "tsstore_static_reader_read_step", step)
 }
 
-//export tsstore_forecast_reader_read
-func tsstore_forecast_reader_read(p C.uintptr_t, window C.int64_t) C.int32_t {
-	return readerStep(p, kindForecastReader, "tsstore_forecast_reader_read", window)
+//export tsstore_forecast_reader_read_window
+func tsstore_forecast_reader_read_window(p C.uintptr_t, window C.int64_t) C.int32_t {
+	return readerStep(p, kindForecastReader, "tsstore_forecast_reader_read_window", window)
 }
 
 //export tsstore_static_reader_read_at

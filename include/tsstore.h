@@ -856,9 +856,9 @@ TSSTORE_API int32_t tsstore_static_reader_bind(tsstore_static_reader *reader, si
 /* Reads step i (0 <= i < steps) into the bound buffers; groups with none are not read.
  * Status: OK, INVALID_HANDLE, INVALID_PARAMETER (step out of range), NOT_FOUND (a key's array
  * was freed after the reader was built: build a new one), IO. */
-TSSTORE_API int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t step);
+TSSTORE_API int32_t tsstore_static_reader_read_step(tsstore_static_reader *reader, int64_t step);
 /* Reads the step at timestamp_ms, which must be a grid point (never clamped). Status: as
- * tsstore_static_reader_read; INVALID_PARAMETER also for a time off the grid. */
+ * tsstore_static_reader_read_step; INVALID_PARAMETER also for a time off the grid. */
 TSSTORE_API int32_t tsstore_static_reader_read_at(tsstore_static_reader *reader, int64_t timestamp_ms);
 /* Frees a StaticReader (the buffers bound to it stay the caller's). NULL and freed handles are
  * ignored. */
@@ -891,10 +891,10 @@ TSSTORE_API int32_t tsstore_forecast_reader_group_keys(const tsstore_forecast_re
 TSSTORE_API int32_t tsstore_forecast_reader_bind(tsstore_forecast_reader *reader, size_t group, void *dst,
                                                  size_t capacity);
 /* Reads window i (0 <= i < the window count) into the bound buffers. Status: as
- * tsstore_static_reader_read (INVALID_PARAMETER for a window out of range). */
-TSSTORE_API int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t window);
+ * tsstore_static_reader_read_step (INVALID_PARAMETER for a window out of range). */
+TSSTORE_API int32_t tsstore_forecast_reader_read_window(tsstore_forecast_reader *reader, int64_t window);
 /* Reads the window starting at start_ms, which must be a window start. Status: as
- * tsstore_forecast_reader_read; INVALID_PARAMETER also for a time that is not a window start. */
+ * tsstore_forecast_reader_read_window; INVALID_PARAMETER also for a time that is not a window start. */
 TSSTORE_API int32_t tsstore_forecast_reader_read_at(tsstore_forecast_reader *reader, int64_t start_ms);
 /* Frees a ForecastReader (the buffers bound to it stay the caller's). NULL and freed handles
  * are ignored. */

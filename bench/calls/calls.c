@@ -7,7 +7,7 @@
  *       get_us   a buffer of the size the key's last read had, tsstore_get into it (what the
  *                Python binding's get does: one call once a key was read; a key never read,
  *                or grown, is described first by tsstore_get_info)
- *       step_us  tsstore_static_reader_read over all N, into the buffer bound to its group
+ *       step_us  tsstore_static_reader_read_step over all N, into the buffer bound to its group
  *       has_us   tsstore_has
  * Owners are 0..N-1, name "max_active_power", values 50 + 30 sin((h + i) / 24), as the Python
  * side (calls.py) expects. The lookups give every field of the key (features "": none), so
@@ -137,7 +137,7 @@ static int time_calls(const char *path, size_t n, size_t length, size_t repeats)
     CALL(tsstore_static_reader_bind(rd, 0, step, n * sizeof *step));
     for (size_t r = 0; r < repeats; r++) {
         double t = now_us();
-        CALL(tsstore_static_reader_read(rd, (int64_t)(r % length)));
+        CALL(tsstore_static_reader_read_step(rd, (int64_t)(r % length)));
         took[r] = now_us() - t;
     }
     double step_us = median(took, repeats);

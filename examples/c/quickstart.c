@@ -224,7 +224,7 @@ int main(int argc, char **argv) {
     check(tsstore_static_reader_bind(sr, 0, values, (size_t)buses * sizeof *values));
     began = now();
     for (int h = 0; h < 24 * 7; h++) {
-        check(tsstore_static_reader_read(sr, h));
+        check(tsstore_static_reader_read_step(sr, h));
         for (int j = 0; j < buses; j++)
             verify(values[j] == demand((int)order[j], h), "bus %d hour %d reads %g", (int)order[j], h, values[j]);
     }
@@ -249,7 +249,7 @@ int main(int argc, char **argv) {
     check(tsstore_forecast_reader_bind(fr, 0, values, (size_t)n * H * sizeof *values)); /* [n, 48] */
     began = now();
     for (int w = 0; w < WINDOWS; w++) {
-        check(tsstore_forecast_reader_read(fr, w));
+        check(tsstore_forecast_reader_read_window(fr, w));
         for (int j = 0; j < n; j++) {
             int k = (int)order[j];
             for (int h = 0; h < H; h++) {

@@ -115,8 +115,8 @@ int main(int argc, char **argv) {
     REFUSE(tsstore_static_reader_group_keys(sr, 0, small, 0, &needed), TSSTORE_E_BUFFER_TOO_SMALL, "small");
     ASSERT(needed == 1);
     REFUSE(tsstore_static_reader_group_keys(sr, 0, NULL, 3, &needed), TSSTORE_E_INVALID_PARAMETER, "dst");
-    REFUSE(tsstore_static_reader_read(sr, -1), TSSTORE_E_INVALID_PARAMETER, "step");
-    REFUSE(tsstore_static_reader_read(sr, 24), TSSTORE_E_INVALID_PARAMETER, "24");
+    REFUSE(tsstore_static_reader_read_step(sr, -1), TSSTORE_E_INVALID_PARAMETER, "step");
+    REFUSE(tsstore_static_reader_read_step(sr, 24), TSSTORE_E_INVALID_PARAMETER, "24");
     REFUSE(tsstore_static_reader_read_at(sr, T0 + 1), TSSTORE_E_INVALID_PARAMETER, "grid");
     REFUSE(tsstore_static_reader_info((tsstore_static_reader *)(void *)s, &ri), TSSTORE_E_INVALID_HANDLE,
            "static reader");
@@ -127,9 +127,9 @@ int main(int argc, char **argv) {
            "Deterministic");
     REFUSE(tsstore_forecast_reader_new(s, TSSTORE_DETERMINISTIC, &hour, &k, 1, NULL), TSSTORE_E_INVALID_PARAMETER,
            "out");
-    REFUSE(tsstore_forecast_reader_read((tsstore_forecast_reader *)(void *)v, 0), TSSTORE_E_INVALID_HANDLE,
+    REFUSE(tsstore_forecast_reader_read_window((tsstore_forecast_reader *)(void *)v, 0), TSSTORE_E_INVALID_HANDLE,
            "forecast reader");
-    REFUSE(tsstore_forecast_reader_read(NULL, 0), TSSTORE_E_INVALID_HANDLE, "forecast reader");
+    REFUSE(tsstore_forecast_reader_read_window(NULL, 0), TSSTORE_E_INVALID_HANDLE, "forecast reader");
     ASSERT(fr == NULL);
 
     /* Descriptions, queries and summaries. */

@@ -173,19 +173,19 @@ int main(int argc, char **argv) {
     CHECK(tsstore_static_reader_bind(sr, 0, step, sizeof step));
     for (int h = 0; h < LEN; h++) {
         if (h % 2)
-            CHECK(tsstore_static_reader_read(sr, h));
+            CHECK(tsstore_static_reader_read_step(sr, h));
         else
             CHECK(tsstore_static_reader_read_at(sr, T0 + h * HOUR));
         for (int j = 0; j < N; j++) ASSERT(step[j] == value(N - 1 - (int)idx[j], h));
     }
     EXPECT(tsstore_static_reader_read_at(sr, T0 + HOUR / 2), TSSTORE_E_INVALID_PARAMETER);
     EXPECT(tsstore_static_reader_read_at(sr, T0 + LEN * HOUR), TSSTORE_E_INVALID_PARAMETER);
-    EXPECT(tsstore_static_reader_read(sr, LEN), TSSTORE_E_INVALID_PARAMETER);
+    EXPECT(tsstore_static_reader_read_step(sr, LEN), TSSTORE_E_INVALID_PARAMETER);
     EXPECT(tsstore_static_reader_group(sr, 1, &gi), TSSTORE_E_INVALID_PARAMETER);
     EXPECT(tsstore_static_reader_bind(sr, 1, step, sizeof step), TSSTORE_E_INVALID_PARAMETER);
     tsstore_static_reader_free(sr);
     tsstore_static_reader_free(sr);
-    EXPECT(tsstore_static_reader_read(sr, 0), TSSTORE_E_INVALID_HANDLE);
+    EXPECT(tsstore_static_reader_read_step(sr, 0), TSSTORE_E_INVALID_HANDLE);
 
     /* ForecastReader over the views: window w of key j is hours [24w, 24w + 24). */
     tsstore_lookup fk[N];
@@ -207,14 +207,14 @@ int main(int argc, char **argv) {
     CHECK(tsstore_forecast_reader_bind(fr, 0, win, sizeof win));
     for (int w = 0; w < ri.steps; w++) {
         if (w % 2)
-            CHECK(tsstore_forecast_reader_read(fr, w));
+            CHECK(tsstore_forecast_reader_read_window(fr, w));
         else
             CHECK(tsstore_forecast_reader_read_at(fr, T0 + w * 24 * HOUR));
         for (int j = 0; j < N; j++)
             for (int h = 0; h < 24; h++) ASSERT(win[j * 24 + h] == value((int)idx[j], 24 * w + h));
     }
     EXPECT(tsstore_forecast_reader_read_at(fr, T0 + HOUR), TSSTORE_E_INVALID_PARAMETER);
-    EXPECT(tsstore_forecast_reader_read(fr, ri.steps), TSSTORE_E_INVALID_PARAMETER);
+    EXPECT(tsstore_forecast_reader_read_window(fr, ri.steps), TSSTORE_E_INVALID_PARAMETER);
     tsstore_forecast_reader_free(fr);
     EXPECT(tsstore_forecast_reader_new(s, TSSTORE_SINGLE_TIME_SERIES, &hour, fk, N, &fr), TSSTORE_E_INVALID_PARAMETER);
     ASSERT(fr == NULL);

@@ -180,7 +180,7 @@ int main(int argc, char **argv) {
         BAD(tsstore_static_reader_group(rx, 0, &gi), "static reader");
         BAD(tsstore_static_reader_group_keys(rx, 0, &i64, 1, &n), "static reader");
         BAD(tsstore_static_reader_bind(rx, 0, dv, sizeof dv), "static reader");
-        BAD(tsstore_static_reader_read(rx, 0), "static reader");
+        BAD(tsstore_static_reader_read_step(rx, 0), "static reader");
         BAD(tsstore_static_reader_read_at(rx, T0), "static reader");
         tsstore_static_reader_free(rx);
 
@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
         BAD(tsstore_forecast_reader_group(fx, 0, &gi), "forecast reader");
         BAD(tsstore_forecast_reader_group_keys(fx, 0, &i64, 1, &n), "forecast reader");
         BAD(tsstore_forecast_reader_bind(fx, 0, dv, sizeof dv), "forecast reader");
-        BAD(tsstore_forecast_reader_read(fx, 0), "forecast reader");
+        BAD(tsstore_forecast_reader_read_window(fx, 0), "forecast reader");
         BAD(tsstore_forecast_reader_read_at(fx, T0), "forecast reader");
         tsstore_forecast_reader_free(fx);
     }
@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
     ASSERT(n == 1);
     CHECK(tsstore_strings_len(strs, &n));
     CHECK(tsstore_associations_len(assoc, &n));
-    CHECK(tsstore_static_reader_read(sr, 0));
+    CHECK(tsstore_static_reader_read_step(sr, 0));
     CHECK(tsstore_has(s, &k, &i32));
     ASSERT(i32 == 1);
 

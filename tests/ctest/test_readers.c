@@ -67,7 +67,7 @@ static void test_static(tsstore_store *s) {
     CHECK(tsstore_static_reader_group_keys(sr, gi64, ikeys, 2, &n));
 
     /* Nothing bound: a read succeeds and writes nowhere. */
-    CHECK(tsstore_static_reader_read(sr, 0));
+    CHECK(tsstore_static_reader_read_step(sr, 0));
 
     /* The f64 group bound with room to spare, the vector group exactly, the i64 group not. */
     double fbuf[3 + 2], vbuf[3];
@@ -77,7 +77,7 @@ static void test_static(tsstore_store *s) {
     CHECK(tsstore_static_reader_bind(sr, gf, fbuf, sizeof fbuf));
     CHECK(tsstore_static_reader_bind(sr, gv, vbuf, sizeof vbuf));
     for (int h = 0; h < LEN; h++) {
-        CHECK(tsstore_static_reader_read(sr, h));
+        CHECK(tsstore_static_reader_read_step(sr, h));
         for (int j = 0; j < 3; j++) ASSERT(fbuf[j] == fval((int)fkeys[j], h));
         for (int e = 0; e < 3; e++) ASSERT(vbuf[e] == fval(5, 3 * h + e));
         ASSERT(untouched(fbuf + 3, 2 * sizeof(double)) && untouched(ibuf, sizeof ibuf));
@@ -95,7 +95,7 @@ static void test_static(tsstore_store *s) {
     double moved[3];
     memset(fbuf, SENTINEL, sizeof fbuf);
     CHECK(tsstore_static_reader_bind(sr, gf, moved, sizeof moved));
-    CHECK(tsstore_static_reader_read(sr, 7));
+    CHECK(tsstore_static_reader_read_step(sr, 7));
     for (int j = 0; j < 2; j++) ASSERT(ibuf[j] == 1000 * ikeys[j] + 7);
     for (int j = 0; j < 3; j++) ASSERT(moved[j] == fval((int)fkeys[j], 7));
     ASSERT(untouched(fbuf, sizeof fbuf));
@@ -103,11 +103,11 @@ static void test_static(tsstore_store *s) {
     /* Unbound: no longer written. */
     CHECK(tsstore_static_reader_bind(sr, gv, NULL, 0));
     memset(vbuf, SENTINEL, sizeof vbuf);
-    CHECK(tsstore_static_reader_read(sr, 8));
+    CHECK(tsstore_static_reader_read_step(sr, 8));
     ASSERT(untouched(vbuf, sizeof vbuf) && moved[0] == fval((int)fkeys[0], 8));
     /* A failed read writes nothing. */
     memset(moved, SENTINEL, sizeof moved);
-    EXPECT(tsstore_static_reader_read(sr, LEN), TSSTORE_E_INVALID_PARAMETER);
+    EXPECT(tsstore_static_reader_read_step(sr, LEN), TSSTORE_E_INVALID_PARAMETER);
     ASSERT(untouched(moved, sizeof moved));
     tsstore_static_reader_free(sr);
 }
@@ -138,17 +138,17 @@ static void test_forecast(tsstore_store *s) {
     double win[H + 1];
     memset(win, SENTINEL, sizeof win);
     EXPECT(tsstore_forecast_reader_bind(fr, 0, win, H * sizeof(double) - 1), TSSTORE_E_BUFFER_TOO_SMALL);
-    CHECK(tsstore_forecast_reader_read(fr, 0));
+    CHECK(tsstore_forecast_reader_read_window(fr, 0));
     ASSERT(untouched(win, sizeof win));
     CHECK(tsstore_forecast_reader_bind(fr, 0, win, sizeof win));
     for (int w = 0; w < COUNT; w++) {
-        CHECK(tsstore_forecast_reader_read(fr, w));
+        CHECK(tsstore_forecast_reader_read_window(fr, w));
         for (int h = 0; h < H; h++) ASSERT(win[h] == det[h * COUNT + w]);
         ASSERT(untouched(win + H, sizeof(double)));
     }
     CHECK(tsstore_forecast_reader_bind(fr, 0, NULL, 0));
     memset(win, SENTINEL, sizeof win);
-    CHECK(tsstore_forecast_reader_read(fr, 1));
+    CHECK(tsstore_forecast_reader_read_window(fr, 1));
     ASSERT(untouched(win, sizeof win));
     tsstore_forecast_reader_free(fr);
 

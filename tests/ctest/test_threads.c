@@ -186,7 +186,7 @@ static void *reader(void *arg) {
     for (int j = 0; j < BASE; j++) dst[j] = mine[j], cap[j] = sizeof mine[j];
     for (int pass = 0; pass < PASSES; pass++) {
         for (int h = 0; h < BASE_LEN; h++) {
-            TRY(t, tsstore_static_reader_read(sr, h));
+            TRY(t, tsstore_static_reader_read_step(sr, h));
             for (int j = 0; j < BASE; j++) WANT(t, step[j] == value(9000 + idx[j], h));
         }
         int32_t st = tsstore_get_many(store, base_keys, BASE, dst, cap, infos);

@@ -594,7 +594,7 @@ const SYMBOLS = (
     tsstore_static_reader_group = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_static_reader_group_keys = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_static_reader_bind = Ref{Ptr{Cvoid}}(C_NULL),
-    tsstore_static_reader_read = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_static_reader_read_step = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_static_reader_read_at = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_static_reader_free = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_forecast_reader_new = Ref{Ptr{Cvoid}}(C_NULL),
@@ -602,7 +602,7 @@ const SYMBOLS = (
     tsstore_forecast_reader_group = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_forecast_reader_group_keys = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_forecast_reader_bind = Ref{Ptr{Cvoid}}(C_NULL),
-    tsstore_forecast_reader_read = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_forecast_reader_read_window = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_forecast_reader_read_at = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_forecast_reader_free = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_list_distinct = Ref{Ptr{Cvoid}}(C_NULL),
@@ -1296,16 +1296,16 @@ tsstore_static_reader_bind(reader, group, dst, capacity) =
     ccall(SYMBOLS.tsstore_static_reader_bind[], Int32, (Ptr{tsstore_static_reader}, Csize_t, Ptr{Cvoid}, Csize_t), reader, group, dst, capacity)
 
 """
-    tsstore_static_reader_read(reader, step) -> Int32
+    tsstore_static_reader_read_step(reader, step) -> Int32
 
-`int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t step)`
+`int32_t tsstore_static_reader_read_step(tsstore_static_reader *reader, int64_t step)`
 
 Reads step i (0 <= i < steps) into the bound buffers; groups with none are not read.
 Status: OK, INVALID_HANDLE, INVALID_PARAMETER (step out of range), NOT_FOUND (a key's array
 was freed after the reader was built: build a new one), IO.
 """
-tsstore_static_reader_read(reader, step) =
-    ccall(SYMBOLS.tsstore_static_reader_read[], Int32, (Ptr{tsstore_static_reader}, Int64), reader, step)
+tsstore_static_reader_read_step(reader, step) =
+    ccall(SYMBOLS.tsstore_static_reader_read_step[], Int32, (Ptr{tsstore_static_reader}, Int64), reader, step)
 
 """
     tsstore_static_reader_read_at(reader, timestamp_ms) -> Int32
@@ -1313,7 +1313,7 @@ tsstore_static_reader_read(reader, step) =
 `int32_t tsstore_static_reader_read_at(tsstore_static_reader *reader, int64_t timestamp_ms)`
 
 Reads the step at timestamp_ms, which must be a grid point (never clamped). Status: as
-tsstore_static_reader_read; INVALID_PARAMETER also for a time off the grid.
+tsstore_static_reader_read_step; INVALID_PARAMETER also for a time off the grid.
 """
 tsstore_static_reader_read_at(reader, timestamp_ms) =
     ccall(SYMBOLS.tsstore_static_reader_read_at[], Int32, (Ptr{tsstore_static_reader}, Int64), reader, timestamp_ms)
@@ -1391,15 +1391,15 @@ tsstore_forecast_reader_bind(reader, group, dst, capacity) =
     ccall(SYMBOLS.tsstore_forecast_reader_bind[], Int32, (Ptr{tsstore_forecast_reader}, Csize_t, Ptr{Cvoid}, Csize_t), reader, group, dst, capacity)
 
 """
-    tsstore_forecast_reader_read(reader, window) -> Int32
+    tsstore_forecast_reader_read_window(reader, window) -> Int32
 
-`int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t window)`
+`int32_t tsstore_forecast_reader_read_window(tsstore_forecast_reader *reader, int64_t window)`
 
 Reads window i (0 <= i < the window count) into the bound buffers. Status: as
-tsstore_static_reader_read (INVALID_PARAMETER for a window out of range).
+tsstore_static_reader_read_step (INVALID_PARAMETER for a window out of range).
 """
-tsstore_forecast_reader_read(reader, window) =
-    ccall(SYMBOLS.tsstore_forecast_reader_read[], Int32, (Ptr{tsstore_forecast_reader}, Int64), reader, window)
+tsstore_forecast_reader_read_window(reader, window) =
+    ccall(SYMBOLS.tsstore_forecast_reader_read_window[], Int32, (Ptr{tsstore_forecast_reader}, Int64), reader, window)
 
 """
     tsstore_forecast_reader_read_at(reader, start_ms) -> Int32
@@ -1407,7 +1407,7 @@ tsstore_forecast_reader_read(reader, window) =
 `int32_t tsstore_forecast_reader_read_at(tsstore_forecast_reader *reader, int64_t start_ms)`
 
 Reads the window starting at start_ms, which must be a window start. Status: as
-tsstore_forecast_reader_read; INVALID_PARAMETER also for a time that is not a window start.
+tsstore_forecast_reader_read_window; INVALID_PARAMETER also for a time that is not a window start.
 """
 tsstore_forecast_reader_read_at(reader, start_ms) =
     ccall(SYMBOLS.tsstore_forecast_reader_read_at[], Int32, (Ptr{tsstore_forecast_reader}, Int64), reader, start_ms)

@@ -87,11 +87,11 @@ remove_parent_child_associations!(s::Store; parent_ids = nothing, child_ids = no
     remove_associations!(s, PARENT_CHILD, parent_ids, child_ids, parent_type, child_type)
 
 """The children of a component, ascending."""
-get_children(s::Store, parent_id::Integer) =
+children_of(s::Store, parent_id::Integer) =
     sort!(unique(Int64[r[3] for r in list_parent_child_associations(s; parent_ids = [parent_id])]))
 
 """The parents of a component, ascending."""
-get_parents(s::Store, child_id::Integer) =
+parents_of(s::Store, child_id::Integer) =
     sort!(unique(Int64[r[1] for r in list_parent_child_associations(s; child_ids = [child_id])]))
 
 function replace_association_id!(s::Store, table::Int32, old::Integer, new::Integer)
@@ -101,7 +101,7 @@ function replace_association_id!(s::Store, table::Int32, old::Integer, new::Inte
 end
 
 """Replaces a component id in the supplemental-attribute associations; returns rows changed."""
-replace_component_id_in_associations!(s::Store, old, new) = replace_association_id!(s, SUPPLEMENTAL, old, new)
+replace_association_component_id!(s::Store, old, new) = replace_association_id!(s, SUPPLEMENTAL, old, new)
 
 """Replaces an id at both ends of the parent/child edges; returns rows changed."""
 replace_parent_child_id!(s::Store, old, new) = replace_association_id!(s, PARENT_CHILD, old, new)
@@ -182,28 +182,28 @@ function by_type(c::L.tsstore_type_counts)
 end
 
 """The number of series of each type present."""
-function get_counts_by_type(s::Store)
+function counts_by_type(s::Store)
     c = Ref(L.tsstore_type_counts())
     check(L.tsstore_counts_by_type(handle(s), c))
     return by_type(c[])
 end
 
 """The number of distinct stored arrays."""
-function get_num_arrays(s::Store)
+function count_arrays(s::Store)
     n = Ref{Int64}(0)
     check(L.tsstore_count_arrays(handle(s), n))
     return Int(n[])
 end
 
 """How many series of each type reference the array with this hash."""
-function get_counts_by_hash(s::Store, data_hash)
+function count_by_hash(s::Store, data_hash)
     c = Ref(L.tsstore_type_counts())
     check(L.tsstore_count_by_hash(handle(s), hash_bytes(data_hash), c))
     return by_type(c[])
 end
 
 """The keys of every series that references the array with this hash."""
-function list_keys_by_hash(s::Store, data_hash)
+function keys_by_hash(s::Store, data_hash)
     out = Ref{Ptr{L.tsstore_keys}}(C_NULL)
     check(L.tsstore_keys_by_hash(handle(s), hash_bytes(data_hash), out))
     return keys_from_list(out[])
@@ -250,7 +250,7 @@ function records(f, ::Type{T}) where {T}
 end
 
 """One NamedTuple per distinct set of forecast window parameters."""
-function get_forecast_parameters(s::Store)
+function forecast_parameters(s::Store)
     h = handle(s)
     return map(records((dst, cap, n) -> L.tsstore_forecast_parameters(h, dst, cap, n), L.tsstore_forecast_params)) do p
         (series_type = SeriesType(p.series_type), initial_timestamp = from_millis(p.initial_ms),
@@ -261,7 +261,7 @@ end
 
 """One NamedTuple per grid of the SingleTimeSeries: resolution, initial_timestamp, length,
 series and owners."""
-function get_static_summary(s::Store)
+function static_summary(s::Store)
     h = handle(s)
     return map(records((dst, cap, n) -> L.tsstore_static_summary(h, dst, cap, n), L.tsstore_static_grid)) do g
         (resolution = dates_period(g.resolution), initial_timestamp = from_millis(g.initial_ms), length = Int(g.length),

@@ -19,7 +19,7 @@ abstract type AbstractReader end
 """
     StaticReader(store, resolution, keys)
 
-Reads one timestamp of many SingleTimeSeries sharing one grid. `read!(reader, t)` and
+Reads one timestamp of many SingleTimeSeries sharing one grid. `read_at!(reader, t)` and
 `read_step!(reader, i)` (1-based) fill every group; iterating yields `(timestamp, reader)` for
 every step of the grid. With one group, `values(reader)` is its array in key order:
 a `Vector` of one value per key, or `(E..., n_keys)` for shaped steps.
@@ -36,7 +36,7 @@ end
 """
     ForecastReader(store, series_type, resolution, keys)
 
-Reads one window of many forecasts sharing a window timeline. `read!(reader, start)` and
+Reads one window of many forecasts sharing a window timeline. `read_at!(reader, start)` and
 `read_window!(reader, i)` (1-based) fill every group with `(E..., H, n_keys)` values
 (`(E..., H, layers, n_keys)` for Probabilistic and Scenarios); iterating yields
 `(window_start, reader)` for every window.
@@ -115,26 +115,26 @@ end
 reader_handle(r::AbstractReader) = r.ptr == C_NULL ? throw(InvalidHandleError("the reader is closed")) : r.ptr
 
 """Reads the step at timestamp t (a grid point: never rounded)."""
-function Base.read!(r::StaticReader, t::DateTime)
+function read_at!(r::StaticReader, t::DateTime)
     check(L.tsstore_static_reader_read_at(reader_handle(r), millis(t)))
     return r
 end
 
 """Reads step i (1-based) of the grid: one C call, straight into the groups' arrays."""
 function read_step!(r::StaticReader, i::Integer)
-    check(L.tsstore_static_reader_read(reader_handle(r), Int64(i - 1)))
+    check(L.tsstore_static_reader_read_step(reader_handle(r), Int64(i - 1)))
     return r
 end
 
 """Reads the window starting at t (a window start)."""
-function Base.read!(r::ForecastReader, t::DateTime)
+function read_at!(r::ForecastReader, t::DateTime)
     check(L.tsstore_forecast_reader_read_at(reader_handle(r), millis(t)))
     return r
 end
 
 """Reads window i (1-based): one C call, straight into the groups' arrays."""
 function read_window!(r::ForecastReader, i::Integer)
-    check(L.tsstore_forecast_reader_read(reader_handle(r), Int64(i - 1)))
+    check(L.tsstore_forecast_reader_read_window(reader_handle(r), Int64(i - 1)))
     return r
 end
 

@@ -386,14 +386,14 @@ get_windows(s::Store, key::Key, first::DateTime, last::DateTime = first) =
     read_series(s, Which(key), :windows, millis(first), millis(last))
 
 """
-    get_time_series_many(store, keys) -> Vector
+    get_many(store, keys) -> Vector
 
 Reads many whole series, one pass per packed dataset; results in key order. Two calls however
 many keys (their sizes, then their values, straight into one Julia array each, by the keys the
 first call returned, whose ids spare a second search), plus one per NonSequentialTimeSeries
 (timestamps) and Probabilistic (percentiles).
 """
-function get_time_series_many(s::Store, keys::AbstractVector{Key})
+function get_many(s::Store, keys::AbstractVector{Key})
     isempty(keys) && return Any[]
     h = handle(s)
     ws = Which[Which(k) for k in keys]
@@ -509,12 +509,12 @@ function list_keys(s::Store; owner_id = nothing, owner_category = nothing, serie
 end
 
 """
-    remove_time_series!(store; filters...) -> Int
+    remove_time_series_where!(store; filters...) -> Int
 
 Removes every series `list_keys(store; filters...)` selects, all or nothing, and returns
 how many; with no filter at all it removes every series.
 """
-function remove_time_series!(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing,
+function remove_time_series_where!(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing,
                              name = nothing, name_glob = nothing, owner_type = nothing, resolution = nothing,
                              interval = nothing, features = nothing)
     h = handle(s)

@@ -107,7 +107,7 @@ function get_time_series_multiple(s::Store, filter_func = nothing; type = nothin
     keys = list_keys(s; series_type = type === nothing ? nothing : series_type(type), name = name,
                      resolution = resolution, owner_id = owner_id, owner_category = owner_category,
                      features = features)
-    series = get_time_series_many(s, keys)
+    series = get_many(s, keys)
     return filter_func === nothing ? series : filter(filter_func, series)
 end
 
@@ -137,7 +137,7 @@ end
 
 The forecast parameters every forecast of the store shares, as IS.jl asks them of a system:
 `nothing` when the store holds no forecast, an `ArgumentError` listing the values when its
-forecasts disagree (see [`get_forecast_parameters`](@ref) for each group).
+forecasts disagree (see [`forecast_parameters`](@ref) for each group).
 """
 get_forecast_horizon(s::Store) = shared_forecast_parameter(s, :horizon)
 get_forecast_interval(s::Store) = shared_forecast_parameter(s, :interval)
@@ -151,11 +151,11 @@ function get_forecast_initial_times(s::Store)
 end
 
 function shared_forecast_parameter(s::Store, field::Symbol)
-    values = unique(getfield(p, field) for p in get_forecast_parameters(s))
+    values = unique(getfield(p, field) for p in forecast_parameters(s))
     isempty(values) && return nothing
     length(values) == 1 && return only(values)
     throw(ArgumentError("the store's forecasts have $(length(values)) different $(field)s ($(join(values, ", "))); " *
-                        "get_forecast_parameters(store) lists each group"))
+                        "forecast_parameters(store) lists each group"))
 end
 
 """

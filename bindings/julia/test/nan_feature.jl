@@ -32,7 +32,7 @@ end
         @test_throws InvalidParameterError get_time_series(s, 1, "p")  # two match: ambiguous
         @test has_time_series(s, nan_key)
         @test [k.features["x"] for k in list_keys(s; features = Dict("x" => NaN))] |> only |> isnan
-        @test [w.data for w in get_time_series_many(s, [zero_key, nan_key])] == [[1.0, 2.0, 3.0], [7.0, 8.0, 9.0]]
+        @test [w.data for w in get_many(s, [zero_key, nan_key])] == [[1.0, 2.0, 3.0], [7.0, 8.0, 9.0]]
         StaticReader(s, Hour(1), [zero_key, nan_key]) do r
             @test values(read_step!(r, 3)) == [3.0, 9.0]
         end

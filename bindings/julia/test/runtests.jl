@@ -136,9 +136,9 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test get_timestamps(s, first(list_keys(s; series_type = NON_SEQUENTIAL_TIME_SERIES))) == stamps
             remove_time_series!(s, k)
             @test !has_time_series(s, k)
-            @test remove_time_series!(s; owner_category = SUPPLEMENTAL_ATTRIBUTE) == 1
+            @test remove_time_series_where!(s; owner_category = SUPPLEMENTAL_ATTRIBUTE) == 1
             @test isempty(list_keys(s; owner_category = SUPPLEMENTAL_ATTRIBUTE))
-            @test remove_time_series!(s; name = "absent") == 0
+            @test remove_time_series_where!(s; name = "absent") == 0
         end
     end
 
@@ -202,7 +202,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
         TsStore.create(tmpstore()) do s
             keys = add_time_series_bulk!(s, [(ts = hourly("p", collect(0.0:71.0) .+ 1000i), owner_id = i,
                                               owner_type = "PowerLoad") for i in 0:29])
-            whole = get_time_series_many(s, keys)
+            whole = get_many(s, keys)
             @test [w.data[2] for w in whole[1:3]] == [1.0, 1001.0, 2001.0]
             StaticReader(s, Hour(1), keys) do rd
                 @test length(rd) == 72
@@ -213,7 +213,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
                     @test values(r) == collect(0:29) .* 1000.0 .+ (i - 1)
                     @test r.groups[1].values === buf  # refilled, not reallocated
                 end
-                @test_throws InvalidParameterError read!(rd, T0 + Minute(30))
+                @test_throws InvalidParameterError read_at!(rd, T0 + Minute(30))
             end
             rev = StaticReader(s, Hour(1), reverse(keys))
             read_step!(rev, 4)
@@ -225,7 +225,7 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             fkeys = [Key(i, COMPONENT, ABSTRACT_DETERMINISTIC, "p"; resolution = Hour(1), interval = Day(1)) for i in 0:29]
             ForecastReader(s, ABSTRACT_DETERMINISTIC, Hour(1), fkeys) do fr
                 @test length(fr) == 3
-                read!(fr, T0 + Day(2))
+                read_at!(fr, T0 + Day(2))
                 w = values(fr)
                 @test size(w) == (24, 30)
                 @test w[:, 6] == collect(48.0:71.0) .+ 5000
@@ -246,30 +246,30 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test isempty(list_supplemental_attribute_associations(s; component_ids = Int[]))
             @test supplemental_attribute_association_counts(s) == (rows = 2, components = 2, attributes = 1)
             add_parent_child_associations!(s, [(40, "ThermalStandard", 99, "ACBus")])
-            @test get_children(s, 40) == [99] && get_parents(s, 99) == [40]
-            @test replace_parent_child_id!(s, 99, 98) == 1 && get_children(s, 40) == [98]
+            @test children_of(s, 40) == [99] && parents_of(s, 99) == [40]
+            @test replace_parent_child_id!(s, 99, 98) == 1 && children_of(s, 40) == [98]
             @test remove_supplemental_attribute_associations!(s; component_type = "PowerLoad") == 1
             meta = get_metadata(s, k)
             @test meta.units == "MW" && meta.length == 24 && meta.series_type == SINGLE_TIME_SERIES
             @test length(meta.data_hash) == 64 && meta.key == k
-            @test get_counts_by_hash(s, meta.data_hash) == Dict(SINGLE_TIME_SERIES => 1)
+            @test count_by_hash(s, meta.data_hash) == Dict(SINGLE_TIME_SERIES => 1)
             @test get_array(s, meta.data_hash) == collect(1.0:24.0)
             copy = copy_time_series!(s, k; owner_id = 7, owner_type = "ACBus")
             @test copy.owner_id == 7 && copy.features == Dict{String,Any}("zone" => 2)
-            @test list_keys_by_hash(s, meta.data_hash) == [k, copy]
-            @test get_num_arrays(s) == 1
+            @test keys_by_hash(s, meta.data_hash) == [k, copy]
+            @test count_arrays(s) == 1
             renamed = rename_time_series!(s, copy, "p2")
             @test replace_owner_id!(s, 7, 70) == 1
             @test !has_time_series(s, renamed)
-            @test get_counts_by_type(s) == Dict(SINGLE_TIME_SERIES => 2)
+            @test counts_by_type(s) == Dict(SINGLE_TIME_SERIES => 2)
             @test list_names(s) == ["max_active_power", "p2"]
             @test list_owner_types(s) == ["ACBus", "ThermalStandard"]
             @test list_resolutions(s) == [Hour(1)]
             add_time_series!(s, Deterministic("f", T0, Hour(1), Hour(2), Hour(2), 2, zeros(2, 2)); owner_id = 3,
                              owner_type = "Wind")
-            (params,) = get_forecast_parameters(s)
+            (params,) = forecast_parameters(s)
             @test params.count == 2 && params.horizon == Hour(2) && params.initial_timestamp == T0
-            @test only(get_static_summary(s)).series == 2
+            @test only(static_summary(s)).series == 2
         end
     end
 
@@ -309,9 +309,9 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
     @testset "empty results" begin
         TsStore.create(tmpstore()) do s
             @test isempty(list_keys(s)) && isempty(list_names(s)) && isempty(list_intervals(s))
-            @test isempty(list_supplemental_attribute_associations(s)) && isempty(get_children(s, 1))
-            @test isempty(get_counts_by_type(s)) && get_num_arrays(s) == 0
-            @test isempty(get_forecast_parameters(s)) && isempty(get_static_summary(s))
+            @test isempty(list_supplemental_attribute_associations(s)) && isempty(children_of(s, 1))
+            @test isempty(counts_by_type(s)) && count_arrays(s) == 0
+            @test isempty(forecast_parameters(s)) && isempty(static_summary(s))
             @test verify_integrity(s).problems == String[]
         end
     end

@@ -126,7 +126,7 @@ def test_probabilistic_reader_and_window_starts(path):
             w = rd.read_window(2)
             assert w.shape == (2, 3, 4)
             np.testing.assert_array_equal(w[1], data[:, :, 2])
-            assert rd.read(T0 + dt.timedelta(days=1)) is w
+            assert rd.read_at(T0 + dt.timedelta(days=1)) is w
 
 
 def test_every_exception_class_from_real_input(path):
@@ -238,8 +238,9 @@ def test_the_fixed_names_and_signatures():
     assert params(tsstore.Store.open) == ["path", "read_only"]
     assert params(tsstore.Store.add_time_series) == ["ts", "owner_id", "owner_type", "owner_category", "features",
                                                       "units", "ext"]
+    # stop, not end: one name in C, Python and Julia (docs/vocabulary.md), where end is a keyword.
     assert params(tsstore.Store.get_time_series) == [
-        "owner", "name", "time_series_type", "owner_category", "resolution", "interval", "start", "end", "length",
+        "owner", "name", "time_series_type", "owner_category", "resolution", "interval", "start", "stop", "length",
         "count", "features", "feature_values"]
     assert inspect.signature(tsstore.Store.get_time_series).parameters["time_series_type"].default is \
         tsstore.SingleTimeSeries
@@ -302,7 +303,7 @@ def test_owner_category_filters_and_open_ranges(path):
         assert s.get_metadata(comp)["initial_timestamp"] == epoch  # 0 ms is a timestamp, not "none"
         tail = s.get_time_series(comp, start=epoch + dt.timedelta(hours=45))
         np.testing.assert_array_equal(tail.data, [45.0, 46.0, 47.0])
-        head = s.get_time_series(comp, end=epoch + dt.timedelta(hours=1))
+        head = s.get_time_series(comp, stop=epoch + dt.timedelta(hours=1))
         np.testing.assert_array_equal(head.data, [0.0, 1.0])
 
 

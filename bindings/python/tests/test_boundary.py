@@ -71,7 +71,7 @@ def test_a_get_crosses_at_most_twice_and_a_reader_step_once(tmp_path, counting):
         with s.static_reader("PT1H", keys) as rd:
             del counting.calls[:]
             np.testing.assert_array_equal(rd.read_step(5), [0.0, 5.0, 10.0])
-            assert counting.calls == ["tsstore_static_reader_read"]
+            assert counting.calls == ["tsstore_static_reader_read_step"]
 
 
 def test_an_add_returns_the_keys_the_library_stored(tmp_path):

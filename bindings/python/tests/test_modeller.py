@@ -124,12 +124,14 @@ def test_start_length_end_and_count(system):
     assert part.initial_timestamp == T0 + 3 * HOUR
     part = system.get_time_series(1, "max_active_power", start=T0 + 46 * HOUR)
     np.testing.assert_array_equal(part.data, [46.0, 47.0])
-    part = system.get_time_series(1, "max_active_power", end=T0 + 2 * HOUR)
+    part = system.get_time_series(1, "max_active_power", stop=T0 + 2 * HOUR)
     np.testing.assert_array_equal(part.data, [0.0, 1.0, 2.0])
     with pytest.raises(ValueError, match="get_time_series: length: 5 steps from start"):
         system.get_time_series(1, "max_active_power", start=T0 + 44 * HOUR, length=5)
-    with pytest.raises(TypeError, match="end or length"):
-        system.get_time_series(1, "max_active_power", start=T0, end=T0, length=2)
+    with pytest.raises(TypeError, match="stop or length"):
+        system.get_time_series(1, "max_active_power", start=T0, stop=T0, length=2)
+    with pytest.raises(TypeError, match="get_time_series: end: the last point of a range is stop="):
+        system.get_time_series(1, "max_active_power", end=T0)  # the name before the bindings agreed
     windows = system.get_time_series(1, "max_active_power", time_series_type=tsstore.Deterministic,
                                      start=T0 + 2 * HOUR, count=2)
     assert windows.count == 2 and windows.initial_timestamp == T0 + 2 * HOUR

@@ -47,7 +47,7 @@ def test_keys_features_ranges_and_lists(path):
         assert k == tsstore.Key(7, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "max_active_power", "PT1H",
                                 None, {"scenario": "high", "model_year": 2030})
         assert s.has_time_series(k)
-        part = s.get_time_series(k, start=T0 + dt.timedelta(hours=2), end=dt.datetime(2024, 1, 1, 4))  # naive = UTC
+        part = s.get_time_series(k, start=T0 + dt.timedelta(hours=2), stop=dt.datetime(2024, 1, 1, 4))  # naive = UTC
         np.testing.assert_array_equal(part.data, [2.0, 3.0, 4.0])
         stamps = [np.datetime64("2024-01-01T00:00"), np.datetime64("2024-01-01T07:30:00.250")]
         s.add_time_series(tsstore.NonSequentialTimeSeries("outage", stamps, np.array([1.0, 0.5])), owner_id=9,
@@ -266,16 +266,16 @@ def test_readers_fill_reused_arrays(path):
             assert rd.grid() == (T0, 72)
             buf = rd.groups[0].values
             for h in range(72):
-                np.testing.assert_array_equal(rd.read(T0 + dt.timedelta(hours=h)), np.arange(30) * 1000.0 + h)
+                np.testing.assert_array_equal(rd.read_at(T0 + dt.timedelta(hours=h)), np.arange(30) * 1000.0 + h)
                 assert rd.groups[0].values is buf  # reused, not reallocated
             with pytest.raises(tsstore.InvalidParameterError):
-                rd.read(T0 + dt.timedelta(minutes=30))
+                rd.read_at(T0 + dt.timedelta(minutes=30))
         assert s.transform_single_time_series("PT24H", "PT24H") == 30
         fkeys = [tsstore.Key(i, OwnerCategory.COMPONENT, SeriesType.ABSTRACT_DETERMINISTIC, "p", "PT1H", "P1D")
                  for i in range(30)]
         with s.forecast_reader(SeriesType.ABSTRACT_DETERMINISTIC, "PT1H", fkeys) as fr:
             assert fr.grid() == (T0, 3)
-            w = fr.read(T0 + dt.timedelta(days=2))
+            w = fr.read_at(T0 + dt.timedelta(days=2))
             assert w.shape == (30, 24)
             np.testing.assert_array_equal(w[5], np.arange(48, 72) + 5000.0)
 

@@ -697,8 +697,8 @@ SIGNATURES = {
     "tsstore_static_reader_group_keys": (c_int32, (c_void_p, c_size_t, c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_static_reader_bind(tsstore_static_reader *reader, size_t group, void *dst, size_t capacity)
     "tsstore_static_reader_bind": (c_int32, (c_void_p, c_size_t, c_void_p, c_size_t)),
-    # int32_t tsstore_static_reader_read(tsstore_static_reader *reader, int64_t step)
-    "tsstore_static_reader_read": (c_int32, (c_void_p, c_int64)),
+    # int32_t tsstore_static_reader_read_step(tsstore_static_reader *reader, int64_t step)
+    "tsstore_static_reader_read_step": (c_int32, (c_void_p, c_int64)),
     # int32_t tsstore_static_reader_read_at(tsstore_static_reader *reader, int64_t timestamp_ms)
     "tsstore_static_reader_read_at": (c_int32, (c_void_p, c_int64)),
     # void tsstore_static_reader_free(tsstore_static_reader *reader)
@@ -713,8 +713,8 @@ SIGNATURES = {
     "tsstore_forecast_reader_group_keys": (c_int32, (c_void_p, c_size_t, c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_forecast_reader_bind(tsstore_forecast_reader *reader, size_t group, void *dst, size_t capacity)
     "tsstore_forecast_reader_bind": (c_int32, (c_void_p, c_size_t, c_void_p, c_size_t)),
-    # int32_t tsstore_forecast_reader_read(tsstore_forecast_reader *reader, int64_t window)
-    "tsstore_forecast_reader_read": (c_int32, (c_void_p, c_int64)),
+    # int32_t tsstore_forecast_reader_read_window(tsstore_forecast_reader *reader, int64_t window)
+    "tsstore_forecast_reader_read_window": (c_int32, (c_void_p, c_int64)),
     # int32_t tsstore_forecast_reader_read_at(tsstore_forecast_reader *reader, int64_t start_ms)
     "tsstore_forecast_reader_read_at": (c_int32, (c_void_p, c_int64)),
     # void tsstore_forecast_reader_free(tsstore_forecast_reader *reader)

@@ -29,6 +29,8 @@ class _Reader:
     """What both readers share: the groups bound to arrays, the key-order view and the
     handle's lifetime."""
 
+    _by_index: str  # the C read of step / window i
+
     _prefix = ""
     _layered = False
 
@@ -41,7 +43,7 @@ class _Reader:
         self.lock = threading.RLock()
         self.keys = list(keys)
         self._fn = {name: getattr(lib, "tsstore_" + self._prefix + name) for name in
-                    ("info", "group", "group_keys", "bind", "read", "read_at", "free")}
+                    ("info", "group", "group_keys", "bind", self._by_index, "read_at", "free")}
         info = raw.tsstore_reader_info()
         info.struct_size = sizeof(info)
         check(self._fn["info"](handle, byref(info)))
@@ -58,7 +60,7 @@ class _Reader:
             self._ordered = np.empty_like(self.groups[0].values)
         # A step is the hot path of a simulation loop (issue 17's bar: C + 1 µs): it calls
         # these directly rather than through _fn, _live, check and _result.
-        self._read = self._fn["read"]
+        self._read = self._fn[self._by_index]
         self._values = self.groups[0].values if self._in_order else None
 
     def _bound_group(self, handle: int, g: int) -> Group:
@@ -135,13 +137,13 @@ class _Reader:
 class StaticReader(_Reader):
     """Reads one timestamp of many SingleTimeSeries sharing one grid.
 
-    read(t) / read_step(i) fill every group's values ([n_keys, *element_shape]) and return
+    read_at(t) / read_step(i) fill every group's values ([n_keys, *element_shape]) and return
     them in key order when the keys form one group (else None: read .groups). The returned
     array is the same object on every read."""
 
-    _prefix = "static_reader_"
+    _prefix, _by_index = "static_reader_", "read_step"
 
-    def read(self, t: Any) -> np.ndarray | None:
+    def read_at(self, t: Any) -> np.ndarray | None:
         """Reads the step at timestamp t (a grid point: never rounded)."""
         return self._at(t)
 
@@ -152,17 +154,17 @@ class StaticReader(_Reader):
 class ForecastReader(_Reader):
     """Reads one window of many forecasts sharing a window timeline.
 
-    read(start) / read_window(i) fill every group's values ([n_keys, H, *E]; Probabilistic
+    read_at(start) / read_window(i) fill every group's values ([n_keys, H, *E]; Probabilistic
     and Scenarios [n_keys, layers, H, *E]) and return them in key order when the keys form
     one group. The returned array is the same object on every read."""
 
-    _prefix = "forecast_reader_"
+    _prefix, _by_index = "forecast_reader_", "read_window"
 
     def __init__(self, store: Any, handle: int, keys: Sequence[Key], layered: bool) -> None:
         self._layered = layered
         super().__init__(store, handle, keys)
 
-    def read(self, start: Any) -> np.ndarray | None:
+    def read_at(self, start: Any) -> np.ndarray | None:
         """Reads the window starting at start (a window start: never rounded)."""
         return self._at(start)
 

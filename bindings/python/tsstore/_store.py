@@ -316,7 +316,7 @@ class Store:
     def get_time_series(self, owner: "int | Key", name: str | None = None, *,
                         time_series_type: Any = SingleTimeSeries,
                         owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
-                        interval: Any = None, start: Any = None, end: Any = None, length: int | None = None,
+                        interval: Any = None, start: Any = None, stop: Any = None, length: int | None = None,
                         count: int | None = None, features: dict | None = None, **feature_values: Any) -> Any:
         """Reads a series, named infrasys style or by a Key.
 
@@ -328,20 +328,22 @@ class Store:
         several series match, the InvalidParameterError lists them. A Key names one series
         exactly: ``get_time_series(key)``.
 
-        Part of a series: for SingleTimeSeries / NonSequentialTimeSeries, start and end
-        (SingleTimeSeries: the steps from floor(start) to ceil(end); NonSequential: [start,
-        end)) or start and length (steps); for forecasts, the windows starting in [start,
-        end], or count windows from start. A DeterministicSingleTimeSeries reads as a
-        Deterministic."""
+        Part of a series: for SingleTimeSeries / NonSequentialTimeSeries, start and stop
+        (SingleTimeSeries: the steps from floor(start) to ceil(stop); NonSequential: [start,
+        stop)) or start and length (steps); for forecasts, the windows starting in [start,
+        stop], or count windows from start. A DeterministicSingleTimeSeries reads as a
+        Deterministic. (stop is the name C and Julia use too; Julia cannot say end.)"""
         try:
+            if "end" in feature_values:  # the argument's name before the three bindings agreed
+                raise TypeError("end: the last point of a range is stop=; a feature named 'end' goes in features={...}")
             q, key = self._lookup_of("get_time_series", owner, name, time_series_type, owner_category,
                                      resolution, interval, features, feature_values)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "get_time_series") from None
         try:
-            if start is None and end is None and length is None and count is None:
+            if start is None and stop is None and length is None and count is None:
                 return self._read(q, key, lib.tsstore_get)
-            return self._read_part(q, key, start, end, length, count)
+            return self._read_part(q, key, start, stop, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
 
@@ -366,22 +368,22 @@ class Store:
                          resolution, interval, feats if (features is not None or feature_values) else None)
         return q, None
 
-    def _read_part(self, q: Any, key: Key | None, start: Any, end: Any, length: int | None,
+    def _read_part(self, q: Any, key: Key | None, start: Any, stop: Any, length: int | None,
                    count: int | None) -> Any:
         """A range of a static series or some windows of a forecast."""
-        if length is not None and end is not None:
-            raise TypeError("give end or length, not both")
-        if count is not None and end is not None:
-            raise TypeError("give end or count, not both")
+        if length is not None and stop is not None:
+            raise TypeError("give stop or length, not both")
+        if count is not None and stop is not None:
+            raise TypeError("give stop or count, not both")
         info = _info()
         check(lib.tsstore_get_info(self._handle(), byref(q), byref(info)))
         typ = info.key.series_type
         static = typ in (SeriesType.SINGLE_TIME_SERIES, SeriesType.NON_SEQUENTIAL_TIME_SERIES)
         if static:
             if count is not None:
-                raise TypeError("count counts forecast windows; a static series takes start with end or length")
+                raise TypeError("count counts forecast windows; a static series takes start with stop or length")
             lo = _MIN_MS if start is None else cv.millis(start)
-            hi = _MAX_MS if end is None else cv.millis(end)
+            hi = _MAX_MS if stop is None else cv.millis(stop)
             ts = self._read(q, key, lib.tsstore_get_range, lo, hi)
             if length is not None:
                 n = operator.index(length)
@@ -392,11 +394,11 @@ class Store:
                     ts.timestamps = ts.timestamps[:n]
             return ts
         if length is not None:
-            raise TypeError("length counts steps of a static series; a forecast takes start with end or count "
+            raise TypeError("length counts steps of a static series; a forecast takes start with stop or count "
                             "(windows)")
         first = info.initial_ms if start is None else cv.millis(start)
-        if end is not None:
-            last = cv.millis(end)
+        if stop is not None:
+            last = cv.millis(stop)
         elif count is not None:
             n = operator.index(count)
             if n < 1:

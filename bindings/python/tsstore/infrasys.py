@@ -286,7 +286,7 @@ class TsStoreTimeSeriesStorage(TimeSeriesStorageBase):
             index, n = metadata.get_range(start_time=start_time, length=length)
             first = metadata.initial_timestamp + index * metadata.resolution
             last = first + (n - 1) * metadata.resolution
-            data = self._store.get_time_series(key, start=first, end=last).data
+            data = self._store.get_time_series(key, start=first, stop=last).data
         return SingleTimeSeries(uuid=metadata.time_series_uuid, name=metadata.name,
                                 resolution=metadata.resolution,
                                 initial_timestamp=start_time or metadata.initial_timestamp,
