@@ -26,6 +26,20 @@ echo "julia tests: $("$julia" --version), 2 threads, $TSSTORE_LIBRARY"
 # Bounds of minutes for a hang (the suite takes well under one).
 timeout 30m "$julia" --startup-file=no --project=bindings/julia --threads=2 bindings/julia/test/runtests.jl
 
+# Interoperability, judged by other tools: the conformance store read from Julia equals the
+# fixture's values; a store Julia writes reads back through the Python binding and netCDF4,
+# and passes the library's integrity and grid checks. The project's Python environment
+# (make pyenv) holds those readers.
+python=${TSSTORE_PYTHON:-$root/.venv/bin/python}
+if [ -x "$python" ]; then
+    "$python" bindings/julia/test/check_interop.py "$julia"
+elif [ -n "${CI:-}" ]; then
+    echo "julia tests: no Python environment at $python for the interoperability checks (make pyenv)" >&2
+    exit 1
+else
+    echo "julia tests: no Python environment at $python: the interoperability checks are skipped (make pyenv)"
+fi
+
 # The examples the two READMEs teach, as they stand, each in an empty directory.
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
