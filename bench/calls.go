@@ -24,7 +24,7 @@ var (
 )
 
 // callsWorkload measures what one call costs from Go (the core), from C (the library) and
-// from Python (the binding) on the same store: whole-series get, a StaticReader step over
+// from Python and Julia (the bindings) on the same store: whole-series get, a StaticReader step over
 // every series, and has. The differences are what each layer adds.
 func callsWorkload(cfg *config) ([]result, error) {
 	n, length, repeats := *callsN, 24, max(*callsRounds, 1)
@@ -54,11 +54,14 @@ func callsWorkload(cfg *config) ([]result, error) {
 		func() (map[string]float64, error) {
 			return pythonFigures("calls", lib, "calls.py", path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats))
 		},
-		func() (map[string]float64, error) { return goCalls(path, n, length, repeats) })
+		func() (map[string]float64, error) { return goCalls(path, n, length, repeats) },
+		func() (map[string]float64, error) {
+			return juliaFigures(lib, "calls.jl", path, strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(repeats))
+		})
 	if err != nil {
 		return nil, err
 	}
-	cFigs, pyFigs, goFigs := figs[0], figs[1], figs[2]
+	cFigs, pyFigs, goFigs, jlFigs := figs[0], figs[1], figs[2], figs[3]
 	label := fmt.Sprintf("%d × %d f64, median of %d, best of %d interleaved rounds", n, length, repeats, max(*callsInter, 1))
 	var out []result
 	for _, c := range []struct{ key, what, bar string }{
@@ -73,6 +76,13 @@ func callsWorkload(cfg *config) ([]result, error) {
 			result{"calls", label, c.what + ", Python − C (the binding's overhead)", pyFigs[c.key] - cFigs[c.key], "µs"},
 			result{"calls", label, c.what + ", Python / C" + barNote(c.bar), pyFigs[c.key] / cFigs[c.key], "×"},
 		)
+		if v, ok := jlFigs[c.key]; ok {
+			out = append(out, result{"calls", label, c.what + ", Julia binding", v, "µs"},
+				result{"calls", label, c.what + ", Julia − C", v - cFigs[c.key], "µs"})
+		}
+	}
+	if v, ok := jlFigs["get_by_name_us"]; ok {
+		out = append(out, result{"calls", label, "get by owner and name, Julia binding", v, "µs"})
 	}
 	if v, ok := pyFigs["get_by_name_us"]; ok { // Python only: get_time_series(owner_id, name)
 		out = append(out,
@@ -133,6 +143,29 @@ func pythonFigures(workload, lib, script string, args ...string) (map[string]flo
 	figs, err := keyValues(py)
 	if err != nil {
 		return nil, fmt.Errorf("%s (Python %s; `make pyenv` builds one): %w", workload, *callsPython, err)
+	}
+	return figs, nil
+}
+
+// juliaFigures runs script (a file of bench/calls) with args under the Julia that
+// scripts/provide-julia.sh provides, on the library in lib, and returns the key=value figures
+// it prints: none, and a note on stderr, when no Julia can be had (a benchmark, not a test).
+func juliaFigures(lib, script string, args ...string) (map[string]float64, error) {
+	_, here, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(here))
+	out, err := exec.Command(filepath.Join(root, "scripts", "provide-julia.sh")).Output()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "calls: no Julia could be provided (%v): the Julia column is left out\n", err)
+		return map[string]float64{}, nil
+	}
+	jl := exec.Command(strings.TrimSpace(string(out)), append([]string{"--startup-file=no",
+		"--project=" + filepath.Join(root, "bindings", "julia"), filepath.Join(filepath.Dir(here), "calls", script)},
+		args...)...)
+	jl.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"),
+		"JULIA_DEPOT_PATH="+filepath.Join(root, "build", "julia", "depot"))
+	figs, err := keyValues(jl)
+	if err != nil {
+		return nil, fmt.Errorf("calls (Julia %s): %w", script, err)
 	}
 	return figs, nil
 }
