@@ -35,8 +35,8 @@ const (
 	modellerHorizonH = 48
 )
 
-// modellerWorkload runs a modeller's script, phase by phase, from Python and from Go on the
-// same data, and prints each phase's ratio beside the bar of issue 18 (Python ≤ 1.3 × Go).
+// modellerWorkload runs a modeller's script, phase by phase, from Python, Julia and Go on the
+// same data, and prints each phase's ratio beside its bar (each binding ≤ 1.3 × Go).
 func modellerWorkload(cfg *config) ([]result, error) {
 	buses, gens, fcs, reps := *modellerBuses, *modellerGens, *modellerForecasts, max(*modellerRepeats, 1)
 	lib, err := filepath.Abs(*callsLibDir)
@@ -44,6 +44,11 @@ func modellerWorkload(cfg *config) ([]result, error) {
 		return nil, err
 	}
 	pyFigs, err := pythonFigures("modeller", lib, "modeller.py", filepath.Join(cfg.dir, "modeller_py"),
+		strconv.Itoa(buses), strconv.Itoa(gens), strconv.Itoa(fcs), strconv.Itoa(reps))
+	if err != nil {
+		return nil, err
+	}
+	jlFigs, err := juliaFigures(lib, "modeller.jl", filepath.Join(cfg.dir, "modeller_jl"),
 		strconv.Itoa(buses), strconv.Itoa(gens), strconv.Itoa(fcs), strconv.Itoa(reps))
 	if err != nil {
 		return nil, err
@@ -72,6 +77,10 @@ func modellerWorkload(cfg *config) ([]result, error) {
 			result{"modeller", label, p.name + ": " + p.what + ", Go core", g * 1e3, "ms"},
 			result{"modeller", label, p.name + ": " + p.what + ", Python", pv * 1e3, "ms"},
 			result{"modeller", label, p.name + ": Python / Go (bar: ≤ 1.3)", pv / g, "×"})
+		if jv, ok := jlFigs[p.name]; ok {
+			out = append(out, result{"modeller", label, p.name + ": " + p.what + ", Julia", jv * 1e3, "ms"},
+				result{"modeller", label, p.name + ": Julia / Go (bar: ≤ 1.3)", jv / g, "×"})
+		}
 	}
 	return out, nil
 }
