@@ -41,6 +41,7 @@ export Store, Key, TimeSeriesData, Forecast, SingleTimeSeries, NonSequentialTime
        add_supplemental_attribute_associations!, add_parent_child_associations!,
        has_supplemental_attribute_association, has_parent_child_association,
        list_supplemental_attribute_associations, list_parent_child_associations,
+       list_component_ids_with_attributes, list_attribute_ids_of_components, list_metadata, shared_arrays,
        remove_supplemental_attribute_associations!, remove_parent_child_associations!, children_of, parents_of,
        replace_association_component_id!, replace_parent_child_id!, supplemental_attribute_association_counts,
        parent_child_association_counts,

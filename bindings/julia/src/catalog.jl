@@ -64,6 +64,25 @@ list_supplemental_attribute_associations(s::Store; component_ids = nothing, attr
                                          component_type = nothing, attribute_type = nothing) =
     list_associations(s, SUPPLEMENTAL, component_ids, attribute_ids, component_type, attribute_type)
 
+"""The distinct components carrying the given attributes (all: nothing), ascending."""
+list_component_ids_with_attributes(s::Store; attribute_ids = nothing, attribute_type = nothing) =
+    sort!(unique(r[1] for r in list_supplemental_attribute_associations(s; attribute_ids = attribute_ids,
+                                                                          attribute_type = attribute_type)))
+
+"""The distinct attributes attached to the given components (all: nothing), ascending."""
+list_attribute_ids_of_components(s::Store; component_ids = nothing, attribute_type = nothing) =
+    sort!(unique(r[3] for r in list_supplemental_attribute_associations(s; component_ids = component_ids,
+                                                                          attribute_type = attribute_type)))
+
+"""The arrays more than one series references: data_hash (hex) => their keys."""
+function shared_arrays(s::Store)
+    groups = Dict{String,Vector{Key}}()
+    for m in list_metadata(s)
+        push!(get!(() -> Key[], groups, m.data_hash), m.key)
+    end
+    return filter(kv -> length(kv[2]) > 1, groups)
+end
+
 """Rows of (parent_id, parent_type, child_id, child_type) matching every filter."""
 list_parent_child_associations(s::Store; parent_ids = nothing, child_ids = nothing, parent_type = nothing,
                                child_type = nothing) =

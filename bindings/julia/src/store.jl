@@ -496,15 +496,25 @@ The keys matching every given filter, in insertion order. owner_id without owner
 matches the id under either category; name_glob is a SQLite GLOB ("max_*"); features match
 as a subset.
 """
-function list_keys(s::Store; owner_id = nothing, owner_category = nothing, series_type = nothing, name = nothing,
-                   name_glob = nothing, owner_type = nothing, resolution = nothing, interval = nothing,
-                   features = nothing)
+list_keys(s::Store; kw...) = listed(info -> key_from_lookup(info.key), s, Key; kw...)
+
+"""
+    list_metadata(store; filters...) -> Vector{NamedTuple}
+
+The record ([`get_metadata`](@ref)) of every series `list_keys(store; filters...)` selects,
+read with the listing: one C call.
+"""
+list_metadata(s::Store; kw...) = listed(metadata_of, s, NamedTuple; kw...)
+
+function listed(f_entry, s::Store, ::Type{T}; owner_id = nothing, owner_category = nothing, series_type = nothing,
+                name = nothing, name_glob = nothing, owner_type = nothing, resolution = nothing, interval = nothing,
+                features = nothing) where {T}
     h = handle(s)
     return with_filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,
                        features) do f
         out = Ref{Ptr{L.tsstore_keys}}(C_NULL)
         check(L.tsstore_list_keys(h, f, out))
-        keys_from_list(out[])
+        infos_from_list(out[], f_entry, T)
     end
 end
 

@@ -257,13 +257,18 @@ lookup_features(features, rest) = isempty(rest) ? features :
 
 """The keys of a C key list, which this frees (their strings are the list's, read before)."""
 function keys_from_list(list::Ptr{L.tsstore_keys})
+    return infos_from_list(list, info -> key_from_lookup(info.key), Key)
+end
+
+"""f of each entry's series_info of a key list (read before the list is freed, with it)."""
+function infos_from_list(list::Ptr{L.tsstore_keys}, f, ::Type{T}) where {T}
     try
         n = Ref{Csize_t}(0)
         check(L.tsstore_keys_len(list, n))
-        n[] == 0 && return Key[]
+        n[] == 0 && return T[]
         infos = fill(L.tsstore_series_info(), Int(n[]))
         check(L.tsstore_keys_get(list, 0, n[], infos))
-        return Key[key_from_lookup(info.key) for info in infos]
+        return T[f(info) for info in infos]
     finally
         L.tsstore_keys_free(list)
     end

@@ -244,6 +244,12 @@ hourly(name, data; t0 = T0) = SingleTimeSeries(name, t0, Hour(1), data)
             @test has_supplemental_attribute_association(s, 2, 10)
             @test [r[1] for r in list_supplemental_attribute_associations(s; attribute_ids = [10])] == [1, 2]
             @test isempty(list_supplemental_attribute_associations(s; component_ids = Int[]))
+            add_supplemental_attribute_associations!(s, [(2, "PowerLoad", 11, "GeographicInfo")])
+            @test list_component_ids_with_attributes(s; attribute_ids = [10]) == [1, 2]
+            @test list_component_ids_with_attributes(s) == [1, 2]
+            @test list_attribute_ids_of_components(s; component_ids = [2]) == [10, 11]
+            @test list_attribute_ids_of_components(s; component_ids = [1]) == [10]
+            remove_supplemental_attribute_associations!(s; attribute_ids = [11])
             @test supplemental_attribute_association_counts(s) == (rows = 2, components = 2, attributes = 1)
             add_parent_child_associations!(s, [(40, "ThermalStandard", 99, "ACBus")])
             @test children_of(s, 40) == [99] && parents_of(s, 99) == [40]

@@ -62,6 +62,18 @@
         @test [maximum(ts.data) for ts in big] == [96.0]
         @test only(get_time_series_multiple(s; type = Deterministic)).data == fc
 
+        # Records with the listing, and the arrays several series share.
+        records = list_metadata(s; name = "load")
+        @test [r.key for r in records] == list_keys(s; name = "load")
+        @test records == [get_metadata(s, k) for k in list_keys(s; name = "load")]
+        @test records[1].units === nothing && records[1].owner_type == "PowerLoad" && records[1].length == 48 && records[3].key.owner_category == SUPPLEMENTAL_ATTRIBUTE
+        @test isempty(shared_arrays(s))
+        again = add_time_series!(s, hourly("load", load); owner_id = 11, owner_type = "PowerLoad")
+        shared = shared_arrays(s)
+        first_load = only(list_keys(s; owner_id = 1, name = "load"))
+        @test length(shared) == 1 && only(values(shared)) == [first_load, again]
+        remove_time_series!(s, again)
+
         # Counts and the forecast parameters the store's forecasts share.
         @test get_time_series_counts(s) == (components_with_time_series = 3,
                                             supplemental_attributes_with_time_series = 1,
