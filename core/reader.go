@@ -95,16 +95,23 @@ const readerBandBytes = 32 << 20
 // typ may be the abstract deterministic type to mix Deterministic and
 // DeterministicSingleTimeSeries.
 func (s *Store) NewForecastReader(typ SeriesType, resolution Period, qs []Lookup) (*ForecastReader, error) {
-	const op = "forecast_reader"
+	return buildReader(s, "forecast_reader", qs, func(keys []Key, ms []*Metadata) (*ForecastReader, error) {
+		return s.newForecastReader(typ, resolution, keys, ms)
+	})
+}
+
+// buildReader resolves a reader's lookups under the store's lock, in one pass and one catalog
+// snapshot (resolveLookups; a failure names which[i]), and builds the reader of them.
+func buildReader[R any](s *Store, op string, qs []Lookup, build func([]Key, []*Metadata) (R, error)) (R, error) {
+	var r R
 	if err := s.lock(op, false); err != nil {
-		return nil, err
+		return r, err
 	}
 	defer s.mu.Unlock()
-	var r *ForecastReader
 	err := s.snapshot(func() error {
 		keys, ms, err := s.resolveLookups(op, qs)
 		if err == nil {
-			r, err = s.newForecastReader(typ, resolution, keys, ms)
+			r, err = build(keys, ms)
 		}
 		return err
 	})

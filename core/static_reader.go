@@ -61,20 +61,9 @@ type staticMember struct {
 // each named by a lookup (Lookups makes them of keys): they are resolved once, in one pass,
 // and a failure, or a series on another grid, names which[i].
 func (s *Store) NewStaticReader(resolution Period, qs []Lookup) (*StaticReader, error) {
-	const op = "static_reader"
-	if err := s.lock(op, false); err != nil {
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	var r *StaticReader
-	err := s.snapshot(func() error {
-		keys, ms, err := s.resolveLookups(op, qs)
-		if err == nil {
-			r, err = s.newStaticReader(resolution, keys, ms)
-		}
-		return err
+	return buildReader(s, "static_reader", qs, func(keys []Key, ms []*Metadata) (*StaticReader, error) {
+		return s.newStaticReader(resolution, keys, ms)
 	})
-	return r, withOp(op, err)
 }
 
 // newStaticReader builds the reader over keys and their records ms (resolveLookups).
