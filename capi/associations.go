@@ -281,21 +281,15 @@ func tsstore_association_counts(p C.uintptr_t, table C.int32_t, counts *C.tsstor
 	})
 }
 
-// assocList is a listing of association rows, their type names in C memory it owns.
+// assocList is a listing of association rows, the C copies of their type names owned by
+// the list.
 type assocList struct {
-	rows         []assocRow
-	mem          unsafe.Pointer
-	aOffs, bOffs []int
+	rows []assocRow
+	text interner
 }
 
 func newAssocList(rows []assocRow) C.uintptr_t {
-	var p strPack
-	l := &assocList{rows: rows, aOffs: make([]int, len(rows)), bOffs: make([]int, len(rows))}
-	for i, r := range rows {
-		l.aOffs[i], l.bOffs[i] = p.add(r.aType), p.add(r.bType)
-	}
-	l.mem = p.inCMemory()
-	return C.uintptr_t(register(kindAssociations, l))
+	return C.uintptr_t(register(kindAssociations, &assocList{rows: rows}))
 }
 
 func getAssociations(p C.uintptr_t) (*assocList, error) {
@@ -347,7 +341,7 @@ func (l *assocList) put(first, n C.size_t, dst *C.tsstore_association) error {
 		j := int(first) + i
 		e := element(dst, stride, i)
 		e.a_id, e.b_id = C.int64_t(l.rows[j].a), C.int64_t(l.rows[j].b)
-		e.a_type, e.b_type = at(l.mem, l.aOffs[j]), at(l.mem, l.bOffs[j])
+		e.a_type, e.b_type = l.text.text(l.rows[j].aType), l.text.text(l.rows[j].bType)
 	}
 	return nil
 }
@@ -356,6 +350,6 @@ func (l *assocList) put(first, n C.size_t, dst *C.tsstore_association) error {
 func tsstore_associations_free(p C.uintptr_t) {
 	defer guardVoid()
 	if l, ok := unregister(uintptr(p), kindAssociations).(*assocList); ok {
-		C.free(l.mem)
+		l.text.free()
 	}
 }

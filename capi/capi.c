@@ -56,25 +56,6 @@ const char *ts_get_error(void) {
 typedef void (*ts_log_fn)(const char *line, void *user);
 void ts_call_log(void *fn, const char *line, void *user) { ((ts_log_fn)fn)(line, user); }
 
-/* The strings of a struct answer (names, types, features of a series_info) live in one
- * block per thread, freed by the thread's next call that makes one and when the thread
- * ends: the header promises them until the thread's next call into the library. */
-static pthread_key_t ts_arena_key;
-static pthread_once_t ts_arena_once = PTHREAD_ONCE_INIT;
-
-static void ts_make_arena_key(void) { pthread_key_create(&ts_arena_key, free); }
-
-char *ts_arena_take(size_t n) {
-    pthread_once(&ts_arena_once, ts_make_arena_key);
-    free(pthread_getspecific(ts_arena_key));
-    char *b = malloc(n > 0 ? n : 1);
-    if (pthread_setspecific(ts_arena_key, b) != 0) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
 /* The strings of a series descriptor, in the order owner_type, name, features_json, units,
  * ext: out[i] is TS_STR_NULL for NULL, TS_STR_SAME when the text equals the same field of
  * prev (the previous descriptor of a batch; NULL for none), else its length. A batch of

@@ -28,8 +28,6 @@ TS_HIDDEN const ts_error_record *ts_get_error_record(void);
 TS_HIDDEN const char *ts_error_string(const ts_error_record *r, int i);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
-/* The calling thread's block for the strings of struct answers: each call frees the last. */
-TS_HIDDEN char *ts_arena_take(size_t n);
 /* A batch add reads each descriptor's strings with one call: see capi.c. */
 #define TS_DESC_STRINGS 5
 #define TS_STR_NULL (-1)

@@ -10,19 +10,17 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
-// stringsHandle is a list of strings in one block of C memory the handle owns.
+// stringsHandle is a list of strings, their C copies owned by the handle.
 type stringsHandle struct {
-	mem  unsafe.Pointer
-	offs []int
+	vals []*C.char
+	text interner
 }
 
 func newStringsHandle(vals []string) C.uintptr_t {
-	var p strPack
-	h := &stringsHandle{offs: make([]int, len(vals))}
+	h := &stringsHandle{vals: make([]*C.char, len(vals))}
 	for i, v := range vals {
-		h.offs[i] = p.add(v)
+		h.vals[i] = h.text.text(v)
 	}
-	h.mem = p.inCMemory()
 	return C.uintptr_t(register(kindStrings, h))
 }
 
@@ -76,7 +74,7 @@ func tsstore_strings_len(p C.uintptr_t, n *C.size_t) (status C.int32_t) {
 		err = nullOut("len")
 	}
 	if err == nil {
-		*n = C.size_t(len(h.offs))
+		*n = C.size_t(len(h.vals))
 	}
 	return noFail(err)
 }
@@ -89,10 +87,10 @@ func tsstore_strings_get(p C.uintptr_t, i C.size_t, out **C.char) (status C.int3
 	case err != nil:
 	case out == nil:
 		err = nullOut("out")
-	case uint64(i) >= uint64(len(h.offs)):
-		err = badArg(core.ArgNone, "i: %d is outside the list's %d strings", i, len(h.offs))
+	case uint64(i) >= uint64(len(h.vals)):
+		err = badArg(core.ArgNone, "i: %d is outside the list's %d strings", i, len(h.vals))
 	default:
-		*out = at(h.mem, h.offs[i])
+		*out = h.vals[i]
 	}
 	return noFail(err)
 }
@@ -101,7 +99,7 @@ func tsstore_strings_get(p C.uintptr_t, i C.size_t, out **C.char) (status C.int3
 func tsstore_strings_free(p C.uintptr_t) {
 	defer guardVoid()
 	if h, ok := unregister(uintptr(p), kindStrings).(*stringsHandle); ok {
-		C.free(h.mem)
+		h.text.free()
 	}
 }
 

@@ -20,7 +20,6 @@ import (
 // checks, so a wrong length in this layer is an error it reports (tests/ctest/go-runtime.supp
 // only hides Go-internal noise).
 
-// fromC copies n bytes of caller memory into a new Go buffer, aligned for any element type.
 // borrowed views n bytes of caller memory at p, valid during the call only (never nil).
 func borrowed(p unsafe.Pointer, n int) []byte {
 	if n == 0 {
@@ -29,6 +28,7 @@ func borrowed(p unsafe.Pointer, n int) []byte {
 	return unsafe.Slice((*byte)(p), n)
 }
 
+// fromC copies n bytes of caller memory into a new Go buffer, aligned for any element type.
 func fromC(p unsafe.Pointer, n int) []byte {
 	b := alignedBuffer(n)
 	if n > 0 {

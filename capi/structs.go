@@ -278,27 +278,6 @@ func optStringPtr(p *C.char) *string {
 	return &s
 }
 
-// strPack gathers the strings of a list handle's answers into one block of C memory the
-// handle owns.
-type strPack struct{ buf []byte }
-
-// add appends s and its NUL, returning its offset in the block.
-func (p *strPack) add(s string) int {
-	off := len(p.buf)
-	p.buf = append(p.buf, s...)
-	p.buf = append(p.buf, 0)
-	return off
-}
-
-// inCMemory copies the block into new C memory, freed by the owner with C.free.
-func (p *strPack) inCMemory() unsafe.Pointer {
-	mem := C.malloc(C.size_t(max(len(p.buf), 1)))
-	toC(mem, p.buf)
-	return mem
-}
-
-func at(base unsafe.Pointer, off int) *C.char { return (*C.char)(unsafe.Add(base, off)) }
-
 var infoSize = unsafe.Sizeof(C.tsstore_series_info{})
 
 // fillInfo builds the series_info of m (and, when ext is not nil, of what a read returned),
