@@ -151,7 +151,8 @@ type errorRecord struct {
 // takes it ("descs[3].shape[0]", "which.features_json"), the message starting with the
 // core's operation.
 func recordOf(err error, fn string) errorRecord {
-	r := errorRecord{status: statusOf(err), item: -1, reason: err.Error(), message: err.Error()}
+	r := errorRecord{status: statusOf(err), item: -1, operation: operationOf(fn), reason: err.Error(),
+		message: err.Error()}
 	var e *core.Error
 	if !errors.As(err, &e) {
 		return r
@@ -161,7 +162,10 @@ func recordOf(err error, fn string) errorRecord {
 	if errors.As(err, &sp) {
 		cField = sp.cField
 	}
-	r.arg, r.detail, r.operation, r.reason = e.Arg, e.Detail, e.Op, e.Msg
+	r.arg, r.detail, r.reason = e.Arg, e.Detail, e.Msg
+	if e.Op != "" { // else refused while the arguments were read, before the core ran
+		r.operation = e.Op
+	}
 	if e.Err != nil {
 		r.reason += ": " + e.Err.Error()
 	}
@@ -170,8 +174,8 @@ func recordOf(err error, fn string) errorRecord {
 	}
 	var b strings.Builder
 	b.WriteString("tsstore: ")
-	if e.Op != "" {
-		b.WriteString(e.Op + ": ")
+	if r.operation != "" {
+		b.WriteString(r.operation + ": ")
 	}
 	if path := cPath(e, fn, cField); path != "" {
 		b.WriteString(path + ": ")
@@ -182,6 +186,29 @@ func recordOf(err error, fn string) errorRecord {
 	}
 	r.message = b.String()
 	return r
+}
+
+// coreOperations names the core operation each C function that decodes a series, lookup or
+// filter runs, so that a refusal of its arguments names the operation a refusal by the core
+// would (the bindings word their argument names by it: a series' fields in an add).
+var coreOperations = map[string]string{
+	"tsstore_add": "add_time_series", "tsstore_add_batch": "add_time_series_batch",
+	"tsstore_has": "has_time_series", "tsstore_get_info": "describe_time_series",
+	"tsstore_get": "get_time_series", "tsstore_get_range": "get_time_series",
+	"tsstore_get_windows": "get_time_series", "tsstore_get_timestamps": "get_timestamps",
+	"tsstore_get_percentiles": "get_metadata", "tsstore_get_many": "get_many",
+	"tsstore_remove": "remove_time_series", "tsstore_remove_where": "remove_where",
+	"tsstore_list_keys": "list_keys", "tsstore_static_reader_new": "static_reader",
+	"tsstore_forecast_reader_new": "forecast_reader",
+}
+
+// operationOf is the operation a refusal in the C function fn names: the core's for the
+// functions above, else the function's own name without its prefix.
+func operationOf(fn string) string {
+	if op, ok := coreOperations[fn]; ok {
+		return op
+	}
+	return strings.TrimPrefix(fn, "tsstore_")
 }
 
 // store writes r into the calling thread's error record (capi.c).

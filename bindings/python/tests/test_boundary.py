@@ -123,9 +123,16 @@ def test_a_refusal_carries_the_item_and_argument_the_library_blamed(tmp_path):
                                          features={"units": 1})])
         e = err.value
         assert (e.item, e.arg, e.detail) == (1, tsstore._raw.TSSTORE_ARG_FEATURES, "units")
+        # Refused while the library read its arguments, before the core ran: the report still
+        # names the operation, which says whose argument names apply.
+        assert e.operation == "add_time_series_batch"
         assert str(e).startswith("add_time_series_bulk: items[1]: features['units']: ")
         assert "descs" not in str(e) and "features_json" not in str(e)  # the C spelling stays out
         assert s.list_keys(name="r") == []
+        with pytest.raises(tsstore.InvalidParameterError) as err:
+            s.get_time_series(5, "p", features={"units": 1})
+        assert err.value.operation == "get_time_series" and str(err.value).startswith(
+            "get_time_series: features['units']: ")
         with pytest.raises(tsstore.NotFoundError) as err:
             s.get_time_series(5, "p")
         e = err.value

@@ -124,7 +124,7 @@ def _joined(*parts: str) -> str:
 _A = raw
 # The operations of the library that add series: there the library's series fields are the
 # parts of the series ts, and a list argument is the items of a bulk add.
-_ADDS = frozenset(("add_time_series", "add_time_series_batch", "batch_add", ""))
+_ADDS = frozenset(("add_time_series", "add_time_series_batch", "batch_add"))
 _IN_AN_ADD = {_A.TSSTORE_ARG_SERIES: "ts", _A.TSSTORE_ARG_SERIES_TYPE: "ts", _A.TSSTORE_ARG_NAME: "ts.name",
               _A.TSSTORE_ARG_DTYPE: "ts.data", _A.TSSTORE_ARG_SHAPE: "ts.data", _A.TSSTORE_ARG_DATA: "ts.data",
               _A.TSSTORE_ARG_INITIAL_TIMESTAMP: "ts.initial_timestamp",
