@@ -151,7 +151,7 @@ class Store:
     def __init__(self, handle: int) -> None:
         self._h: int | None = handle
         self._lock = threading.Lock()
-        # The size of the last read of each (name, type, call) by owner and name: the buffer
+        # The size of the last read by owner and name of each (name, type, whole or part): the buffer
         # the next such read offers, so that it is one C call (_read).
         self._sizes: dict = {}
 

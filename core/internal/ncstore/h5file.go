@@ -9,7 +9,7 @@ import (
 	"github.com/tsstore/tsstore/core/internal/h5"
 )
 
-// A read-only store opens its file through HDF5 directly (package h5), not through netcdf-c:
+// A store opens its file through HDF5 directly (package h5), not through netcdf-c:
 // nc_open reads every variable's metadata and keeps three datasets open per forecast, so its
 // cost grows with what the store holds (31 s and gigabytes at 100,000 forecasts), where
 // HDF5 opens the file by its root group and a dataset only when a read needs it
@@ -290,7 +290,7 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 		return sv.varid, nil
 	}
 	v := f.h5
-	d, err := v.grp.OpenDataset(sv.name, 0, 1) // no cache: see openWithStandaloneCache
+	d, err := v.grp.OpenDataset(sv.name, 0, 1) // no chunk cache: a standalone array moves whole chunks
 	if err != nil {
 		if ok, ierr := v.grp.IsDataset(sv.name); ierr == nil && !ok {
 			return -1, errNotVariable

@@ -145,8 +145,7 @@ func (f *File) filters(s *h5.VarSpec) {
 
 // undefine removes what a define that failed part way created (created lists the names),
 // so that the file holds no dimension or variable of it: a later define of the same names
-// would otherwise fail on them for as long as the store lives (netcdf-c's route kept a
-// failed define in memory only). When every name is gone it gives back the dimension ids
+// would otherwise fail on them for as long as the store lives. When every name is gone it gives back the dimension ids
 // taken since nextDimID was mark: left unused they would be a gap, after which the dimension
 // created last never again has id count−1 and every later session scans the whole group
 // for the highest id (firstFreeDimID).

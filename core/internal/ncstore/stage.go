@@ -38,13 +38,12 @@ type Array struct {
 // Key is the array's content address and storage mode.
 func (a *Array) Key() ArrayKey { return ArrayKey{a.Digest, a.Packed} }
 
-// bandBytes bounds the row band of a packed dataset moved per netcdf call when writing,
-// zero-filling or copying.
+// bandBytes bounds the row band of a packed dataset moved per HDF5 call when reading,
+// writing, zero-filling or rehashing.
 const bandBytes = 64 << 20
 
 // WriteArrays writes pending arrays into the file: every new dataset and variable is
-// defined in one define phase (leaving define mode makes netcdf-c write and flush HDF5
-// metadata at a cost that grows with the file), then packed columns are written in row
+// defined first, in one define phase, then packed columns are written in row
 // bands that cover whole chunks of each dataset, each chunk once, and standalone arrays one
 // call each. It returns the arrays it wrote (with their hash slots), also on failure, so a
 // rollback can free them.
