@@ -60,7 +60,14 @@ function series_array(s::Store, w::Which, start_time, len, count)
 end
 
 function static_array(s::Store, w::Which, m, start_time, len)
-    ts = start_time === nothing ? read_part(s, w, nothing, nothing) : read_part(s, w, start_time, nothing)
+    stop = nothing
+    if len !== nothing && m.series_type == SINGLE_TIME_SERIES
+        # Only the len steps asked for are read, not the rest of the series: the last is
+        # len - 1 steps after the first, on the series' grid.
+        t0 = start_time === nothing ? m.initial_timestamp : DateTime(start_time)
+        stop = from_millis(timeline(millis(t0), m.resolution, Int(len))[end])
+    end
+    ts = read_part(s, w, start_time, stop)
     t = timestamps(ts)
     if start_time !== nothing && (isempty(t) || first(t) != DateTime(start_time))
         throw(ArgumentError("start_time: $(start_time) is not a step of $(m.key.name) ($(m.series_type))"))

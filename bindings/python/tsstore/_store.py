@@ -384,6 +384,11 @@ class Store:
                 raise TypeError("count counts forecast windows; a static series takes start with stop or length")
             lo = _MIN_MS if start is None else cv.millis(start)
             hi = _MAX_MS if stop is None else cv.millis(stop)
+            if length is not None and typ == SeriesType.SINGLE_TIME_SERIES and operator.index(length) >= 1:
+                # Only the steps asked for are read, not the rest of the series: the last is
+                # length - 1 steps after the first, on the series' grid.
+                first = info.initial_ms if start is None else lo
+                hi = int(cv.timeline(first, info.key.resolution, operator.index(length))[-1].astype(np.int64))
             ts = self._read(q, key, lib.tsstore_get_range, lo, hi)
             if length is not None:
                 n = operator.index(length)
