@@ -173,10 +173,8 @@ end
 distinct set) is decoded once."""
 function keys_from_lookups(qs::AbstractVector{L.tsstore_lookup})
     seen = Dict{Ptr{L.tsstore_feature},Dict{String,Any}}()
-    key(q) = Key(q.owner_id, OwnerCategory(q.owner_category), SeriesType(q.series_type), text_field(q.name),
-                 dates_period(q.resolution), dates_period(q.interval),
-                 copy(get!(() -> features_from(q.features, q.n_features), seen, q.features)), q.series_id)
-    return Key[key(q) for q in qs]
+    feats(q) = copy(get!(() -> features_from(q.features, q.n_features), seen, q.features))
+    return Key[key_from_lookup(q, feats(q)) for q in qs]
 end
 
 """
@@ -343,7 +341,8 @@ end
 Reads a series, or part of it: for a SingleTimeSeries floor(start)…ceil(stop) on its grid; for
 a NonSequentialTimeSeries the timestamps in [start, stop); for a forecast the windows starting
 in [start, stop] (window starts; from the first window without start, the one at start without
-stop). A DeterministicSingleTimeSeries reads as a Deterministic. The library writes the values straight into the Julia array returned.
+stop). A DeterministicSingleTimeSeries reads as a Deterministic. The library writes the values
+straight into the Julia array returned.
 
 The second form looks the series up by owner and name as InfrastructureSystems.jl users write
 `get_time_series(SingleTimeSeries, component, name; features...)`: T is SingleTimeSeries,

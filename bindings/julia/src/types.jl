@@ -179,10 +179,10 @@ Base.:(==)(a::Key, b::Key) =
 Base.hash(k::Key, h::UInt) = hash((k.owner_id, k.owner_category, k.series_type, k.name), h)
 
 """The key of a tsstore_lookup the library filled (its strings and features read now: they are
-the store's or a list's)."""
-key_from_lookup(q::L.tsstore_lookup) =
+the store's or a list's); `features`, when the caller decoded the lookup's set already."""
+key_from_lookup(q::L.tsstore_lookup, features = features_from(q.features, q.n_features)) =
     Key(q.owner_id, OwnerCategory(q.owner_category), SeriesType(q.series_type), text_field(q.name),
-        dates_period(q.resolution), dates_period(q.interval), features_from(q.features, q.n_features), q.series_id)
+        dates_period(q.resolution), dates_period(q.interval), features, q.series_id)
 
 # ---- lookups --------------------------------------------------------------------------------
 
