@@ -81,18 +81,25 @@ const JULIA_ARGS = Dict(
     "TSSTORE_ARG_OWNER_TYPE" => "owner_type", "TSSTORE_ARG_NAME" => "name", "TSSTORE_ARG_RESOLUTION" => "resolution",
     "TSSTORE_ARG_INTERVAL" => "interval", "TSSTORE_ARG_FEATURES" => "features", "TSSTORE_ARG_UNITS" => "units",
     "TSSTORE_ARG_EXT" => "ext", "TSSTORE_ARG_START" => "start", "TSSTORE_ARG_END" => "stop",
-    "TSSTORE_ARG_KEYS" => "keys",  # (ARG_LOOKUP: the reason names the lookup itself) "TSSTORE_ARG_STEP" => "step",
+    "TSSTORE_ARG_KEYS" => "keys", "TSSTORE_ARG_STEP" => "step",
+    # The lookup or series as a whole, or nothing: the reason names them itself.
+    "TSSTORE_ARG_NONE" => "", "TSSTORE_ARG_LOOKUP" => "", "TSSTORE_ARG_SERIES" => "", "TSSTORE_ARG_FILTER" => "",
     "TSSTORE_ARG_HASH" => "data_hash", "TSSTORE_ARG_NEW_NAME" => "name", "TSSTORE_ARG_NEW_ID" => "new",
     "TSSTORE_ARG_GROUP" => "group", "TSSTORE_ARG_BYTES" => "nbytes", "TSSTORE_ARG_A_TYPE" => "rows",
     "TSSTORE_ARG_B_TYPE" => "rows",
 )
+
+# The library's spelling of each code (its header comment's first name: "dst", "which"),
+# for those the tables above leave out.
+const C_NAMES = Dict{String,String}(name => String(split(split(comment, ",")[1], " (")[1])
+                                    for (_, name, comment) in L.ARGS)
 
 const ADD_OPERATIONS = ("add_time_series", "add_time_series_batch")
 
 """The Julia spelling of what a failure blames: `items[3]: ts.data`, `features["x"]`, `keys[2]`."""
 function julia_argument(op::AbstractString, arg::AbstractString, item, detail::AbstractString)
     adding = op in ADD_OPERATIONS
-    name = get(adding ? JULIA_ARGS_ADD : Dict{String,String}(), arg, get(JULIA_ARGS, arg, ""))
+    name = get(adding ? JULIA_ARGS_ADD : Dict{String,String}(), arg, get(JULIA_ARGS, arg, get(C_NAMES, arg, "")))
     if arg == "TSSTORE_ARG_FEATURES" && !isempty(detail) && !all(isdigit, detail)
         name = "features[$(repr(detail))]"
     elseif arg == "TSSTORE_ARG_NONE" && !isempty(detail)

@@ -44,3 +44,26 @@
         @test err.msg == "get_time_series: " * err.reason
     end
 end
+
+@testset "refusals name every argument the Julia way" begin
+    # Every code has a spelling: a Julia argument, "" where the reason names the thing
+    # itself, else the library's own name; none is left out or blank by mistake.
+    for (code, name, _) in TsStore.LibTsStore.ARGS
+        spelled = TsStore.julia_argument("get_time_series", name, nothing, "")
+        blank = name in ("TSSTORE_ARG_NONE", "TSSTORE_ARG_LOOKUP", "TSSTORE_ARG_SERIES", "TSSTORE_ARG_FILTER")
+        @test isempty(spelled) == blank
+    end
+    @test TsStore.julia_argument("get_time_series", "TSSTORE_ARG_STEP", nothing, "") == "step"
+    @test TsStore.julia_argument("get_time_series", "TSSTORE_ARG_BUFFER", nothing, "") == "dst"
+    TsStore.create(tmpstore()) do s
+        add_time_series!(s, hourly("p", zeros(3)); owner_id = 1, owner_type = "G")
+        StaticReader(s, Hour(1), list_keys(s)) do rd
+            err = try
+                read_step!(rd, 9)
+            catch e
+                e
+            end
+            @test err isa InvalidParameterError && occursin(": step: ", err.msg)
+        end
+    end
+end
