@@ -139,7 +139,6 @@ class Key:
         each, so each distinct pointer is read once however many keys share it."""
         names: dict = {}
         feats: dict = {}
-        periods: dict = {}
 
         def text(addr: int) -> str:
             v = names.get(addr)
@@ -153,12 +152,6 @@ class Key:
                 v = feats[addr] = cv.features_from_json(string_at(addr)) if addr else {}
             return v
 
-        def period(unit: int, value: int) -> Any:
-            v = periods.get((unit, value), _UNSET)
-            if v is _UNSET:
-                v = periods[(unit, value)] = cv._value_of(value, unit)
-            return v
-
         new, setattr_ = object.__new__, object.__setattr__
         out = []
         cols = (qs["owner_id"].tolist(), qs["owner_category"].tolist(), qs["series_type"].tolist(),
@@ -169,13 +162,11 @@ class Key:
             k = new(cls)
             f = features(fj)
             setattr_(k, "__dict__", {"owner_id": oid, "owner_category": _CATEGORIES[cat], "series_type": _TYPES[typ],
-                                     "name": text(name), "resolution": period(ru, rv), "interval": period(iu, iv),
+                                     "name": text(name), "resolution": cv._value_of(rv, ru),
+                                     "interval": cv._value_of(iv, iu),
                                      "features": dict(f) if f else {}, "_id": sid})
             out.append(k)
         return out
-
-
-_UNSET = object()
 
 
 def _owner_id(value: Any) -> int:
