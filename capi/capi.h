@@ -1,6 +1,6 @@
-/* Private to the cgo package: the thread-local last-error slot, the string arena and the log
- * trampoline. The exported functions take handles as uintptr_t (see handles.go),
- * ABI-identical to the opaque pointers of include/tsstore.h; cgo declares them from the
+/* Private to the cgo package: the thread-local last-error slot, reading a descriptor's
+ * strings, and the log trampoline. The exported functions take handles as uintptr_t (see
+ * handles.go), ABI-identical to the opaque pointers of include/tsstore.h; cgo declares them from the
  * //export comments, which is why tsstore.h is included for its types only. */
 #ifndef TSSTORE_CAPI_H
 #define TSSTORE_CAPI_H
