@@ -140,7 +140,7 @@ func Lookups(keys []Key) []Lookup {
 
 // Which names the one series an operation acts on: a Key (exactly that series) or a Lookup
 // (an owner and a name, narrowed by whatever else it gives; several matches are refused,
-// listing them). Has, GetMetadata, Remove and the reads take either.
+// listing them). Has, GetMetadata and Remove take either.
 type Which interface{ which() Lookup }
 
 func (k Key) which() Lookup    { return k.Lookup() }
