@@ -2,38 +2,14 @@ package core
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/journal"
+	"github.com/tsstore/tsstore/core/internal/lifecycle"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
-
-// A compaction rewrite (CompactOptions.Rewrite) gives back the space format 0.11.0 cannot
-// shrink in place: free packed columns and standalone variables no row names. It writes the
-// live arrays into a new NetCDF file, laid out as a store written afresh with the survivors
-// in one batch, copies the catalog (VACUUM INTO), and replaces the old pair with the new one.
-//
-// The two files cannot be renamed in one step, so the replacement has a commit point of its
-// own (docs/reliability.md, "Compaction rewrite"):
-//
-//  1. the new pair is written into the directory <path>.compacting/ and fsynced;
-//  2. a marker, <path>.compacting/commit, records both files' sizes; written under another
-//     name, fsynced and renamed into place, then the directory and its parent are fsynced:
-//     the commit point;
-//  3. the new catalog and then the new .nc are renamed over the old ones, the parent
-//     directory is fsynced, and the marker and the directory go.
-//
-// A kill before the commit point leaves the old pair untouched (the directory is removed by
-// the next writable open or rewrite); a kill after it is finished by the next writable open
-// of the store, which completes step 3 (finishRewrite); a read-only open refuses until then.
-// Either way the store is one pair, whole: the old or the new.
 
 // CompactOptions configure Compact. A nil *CompactOptions means the defaults.
 type CompactOptions struct {
@@ -43,35 +19,9 @@ type CompactOptions struct {
 	Rewrite bool
 }
 
-const (
-	rewriteDirSuffix = ".compacting"
-	rewriteNCName    = "store.nc"
-	rewriteMarker    = "commit"
-	rewriteMagic     = "tsstore compaction rewrite 1"
-)
-
 // rewriteBatchBytes bounds the array bytes a rewrite holds in memory at once (a variable so
 // that a test can make a small store arrive in many batches).
 var rewriteBatchBytes = 64 << 20
-
-func rewriteDir(path string) string { return path + rewriteDirSuffix }
-
-// rewriteHook, when a test sets it, is called at each step of a rewrite with the step's name
-// ("written", "committed", "store.nc.sqlite renamed", "store.nc renamed"): the tests kill
-// the process there.
-var rewriteHook func(step string)
-
-func rewriteStep(step string) {
-	if rewriteHook != nil {
-		rewriteHook(step)
-	}
-}
-
-// rewriteFiles are the new pair's paths inside the rewrite directory and their final names.
-func rewriteFiles(path string) (tmpNC, tmpCat string) {
-	tmpNC = filepath.Join(rewriteDir(path), rewriteNCName)
-	return tmpNC, CatalogPath(tmpNC)
-}
 
 // checkRewritable refuses a rewrite of a store that has no files (in memory), or whose files
 // are symbolic links: renaming the new files into place would replace the links and leave
@@ -91,46 +41,46 @@ func (s *Store) checkRewritable(op string) error {
 // rewriteLocked writes the live arrays and the catalog into a new pair and replaces the old
 // pair with it; the store then continues on the new pair. The unit must be committed.
 func (s *Store) rewriteLocked(op string, rep *CompactReport) error {
-	before := pairSize(s.path)
-	if err := removeStaleRewrite(s.path); err != nil {
-		return wrapIO(op, err, "removing what an earlier rewrite left in %s", rewriteDir(s.path))
+	before := lifecycle.PairSize(s.path)
+	if err := lifecycle.RemoveStaleRewrite(s.path); err != nil {
+		return wrapIO(op, err, "removing what an earlier rewrite left in %s", lifecycle.RewriteDir(s.path))
 	}
-	if err := os.Mkdir(rewriteDir(s.path), 0o755); err != nil {
-		return wrapIO(op, err, "creating %s", rewriteDir(s.path))
+	if err := os.Mkdir(lifecycle.RewriteDir(s.path), 0o755); err != nil {
+		return wrapIO(op, err, "creating %s", lifecycle.RewriteDir(s.path))
 	}
-	tmpNC, tmpCat := rewriteFiles(s.path)
+	tmpNC, tmpCat := lifecycle.RewriteFiles(s.path)
 	if err := s.writeRewrite(op, tmpNC, tmpCat); err != nil {
-		os.RemoveAll(rewriteDir(s.path))
+		os.RemoveAll(lifecycle.RewriteDir(s.path))
 		return err
 	}
-	rewriteStep("written")
+	lifecycle.Step("written")
 	// The new file is held as this store's from now on (its inode survives the rename), so
 	// that another open in this process cannot take the new pair while it goes in place.
-	newID, err := claim(op, tmpNC, false)
+	newID, err := lifecycle.Claim(op, tmpNC, false)
 	if err != nil {
-		os.RemoveAll(rewriteDir(s.path))
-		return err
+		os.RemoveAll(lifecycle.RewriteDir(s.path))
+		return ncErr(err)
 	}
-	if err := commitRewrite(s.path, tmpNC, tmpCat); err != nil {
-		release(newID, false)
-		os.RemoveAll(rewriteDir(s.path))
+	if err := lifecycle.CommitRewrite(s.path, tmpNC, tmpCat); err != nil {
+		lifecycle.Release(newID, false)
+		os.RemoveAll(lifecycle.RewriteDir(s.path))
 		return wrapIO(op, err, "committing the rewrite of %s", s.path)
 	}
-	rewriteStep("committed")
+	lifecycle.Step("committed")
 	// From here the new pair is the store. Close the old files, put the new ones in place
 	// and continue on them.
 	s.nc.Close()
 	s.cat.Close()
-	release(s.file, false)
+	lifecycle.Release(s.file, false)
 	s.closed = true
-	if err := finishRewrite(s.path); err != nil {
-		release(newID, false)
+	if err := lifecycle.FinishRewrite(s.path); err != nil {
+		lifecycle.Release(newID, false)
 		return wrapIO(op, err, "the rewrite of %s is committed but could not be put in place; the next open of the store finishes it", s.path)
 	}
 	if err := s.reopenLocked(op, newID); err != nil {
 		return err
 	}
-	rep.BytesBefore, rep.BytesAfter = before, pairSize(s.path)
+	rep.BytesBefore, rep.BytesAfter = before, lifecycle.PairSize(s.path)
 	return nil
 }
 
@@ -177,28 +127,14 @@ func (s *Store) writeRewrite(op, tmpNC, tmpCat string) error {
 		return wrapIO(op, err, "copying the catalog into %s", tmpCat)
 	}
 	for _, p := range [][2]string{{tmpNC, s.path}, {tmpCat, CatalogPath(s.path)}} {
-		if err := sameOwnerAndMode(p[0], p[1]); err != nil {
+		if err := lifecycle.SameOwnerAndMode(p[0], p[1]); err != nil {
 			return wrapIO(op, err, "giving %s the permissions of %s", p[0], p[1])
 		}
-		if err := fsyncPath(p[0]); err != nil {
+		if err := lifecycle.FsyncPath(p[0]); err != nil {
 			return wrapIO(op, err, "syncing %s", p[0])
 		}
 	}
 	return nil
-}
-
-// sameOwnerAndMode gives a new file the permissions of the old one it replaces: a private
-// store stays private, a group's stays writable by the group. The owner is kept where the
-// process may set it (as root, or a group it is in); elsewhere the new file is its own.
-func sameOwnerAndMode(tmp, old string) error {
-	fi, err := os.Stat(old)
-	if err != nil {
-		return err
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		os.Chown(tmp, int(st.Uid), int(st.Gid))
-	}
-	return os.Chmod(tmp, fi.Mode().Perm())
 }
 
 // liveArray is one array a catalog row names, as the rewrite writes it.
@@ -328,199 +264,16 @@ func (s *Store) readLiveArrays(batch []*liveArray) ([]*ncstore.Array, error) {
 	return out, nil
 }
 
-// commitRewrite writes the marker that makes the new pair the store (step 2).
-func commitRewrite(path, tmpNC, tmpCat string) error {
-	var b strings.Builder
-	fmt.Fprintln(&b, rewriteMagic)
-	for _, p := range []string{tmpNC, tmpCat} {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %d\n", filepath.Base(p), fi.Size())
-	}
-	marker := filepath.Join(rewriteDir(path), rewriteMarker)
-	if err := writeFileSynced(marker+".tmp", []byte(b.String())); err != nil {
-		return err
-	}
-	if err := os.Rename(marker+".tmp", marker); err != nil {
-		return err
-	}
-	if err := fsyncPath(rewriteDir(path)); err != nil {
-		return err
-	}
-	// The directory's own entry too: made by mkdir and never synced before.
-	return fsyncPath(filepath.Dir(path))
-}
-
-// readMarker parses a commit marker into file name → size.
-func readMarker(marker string) (map[string]int64, error) {
-	b, err := os.ReadFile(marker)
-	if err != nil {
-		return nil, err
-	}
-	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
-	if len(lines) != 3 || lines[0] != rewriteMagic {
-		return nil, fmt.Errorf("%s is not a tsstore rewrite marker", marker)
-	}
-	sizes := map[string]int64{}
-	for _, l := range lines[1:] {
-		name, n, ok := strings.Cut(l, " ")
-		size, err := strconv.ParseInt(n, 10, 64)
-		if !ok || err != nil || size < 0 {
-			return nil, fmt.Errorf("%s: line %q is not a file and its size", marker, l)
-		}
-		sizes[name] = size
-	}
-	return sizes, nil
-}
-
-// finishCommittedRewrite puts in place the new pair of a compaction rewrite that was killed
-// after its commit point (openStore calls it first). A read-only open changes nothing, so it
-// refuses.
-func finishCommittedRewrite(op, path string, readOnly bool) error {
-	if _, err := os.Stat(filepath.Join(rewriteDir(path), rewriteMarker)); err != nil {
-		return nil
-	}
-	if readOnly {
-		return newErr(ErrIO, op, ArgPath,
-			"a compaction rewrite of %s was cut short after its commit point; open the store for writing once to finish it (a read-only open changes nothing)", path)
-	}
-	if err := finishRewrite(path); err != nil {
-		return wrapIO(op, err, "finishing the compaction rewrite of %s", path)
-	}
-	return nil
-}
-
-// finishRewrite completes step 3 of a committed rewrite: it renames whichever of the new
-// files are still in the rewrite directory over the old ones, then removes the marker and
-// the directory. It is idempotent, so a kill inside it is finished by the next call, and
-// it does nothing when no marker is there.
-func finishRewrite(path string) error {
-	marker := filepath.Join(rewriteDir(path), rewriteMarker)
-	sizes, err := readMarker(marker)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	tmpNC, tmpCat := rewriteFiles(path)
-	for _, pair := range [][2]string{{tmpCat, CatalogPath(path)}, {tmpNC, path}} {
-		tmp, final := pair[0], pair[1]
-		want, ok := sizes[filepath.Base(tmp)]
-		if !ok {
-			return fmt.Errorf("%s does not record %s", marker, filepath.Base(tmp))
-		}
-		fi, err := os.Stat(tmp)
-		switch {
-		case err == nil && fi.Size() != want:
-			return fmt.Errorf("%s is %d bytes; the rewrite's marker records %d", tmp, fi.Size(), want)
-		case err == nil:
-			if err := os.Rename(tmp, final); err != nil {
-				return err
-			}
-			rewriteStep(filepath.Base(tmp) + " renamed")
-		case errors.Is(err, os.ErrNotExist):
-			// Renamed by an earlier call: the final file must be the one the marker records.
-			if ffi, ferr := os.Stat(final); ferr != nil || ffi.Size() != want {
-				return fmt.Errorf("%s is gone but %s is not the %d bytes the rewrite's marker records", tmp, final, want)
-			}
-		default:
-			return err
-		}
-	}
-	if err := fsyncPath(filepath.Dir(path)); err != nil {
-		return err
-	}
-	if err := os.Remove(marker); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	if err := os.Remove(rewriteDir(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
-	return fsyncPath(filepath.Dir(path))
-}
-
-// removeStaleRewrite removes what a rewrite cut short before its commit point left: the
-// rewrite directory with the new pair's files, and nothing else (a directory holding other
-// files is left alone and reported).
-func removeStaleRewrite(path string) error {
-	dir := rewriteDir(path)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	tmpNC, tmpCat := rewriteFiles(path)
-	// The -journal files are the .nc's and SQLite's (VACUUM INTO keeps one beside its copy
-	// while it runs).
-	ours := map[string]bool{filepath.Base(tmpNC): true, filepath.Base(tmpCat): true,
-		filepath.Base(tmpNC) + "-journal": true, filepath.Base(tmpCat) + "-journal": true,
-		rewriteMarker + ".tmp": true}
-	for _, e := range entries {
-		if !ours[e.Name()] {
-			return fmt.Errorf("%s holds %s, which a rewrite did not write; remove the directory by hand", dir, e.Name())
-		}
-	}
-	for _, e := range entries {
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	return os.Remove(dir)
-}
-
 // reopenLocked opens the store's pair again after a rewrite put a new one in place; id is
 // the new file's claim, which it keeps or releases.
-func (s *Store) reopenLocked(op string, id fileID) error {
-	nc, cat, err := openPair(op, s.path, false)
+func (s *Store) reopenLocked(op string, id lifecycle.FileID) error {
+	nc, cat, err := lifecycle.OpenPair(op, s.path, false)
 	if err != nil {
-		release(id, false)
+		lifecycle.Release(id, false)
 		return withOp(op, err)
 	}
 	nc.SetReadCache(s.nc.ReadCache()) // the old file's, as SetReadCache left it
 	s.nc, s.cat, s.file, s.closed = nc, cat, id, false
 	s.unit = newUnit()
 	return nil
-}
-
-// pairSize is the size of a store's two files.
-func pairSize(path string) int64 {
-	var n int64
-	for _, p := range []string{path, CatalogPath(path)} {
-		if fi, err := os.Stat(p); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
-}
-
-func fsyncPath(p string) error {
-	f, err := os.Open(p)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func writeFileSynced(p string, b []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

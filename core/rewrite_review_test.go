@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/lifecycle"
 )
 
 // A SingleTimeSeries and a NonSequentialTimeSeries with the same values share a data_hash
@@ -267,7 +269,7 @@ func TestRewriteVacuumKillChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, tmpCat := rewriteFiles(path)
+	_, tmpCat := lifecycle.RewriteFiles(path)
 	go func() {
 		for {
 			if _, err := os.Lstat(tmpCat + "-journal"); err == nil {
@@ -324,9 +326,9 @@ func TestCompactRewriteKilledInVacuum(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
-		entries, _ := os.ReadDir(rewriteDir(path))
-		t.Errorf("%s is still there after a writable open: %v", rewriteDir(path), entries)
+	if _, err := os.Stat(lifecycle.RewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+		entries, _ := os.ReadDir(lifecycle.RewriteDir(path))
+		t.Errorf("%s is still there after a writable open: %v", lifecycle.RewriteDir(path), entries)
 	}
 	if _, err := s.Compact(&CompactOptions{Rewrite: true}); err != nil {
 		t.Fatal(err)
@@ -362,7 +364,7 @@ func TestRewriteUnderLimitChild(t *testing.T) {
 		_, rerr := s.Compact(&CompactOptions{Rewrite: true})
 		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &orig)
 		out := fmt.Sprintf("rewrite: %v\n", rerr)
-		if _, err := os.Stat(rewriteDir(path)); err == nil {
+		if _, err := os.Stat(lifecycle.RewriteDir(path)); err == nil {
 			out += "the rewrite directory is left\n"
 		}
 		if pair() != before {
@@ -444,14 +446,14 @@ func TestRewriteSecondOpenInProcessIsRefused(t *testing.T) {
 			}
 			var second *Store
 			var openErr error
-			defer func() { rewriteHook = nil }()
-			rewriteHook = func(at string) {
+			defer func() { lifecycle.StepHook = nil }()
+			lifecycle.StepHook = func(at string) {
 				if at == step {
 					second, openErr = Open(path)
 				}
 			}
 			_, err := s.Compact(&CompactOptions{Rewrite: true})
-			rewriteHook = nil
+			lifecycle.StepHook = nil
 			if second != nil {
 				second.Close()
 				t.Errorf("a second writable handle opened at %q", step)
@@ -482,7 +484,7 @@ func TestRewriteOfDamagedUncompressedStore(t *testing.T) {
 	if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), "nothing was changed") {
 		t.Fatalf("rewrite of a damaged array: %v", err)
 	}
-	if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(lifecycle.RewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("the refused rewrite left its directory")
 	}
 	mustAdd(t, s, gen(3), hourly("p", ramp(24, 200)), nil)

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tsstore/tsstore/core/internal/lifecycle"
 )
 
 // rewriteSeries is the i-th series of the rewrite tests: SingleTimeSeries of 168 steps in
@@ -136,8 +138,8 @@ func TestCompactRewriteGivesSpaceBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.SlotsReclaimed == 0 || rep.DeadStandalone == 0 || rep.BytesAfter >= rep.BytesBefore || rep.BytesAfter != pairSize(path) {
-		t.Fatalf("report %+v; the pair is %d bytes now", rep, pairSize(path))
+	if rep.SlotsReclaimed == 0 || rep.DeadStandalone == 0 || rep.BytesAfter >= rep.BytesBefore || rep.BytesAfter != lifecycle.PairSize(path) {
+		t.Fatalf("report %+v; the pair is %d bytes now", rep, lifecycle.PairSize(path))
 	}
 	// The store goes on: a write after the rewrite, then a read of it.
 	extra := rewriteSeries(99999)
@@ -147,8 +149,8 @@ func TestCompactRewriteGivesSpaceBack(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("%s is still there: %v", rewriteDir(path), err)
+	if _, err := os.Stat(lifecycle.RewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("%s is still there: %v", lifecycle.RewriteDir(path), err)
 	}
 	checkSurvivors(t, path, append(survivors, extra))
 	s, err = Open(path)
@@ -178,7 +180,7 @@ func TestCompactRewriteGivesSpaceBack(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got, base := pairSize(path), pairSize(fresh); float64(got) > 1.1*float64(base) {
+	if got, base := lifecycle.PairSize(path), lifecycle.PairSize(fresh); float64(got) > 1.1*float64(base) {
 		t.Fatalf("the rewritten pair is %d bytes, %.2f× a fresh store of the survivors (%d)", got, float64(got)/float64(base), base)
 	}
 	header := func(p string) string {
@@ -240,19 +242,19 @@ func TestCompactRewriteRefusals(t *testing.T) {
 		t.Fatalf("the error does not name the option: %v", err)
 	}
 	// A directory the rewrite did not make is not removed, and the rewrite says why.
-	if err := os.Mkdir(rewriteDir(path), 0o755); err != nil {
+	if err := os.Mkdir(lifecycle.RewriteDir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(rewriteDir(path), "notes.txt"), []byte("mine"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(lifecycle.RewriteDir(path), "notes.txt"), []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := pairSize(path)
+	before := lifecycle.PairSize(path)
 	_, err = s.Compact(&CompactOptions{Rewrite: true})
 	wantKind(t, err, ErrIO)
 	if !strings.Contains(err.Error(), "notes.txt") {
 		t.Fatalf("the error does not name the foreign file: %v", err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(rewriteDir(path), "notes.txt")); string(b) != "mine" || pairSize(path) != before {
+	if b, _ := os.ReadFile(filepath.Join(lifecycle.RewriteDir(path), "notes.txt")); string(b) != "mine" || lifecycle.PairSize(path) != before {
 		t.Fatal("the refused rewrite changed something")
 	}
 	s.Close()
@@ -275,7 +277,7 @@ func TestRewriteKillChild(t *testing.T) {
 		t.Skip("run by TestCompactRewriteKilledAtEachStep")
 	}
 	path := os.Getenv(rewriteKillEnv + "_PATH")
-	rewriteHook = func(at string) {
+	lifecycle.StepHook = func(at string) {
 		if at == step {
 			syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
@@ -331,8 +333,8 @@ func TestCompactRewriteKilledAtEachStep(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
-			if _, err := os.Stat(rewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("%s is still there after a writable open", rewriteDir(path))
+			if _, err := os.Stat(lifecycle.RewriteDir(path)); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("%s is still there after a writable open", lifecycle.RewriteDir(path))
 			}
 			same := fileDigest(t, path) == oldNC && fileDigest(t, CatalogPath(path)) == oldCat
 			if same == committed {

@@ -13,14 +13,15 @@ import (
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/journal"
+	"github.com/tsstore/tsstore/core/internal/lifecycle"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // CatalogSuffix is appended to the NetCDF path to name the catalog.
-const CatalogSuffix = ".sqlite"
+const CatalogSuffix = lifecycle.CatalogSuffix
 
 // CatalogPath is the catalog file of the store whose NetCDF file is ncPath.
-func CatalogPath(ncPath string) string { return ncPath + CatalogSuffix }
+func CatalogPath(ncPath string) string { return lifecycle.CatalogPath(ncPath) }
 
 // Store is an open store.
 type Store struct {
@@ -31,7 +32,7 @@ type Store struct {
 	readOnly bool
 	inMemory bool
 	closed   bool
-	file     fileID // registry entry of an on-disk store (see openfiles.go)
+	file     lifecycle.FileID // registry entry of an on-disk store (lifecycle.Claim)
 
 	unit        unitState // the open unit of work (see unit.go)
 	writeBuffer int
@@ -40,7 +41,7 @@ type Store struct {
 	featureSets map[string]Features
 }
 
-func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file fileID) *Store {
+func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file lifecycle.FileID) *Store {
 	return &Store{path: path, nc: nc, cat: cat, readOnly: readOnly, inMemory: inMemory, file: file,
 		unit: newUnit(), writeBuffer: DefaultWriteBuffer}
 }
@@ -91,11 +92,11 @@ func Create(path string, opts *CreateOptions) (*Store, error) {
 		os.Remove(CatalogPath(path))
 		return nil, wrapIO(op, err, "creating catalog %s", CatalogPath(path))
 	}
-	id, err := claim(op, path, false)
+	id, err := lifecycle.Claim(op, path, false)
 	if err != nil {
 		nc.Close()
 		cat.Close()
-		return nil, err
+		return nil, ncErr(err)
 	}
 	return assembleStore(path, nc, cat, false, false, id), nil
 }
@@ -110,57 +111,46 @@ func OpenReadOnly(path string) (*Store, error) { return openStore(path, true) }
 
 func openStore(path string, readOnly bool) (*Store, error) {
 	const op = "open"
-	if err := probe(op, path, readOnly); err != nil {
-		return nil, err
+	if err := openChecks(op, path, readOnly); err != nil {
+		return nil, ncErr(err)
 	}
-	if err := finishCommittedRewrite(op, path, readOnly); err != nil {
-		return nil, err
-	}
-	if !readOnly {
-		if err := checkWritable(op, path); err != nil {
-			return nil, err
-		}
-	}
-	id, err := claim(op, path, readOnly)
+	id, err := lifecycle.Claim(op, path, readOnly)
 	if err != nil {
-		return nil, err
+		return nil, ncErr(err)
 	}
-	nc, cat, err := openPair(op, path, readOnly)
+	nc, cat, err := lifecycle.OpenPair(op, path, readOnly)
 	if err != nil {
-		release(id, readOnly)
-		return nil, err
+		lifecycle.Release(id, readOnly)
+		return nil, ncErr(err)
 	}
 	s := assembleStore(path, nc, cat, readOnly, false, id)
 	if !readOnly {
-		if err := s.cleanOrphans(); err != nil {
+		if err := lifecycle.CleanOrphans(cat, nc); err != nil {
 			s.Close()
 			return nil, withOp(op, err)
 		}
 		// A rewrite killed before its commit point left its files; the old pair is the
 		// store, and this open holds it, so they can go. (A directory with other files in it
 		// is left for its owner.)
-		removeStaleRewrite(path)
+		lifecycle.RemoveStaleRewrite(path)
 	}
 	return s, nil
 }
 
-// openPair opens a store's two files: the NetCDF file, then the catalog.
-func openPair(op, path string, readOnly bool) (*ncstore.File, *catalog.Catalog, error) {
-	nc, err := ncstore.Open(path, readOnly)
-	if err != nil {
-		return nil, nil, ncErr(err)
+// openChecks are what an open of the pair at path checks before it claims it: no handle of
+// this process refuses it, a rewrite cut short after its commit point is finished, and a
+// writable open may write.
+func openChecks(op, path string, readOnly bool) error {
+	if err := lifecycle.Probe(op, path, readOnly); err != nil {
+		return err
 	}
-	cat, err := catalog.Open(CatalogPath(path), readOnly, false)
-	if err != nil {
-		nc.Close()
-		if errors.Is(err, catalog.ErrNoCatalog) {
-			return nil, nil, newErr(ErrIntegrity, op, ArgPath,
-				"catalog %s is missing; a store is the pair %s + %s and neither works alone",
-				CatalogPath(path), path, CatalogPath(path))
-		}
-		return nil, nil, wrapIO(op, err, "opening catalog %s", CatalogPath(path))
+	if err := lifecycle.FinishCommittedRewrite(op, path, readOnly); err != nil {
+		return err
 	}
-	return nc, cat, nil
+	if readOnly {
+		return nil
+	}
+	return lifecycle.CheckWritable(op, path)
 }
 
 // InMemory makes a store that lives in memory only (netcdf-c's in-memory mode and an
@@ -179,7 +169,7 @@ func InMemory(opts *CreateOptions) (*Store, error) {
 		nc.Close()
 		return nil, wrapIO("in_memory", err, "creating the in-memory catalog")
 	}
-	return assembleStore("", nc, cat, false, true, fileID{}), nil
+	return assembleStore("", nc, cat, false, true, lifecycle.FileID{}), nil
 }
 
 // Path is the NetCDF path of the store ("" for an in-memory store).
@@ -289,10 +279,10 @@ func (s *Store) Close() error {
 			}
 		}
 		err := s.commitUnit()
-		var noRoom *errNoRoom
+		var noRoom *lifecycle.NoRoom
 		if errors.As(err, &noRoom) {
 			// Close cannot leave the writes pending: they go, and the error says so.
-			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.lost()}
+			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.Lost()}
 			if rerr := s.rollbackLevel(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
@@ -305,7 +295,7 @@ func (s *Store) Close() error {
 	closeErr := s.nc.Close()
 	catErr := s.cat.Close()
 	if !s.inMemory {
-		release(s.file, s.readOnly)
+		lifecycle.Release(s.file, s.readOnly)
 	}
 	if unitErr != nil {
 		return withOp("close", unitErr)

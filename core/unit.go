@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/lifecycle"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
@@ -36,7 +37,7 @@ import (
 // arrays in the file that no row names, and a crash after 3 can leave the removed arrays
 // unfreed. No row ever names an array that is not on disk (docs/format.md §10.8: array first,
 // then catalog), and the next writable open frees such packed columns and stops trusting
-// such standalone variables (see cleanOrphans).
+// such standalone variables (see lifecycle.CleanOrphans).
 //
 // Outside a user transaction the unit commits at Flush, Close, Persist, Begin and Compact,
 // and as soon as its pending arrays exceed the write buffer or it has changed
@@ -111,9 +112,9 @@ func (s *Store) mutateLocked(fn func() error) error {
 	if err == nil && s.unit.pendingBytes > s.writeBuffer {
 		// Written while the call's savepoint is open, so a failure undoes this call only.
 		err = s.writePending()
-		var noRoom *errNoRoom
+		var noRoom *lifecycle.NoRoom
 		if errors.As(err, &noRoom) {
-			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.undone()}
+			err = &Error{Kind: ErrIO, Err: noRoom, Msg: noRoom.Undone()}
 		}
 	}
 	if err == nil {
@@ -272,7 +273,7 @@ func (s *Store) commitUnit() error {
 		return newErr(ErrInternal, "", ArgNone, "commit with %d levels open", s.cat.Depth())
 	}
 	err := s.writePending()
-	var noRoom *errNoRoom
+	var noRoom *lifecycle.NoRoom
 	if errors.As(err, &noRoom) {
 		return err // nothing was written: the unit stays, to be flushed once there is room
 	}
@@ -304,7 +305,7 @@ func (s *Store) commitUnit() error {
 	s.unit = newUnit()
 	if err := s.freeUnreferenced(frees); err != nil {
 		// The commit stands; the columns stay unreferenced until the next writable open
-		// frees them (cleanOrphans).
+		// frees them (lifecycle.CleanOrphans).
 		return wrapIO("", err, "committed, but freeing the removed series' columns failed")
 	}
 	return nil
@@ -316,7 +317,7 @@ func (s *Store) fsyncNC() error {
 	if s.inMemory || s.readOnly || s.nc.Journalled() {
 		return nil // a journalled file was made durable by its sync (ncstore.File.Sync)
 	}
-	return fsyncPath(s.path)
+	return lifecycle.FsyncPath(s.path)
 }
 
 // freeUnreferenced frees the arrays among hashes that no row references any more.
@@ -434,6 +435,18 @@ func (s *Store) InTransactionDepth() int {
 // array.
 func (p *prepared) arrKey() ncstore.ArrayKey {
 	return ncstore.ArrayKey{Digest: p.digest, Packed: p.packed}
+}
+
+// checkRoom refuses a write of ps, with nothing written, when the file has no room for it
+// (lifecycle.CheckRoom).
+func (s *Store) checkRoom(ps []*prepared) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := lifecycle.CheckRoom(s.nc, storedArrays(ps)); err != nil {
+		return &Error{Kind: ErrIO, Msg: err.Error(), Err: err}
+	}
+	return nil
 }
 
 // stored is p's array as the NetCDF layer writes it.

@@ -441,7 +441,7 @@ func (f *File) readBlock(ds *Packed, lo, hi int) (*columnBlock, error) {
 // slots said (docs/format.md §13.8). Which columns were free is unknown, so the dataset
 // takes no more writes (nfree 0) and its slots are never written again. A column that
 // cannot be read either is left out; if a committed row lived there, the catalog check of
-// a writable open (core's cleanOrphans) refuses the pair and reads of that row fail as
+// a writable open (lifecycle.CleanOrphans) refuses the pair and reads of that row fail as
 // integrity errors.
 func (f *File) indexFromColumns(ds *Packed) error {
 	all := make([]int, ds.cols)

@@ -1,9 +1,11 @@
-package core
+package lifecycle
 
 import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
 // Within one process HDF5 hands a second open of a file the same underlying file object, so
@@ -11,30 +13,30 @@ import (
 // overwrite each other. The registry refuses that: one writable handle per file, or any
 // number of read-only ones. (Across processes HDF5's own file locking refuses a second
 // writer.)
-type fileID struct{ dev, ino uint64 }
+type FileID struct{ dev, ino uint64 }
 
 var openFiles = struct {
 	sync.Mutex
-	m map[fileID]int // >0: read-only handles, -1: one writable handle
-}{m: map[fileID]int{}}
+	m map[FileID]int // >0: read-only handles, -1: one writable handle
+}{m: map[FileID]int{}}
 
-func identify(path string) (fileID, error) {
+func identify(path string) (FileID, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fileID{}, err
+		return FileID{}, err
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return fileID{}, nil
+		return FileID{}, nil
 	}
-	return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+	return FileID{uint64(st.Dev), uint64(st.Ino)}, nil
 }
 
-// claim registers a handle on path; release must follow when it closes.
-func claim(op, path string, readOnly bool) (fileID, error) {
+// Claim registers a handle on path; Release must follow when it closes.
+func Claim(op, path string, readOnly bool) (FileID, error) {
 	id, err := identify(path)
 	if err != nil {
-		return id, wrapIO(op, err, "the NetCDF file of the store")
+		return id, ioErr(op, err, "the NetCDF file of the store")
 	}
 	openFiles.Lock()
 	defer openFiles.Unlock()
@@ -50,7 +52,8 @@ func claim(op, path string, readOnly bool) (fileID, error) {
 	return id, nil
 }
 
-func release(id fileID, readOnly bool) {
+// Release ends a claim.
+func Release(id FileID, readOnly bool) {
 	openFiles.Lock()
 	defer openFiles.Unlock()
 	if readOnly && openFiles.m[id] > 1 {
@@ -63,19 +66,19 @@ func release(id fileID, readOnly bool) {
 func refusal(op, path string, n int, readOnly bool) error {
 	switch {
 	case n < 0:
-		return invalid(op, ArgPath, "%s is already open for writing in this process; use that Store", path)
+		return refuse(ncstore.InvalidParameter, op, "%s is already open for writing in this process; use that Store", path)
 	case n > 0 && !readOnly:
-		return invalid(op, ArgPath, "%s is open read-only in this process; close those handles before opening it for writing", path)
+		return refuse(ncstore.InvalidParameter, op, "%s is open read-only in this process; close those handles before opening it for writing", path)
 	}
 	return nil
 }
 
-// probe is claim's check without the claim: an open runs it before it finishes a committed
+// Probe is Claim's check without the claim: an open runs it before it finishes a committed
 // rewrite, which a Store of this process may be in the middle of (it holds both files).
-func probe(op, path string, readOnly bool) error {
+func Probe(op, path string, readOnly bool) error {
 	id, err := identify(path)
 	if err != nil {
-		return nil // claim reports it
+		return nil // Claim reports it
 	}
 	openFiles.Lock()
 	defer openFiles.Unlock()

@@ -1,21 +1,24 @@
-package core
+package lifecycle
 
 import (
+	"fmt"
 	"strings"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
-// cleanOrphans runs on every writable open. Arrays that no catalog row names are what a crash
+// CleanOrphans runs on every writable open. Arrays that no catalog row names are what a crash
 // can leave behind (see the write protocol in unit.go), possibly half-written. Packed columns
 // among them are freed by emptying their hash slots — so no later add deduplicates onto
 // them — but not zero-filled, in case the catalog rather than the file is what was damaged;
 // standalone variables, which netCDF cannot delete, leave the index, and an add of the same
 // content rewrites them in place (docs/format.md §13.7).
-func (s *Store) cleanOrphans() error {
-	hashes, err := s.cat.DistinctHashes()
+func CleanOrphans(cat *catalog.Catalog, nc *ncstore.File) error {
+	hashes, err := cat.DistinctHashes()
 	if err != nil {
-		return wrapIO("", err, "listing the arrays the catalog references")
+		return ioErr("", err, "listing the arrays the catalog references")
 	}
 	named := make(map[hashing.Digest]bool, len(hashes))
 	var missing []hashing.Digest
@@ -25,7 +28,7 @@ func (s *Store) cleanOrphans() error {
 		}
 		d := hashing.Digest(h)
 		named[d] = true
-		if !s.nc.Holding(d) {
+		if !nc.Holding(d) {
 			missing = append(missing, d)
 		}
 	}
@@ -36,19 +39,19 @@ func (s *Store) cleanOrphans() error {
 	// and nothing is written; a read-only open still works for inspection.
 	if len(missing) > 0 {
 		where := "the catalog may belong to another store, or the file is damaged"
-		if sealed := s.nc.DamagedDatasets(); len(sealed) > 0 {
+		if sealed := nc.DamagedDatasets(); len(sealed) > 0 {
 			where = "they may have lived in " + strings.Join(sealed, ", ") + ", whose hash companions are unreadable"
 		}
-		return corruptAt("", "catalog",
+		return &ncstore.Error{Kind: ncstore.Integrity, Field: "catalog", Msg: fmt.Sprintf(
 			"%d of the %d arrays the catalog names are not in the NetCDF file (e.g. %x): %s; nothing was changed — open it read-only to inspect it, or run verify_integrity",
-			len(missing), len(named), missing[0][:], where)
+			len(missing), len(named), missing[0][:], where)}
 	}
-	n, err := s.nc.ForgetUnnamed(named)
+	n, err := nc.ForgetUnnamed(named)
 	if err != nil {
-		return wrapIO("", err, "freeing %d unreferenced packed columns", n)
+		return ioErr("", err, "freeing %d unreferenced packed columns", n)
 	}
 	if n == 0 {
 		return nil
 	}
-	return wrapIO("", s.nc.Sync(), "syncing the NetCDF file")
+	return ioErr("", nc.Sync(), "syncing the NetCDF file")
 }

@@ -1,4 +1,4 @@
-package core
+package lifecycle
 
 import (
 	"fmt"
@@ -15,18 +15,18 @@ import (
 // checked first, it is said as what it is, with the way out: a read-only open needs no
 // write permission at all.
 
-// checkWritable refuses a writable open of the store at path that this process has no
+// CheckWritable refuses a writable open of the store at path that this process has no
 // permission for, naming what is not writable. It changes nothing.
-func checkWritable(op, path string) error {
+func CheckWritable(op, path string) error {
 	for _, p := range []string{path, CatalogPath(path)} {
 		if no, errno := ncstore.NotWritable(p); no {
-			return &Error{Kind: ErrIO, Op: op, Arg: ArgPath, Err: errno, Msg: fmt.Sprintf(
+			return &ncstore.Error{Kind: ncstore.IO, Op: op, Field: "path", Err: errno, Msg: fmt.Sprintf(
 				"%s is not writable by this process, so the store cannot be opened for writing; it can be opened read-only (OpenReadOnly), which needs no write permission, or for writing once the file is writable", p)}
 		}
 	}
 	dir := filepath.Dir(path)
 	if no, errno := ncstore.NotWritable(dir); no {
-		return &Error{Kind: ErrIO, Op: op, Arg: ArgPath, Err: errno, Msg: unwritableDirMsg(dir, path)}
+		return &ncstore.Error{Kind: ncstore.IO, Op: op, Field: "path", Err: errno, Msg: unwritableDirMsg(dir, path)}
 	}
 	return nil
 }
