@@ -1,10 +1,6 @@
 package core
 
 import (
-	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/hashing"
@@ -143,32 +139,4 @@ func (a TypedArray) hash() hashing.Digest {
 		shape[i] = uint64(d)
 	}
 	return hashing.Array(a.DType.String(), shape, a.Data, ncstore.FloatKind(a.DType))
-}
-
-// shapeJSON is the compact JSON of an element shape, as the element_shape column holds it.
-func shapeJSON(shape []int) string {
-	parts := make([]string, len(shape))
-	for i, d := range shape {
-		parts[i] = strconv.Itoa(d)
-	}
-	return "[" + strings.Join(parts, ",") + "]"
-}
-
-func parseShapeJSON(s string) ([]int, error) {
-	if s == "" || s == "[]" { // scalar elements, nearly every row: no JSON decoder
-		return []int{}, nil
-	}
-	var shape []int
-	if err := json.Unmarshal([]byte(s), &shape); err != nil {
-		return nil, fmt.Errorf("element_shape %q is not a JSON array of integers", s)
-	}
-	for _, d := range shape {
-		if d <= 0 {
-			return nil, fmt.Errorf("element_shape %q has an axis below 1", s)
-		}
-	}
-	if shape == nil {
-		shape = []int{}
-	}
-	return shape, nil
 }

@@ -1,10 +1,10 @@
 package core
 
 import (
-	"encoding/json"
 	"math"
 	"time"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
@@ -204,8 +204,7 @@ func prepareForecast(p *prepared, f Forecast) error {
 		if err := validatePercentiles(pf.Percentiles, arr.Shape[0]); err != nil {
 			return err
 		}
-		js, _ := json.Marshal(pf.Percentiles)
-		p.row.PercentilesJSON = nullString(string(js))
+		p.row.PercentilesJSON = nullString(catalog.PercentilesJSON(pf.Percentiles))
 	}
 	p.arr, p.packed, p.res, p.interval = arr, false, g.Resolution, g.Interval
 	p.chunks = forecastChunks(typ, arr)

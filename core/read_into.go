@@ -52,30 +52,37 @@ type readPlan struct {
 
 // Describe resolves q and says what reading part of it would return, reading no array.
 func (s *Store) Describe(q Lookup, part Part) (*Metadata, Extent, error) {
-	const op = "describe_time_series"
-	if err := s.lock(op, false); err != nil {
+	p, err := s.lockedPlan("describe_time_series", q, part)
+	if err != nil {
 		return nil, Extent{}, err
 	}
 	defer s.mu.Unlock()
+	return p.m, p.ext, nil
+}
+
+// lockedPlan locks the store and plans reading part of q; when it succeeds the caller holds
+// the lock and unlocks it.
+func (s *Store) lockedPlan(op string, q Lookup, part Part) (*readPlan, error) {
+	if err := s.lock(op, false); err != nil {
+		return nil, err
+	}
 	p, err := s.plan(q, part)
 	if err != nil {
-		return nil, Extent{}, withOp(op, err)
+		s.mu.Unlock()
+		return nil, withOp(op, err)
 	}
-	return p.m, p.ext, nil
+	return p, nil
 }
 
 // ReadInto reads part of the series q names straight into dst, which must hold Extent.Bytes
 // (else ErrBufferTooSmall, with the Extent). A whole array is checked against its data_hash.
 func (s *Store) ReadInto(q Lookup, part Part, dst []byte) (*Metadata, Extent, error) {
 	const op = "get_time_series"
-	if err := s.lock(op, false); err != nil {
+	p, err := s.lockedPlan(op, q, part)
+	if err != nil {
 		return nil, Extent{}, err
 	}
 	defer s.mu.Unlock()
-	p, err := s.plan(q, part)
-	if err != nil {
-		return nil, Extent{}, withOp(op, err)
-	}
 	if len(dst) < p.ext.Bytes {
 		return p.m, p.ext, tooSmall(op, len(dst), p.ext.Bytes)
 	}
@@ -226,9 +233,9 @@ func (p *readPlan) planSingle() error {
 }
 
 func (p *readPlan) planNonSequential() error {
-	stamps, err := parseTimestampsJSON(p.r)
+	stamps, err := p.r.Timestamps()
 	if err != nil {
-		return err
+		return columnCorrupt(p.r, err)
 	}
 	p.stamps = stamps
 	first, last := stampRange(stamps, p.part)

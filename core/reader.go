@@ -2,11 +2,11 @@ package core
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"slices"
 	"time"
 	"unsafe"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
@@ -123,14 +123,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 	if typ == SingleTimeSeriesType || typ == NonSequentialTimeSeriesType || !typ.Valid() {
 		return nil, invalid("", ArgSeriesType, "%s is not a forecast type", typ)
 	}
-	if !resolution.IsPositive() {
-		return nil, invalid("", ArgResolution, "%s is not a positive period", resolution)
-	}
-	if len(keys) == 0 {
-		return nil, invalid("", ArgKeys, "is empty")
-	}
-	// The reader reads the file; arrays still pending in the unit of work go there first.
-	if err := s.writePending(); err != nil {
+	if err := s.readerStart(resolution, keys); err != nil {
 		return nil, err
 	}
 	rd := &ForecastReader{s: s, nc: s.nc, keys: slices.Clone(keys), window: -1}
@@ -197,8 +190,7 @@ func readerAccepts(typ, key SeriesType) bool {
 
 func (rd *ForecastReader) groupFor(groups map[string]*ForecastGroup, m *Metadata, g forecastRow) *ForecastGroup {
 	// Probabilistic layers are comparable only under the same percentiles.
-	ps, _ := json.Marshal(m.Percentiles)
-	id := m.DType.String() + "/" + shapeJSON(g.eshape) + "/" + itoa(int64(g.lead)) + "/" + itoa(int64(g.h)) + "/" + string(ps)
+	id := m.DType.String() + "/" + catalog.ShapeJSON(g.eshape) + "/" + itoa(int64(g.lead)) + "/" + itoa(int64(g.h)) + "/" + catalog.PercentilesJSON(m.Percentiles)
 	if grp, ok := groups[id]; ok {
 		return grp
 	}

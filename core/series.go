@@ -2,7 +2,6 @@ package core
 
 import (
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -182,7 +181,7 @@ func prepareAddInto(owner Owner, ts TimeSeries, opts *AddOptions, p *prepared) e
 	p.row.FeaturesHash = fh[:]
 	p.row.DataHash = p.digest[:]
 	p.row.DType = p.arr.DType.String()
-	p.row.ElementShape = nullString(shapeJSON(p.arr.ElementShape()))
+	p.row.ElementShape = nullString(catalog.ShapeJSON(p.arr.ElementShape()))
 	p.row.Length = sql.NullInt64{Int64: int64(p.arr.Len()), Valid: true}
 	p.key = Key{OwnerID: owner.ID, OwnerCategory: owner.Category, Type: ts.SeriesType(),
 		Name: ts.SeriesName(), Resolution: p.res, Interval: p.interval, Features: cloneFeatures(opts.Features)}
@@ -214,7 +213,6 @@ func prepareNonSequential(p *prepared, t *NonSequentialTimeSeries) error {
 	if len(t.Timestamps) != t.Data.Len() {
 		return invalid("", ArgTimestamps, "%d timestamps for %d steps of data; they must be equal", len(t.Timestamps), t.Data.Len())
 	}
-	stamps := make([]string, len(t.Timestamps))
 	for i, ts := range t.Timestamps {
 		if i > 0 && !ts.After(t.Timestamps[i-1]) {
 			return invalid("", ArgTimestamps, "timestamp %d (%s) is not after timestamp %d (%s); they must be strictly increasing",
@@ -223,12 +221,10 @@ func prepareNonSequential(p *prepared, t *NonSequentialTimeSeries) error {
 		if y := ts.UTC().Year(); y < 0 || y > 9999 {
 			return invalid("", ArgTimestamps, "timestamp %d is in year %d; RFC 3339 spans years 0–9999", i, y)
 		}
-		stamps[i] = isotime.FormatTimestampZ(ts)
 	}
-	js, _ := json.Marshal(stamps)
 	p.arr, p.packed = t.Data, false
 	p.digest = t.Data.hash()
-	p.row.TimestampsJSON = nullString(string(js))
+	p.row.TimestampsJSON = nullString(catalog.TimestampsJSON(t.Timestamps))
 	return nil
 }
 
@@ -528,9 +524,9 @@ func singleOf(m *Metadata, first, n int, data []byte) *SingleTimeSeries {
 }
 
 func (s *Store) readNonSequential(m *Metadata, r *catalog.Row, start, end *time.Time, dst []byte) (*NonSequentialTimeSeries, error) {
-	stamps, err := parseTimestampsJSON(r)
+	stamps, err := r.Timestamps()
 	if err != nil {
-		return nil, err
+		return nil, columnCorrupt(r, err)
 	}
 	part := Part{}
 	if start != nil {
@@ -616,23 +612,13 @@ func pendingRows(m *Metadata, p *prepared, first, n int, dst []byte) ([]byte, er
 	return out, nil
 }
 
-func parseTimestampsJSON(r *catalog.Row) ([]time.Time, error) {
-	var raw []string
-	if err := json.Unmarshal([]byte(r.TimestampsJSON.String), &raw); err != nil {
-		return nil, corrupt(r, "timestamps_json", "is not a JSON array of strings: %v", err)
+// columnCorrupt is corrupt for a catalog.ColumnError of r's; other errors pass unchanged.
+func columnCorrupt(r *catalog.Row, err error) error {
+	var ce *catalog.ColumnError
+	if errors.As(err, &ce) {
+		return corrupt(r, ce.Column, "%s", ce.Msg)
 	}
-	out := make([]time.Time, len(raw))
-	for i, s := range raw {
-		t, err := isotime.ParseTimestamp(s)
-		if err != nil {
-			return nil, corrupt(r, "timestamps_json", "entry %d: %v", i, err)
-		}
-		out[i] = t
-	}
-	if r.Length.Valid && int64(len(out)) != r.Length.Int64 {
-		return nil, corrupt(r, "timestamps_json", "holds %d timestamps for length %d", len(out), r.Length.Int64)
-	}
-	return out, nil
+	return err
 }
 
 func corrupt(r *catalog.Row, column, format string, args ...any) error {
@@ -656,37 +642,17 @@ func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error)
 	if m.DType, err = ParseDType(r.DType); err != nil {
 		return nil, corrupt(r, "dtype", "unknown dtype %q", r.DType)
 	}
-	if m.ElementShape, err = parseShapeJSON(r.ElementShape.String); err != nil {
-		return nil, corrupt(r, "element_shape", "%v", err)
+	d, err := r.Decode()
+	if err != nil {
+		return nil, columnCorrupt(r, err)
 	}
-	if !r.Length.Valid || r.Length.Int64 < 0 {
-		return nil, corrupt(r, "length", "is missing or negative")
-	}
-	m.Length = int(r.Length.Int64)
-	if m.Resolution, err = parseOptionalPeriod(r, "resolution", r.Resolution); err != nil {
-		return nil, err
-	}
-	if m.Interval, err = parseOptionalPeriod(r, "interval", r.Interval); err != nil {
-		return nil, err
-	}
-	if m.Horizon, err = parseOptionalPeriod(r, "horizon", r.Horizon); err != nil {
-		return nil, err
-	}
-	if r.InitialTimestamp.Valid {
-		if m.InitialTimestamp, err = isotime.ParseTimestamp(r.InitialTimestamp.String); err != nil {
-			return nil, corrupt(r, "initial_timestamp", "%v", err)
-		}
-	}
-	if m.Type == SingleTimeSeriesType && (m.Resolution.IsZero() || !r.InitialTimestamp.Valid) {
+	m.ElementShape, m.Length, m.Percentiles = d.ElementShape, d.Length, d.Percentiles
+	m.Resolution, m.Interval, m.Horizon, m.InitialTimestamp = d.Resolution, d.Interval, d.Horizon, d.InitialTimestamp
+	if m.Type == SingleTimeSeriesType && (m.Resolution.IsZero() || !d.HasInitial) {
 		return nil, corrupt(r, "resolution", "a SingleTimeSeries row needs a resolution and an initial timestamp")
 	}
 	if r.Count.Valid {
 		m.Count = int(r.Count.Int64)
-	}
-	if r.PercentilesJSON.Valid {
-		if err := json.Unmarshal([]byte(r.PercentilesJSON.String), &m.Percentiles); err != nil {
-			return nil, corrupt(r, "percentiles_json", "is not a JSON array of numbers: %v", err)
-		}
 	}
 	if len(r.DataHash) != 32 {
 		return nil, corrupt(r, "data_hash", "is %d bytes, not 32", len(r.DataHash))
@@ -703,17 +669,6 @@ func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error)
 	}
 	m.Features = cloneFeatures(features)
 	return m, nil
-}
-
-func parseOptionalPeriod(r *catalog.Row, column string, v sql.NullString) (Period, error) {
-	if !v.Valid {
-		return Period{}, nil
-	}
-	p, err := isotime.ParsePeriod(v.String)
-	if err != nil {
-		return Period{}, corrupt(r, column, "%v", err)
-	}
-	return p, nil
 }
 
 // Batch collects series to add together: Commit adds them all or none (as AddBatch does);

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tsstore/tsstore/core/internal/catalog"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
@@ -66,15 +67,21 @@ func (s *Store) NewStaticReader(resolution Period, qs []Lookup) (*StaticReader, 
 	})
 }
 
-// newStaticReader builds the reader over keys and their records ms (resolveLookups).
-func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (*StaticReader, error) {
+// readerStart checks what every reader needs of its arguments and writes the arrays still
+// pending in the unit of work into the file, which the readers read.
+func (s *Store) readerStart(resolution Period, keys []Key) error {
 	if !resolution.IsPositive() {
-		return nil, invalid("", ArgResolution, "%s is not a positive period", resolution)
+		return invalid("", ArgResolution, "%s is not a positive period", resolution)
 	}
 	if len(keys) == 0 {
-		return nil, invalid("", ArgKeys, "is empty")
+		return invalid("", ArgKeys, "is empty")
 	}
-	if err := s.writePending(); err != nil {
+	return s.writePending()
+}
+
+// newStaticReader builds the reader over keys and their records ms (resolveLookups).
+func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (*StaticReader, error) {
+	if err := s.readerStart(resolution, keys); err != nil {
 		return nil, err
 	}
 	rd := &StaticReader{s: s, nc: s.nc, keys: slices.Clone(keys), res: resolution, step: -1}
@@ -120,7 +127,7 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 		hi := max(set.Col0+set.Cols, slot.Column()+1)
 		set.Col0 = min(set.Col0, slot.Column())
 		set.Cols = hi - set.Col0
-		id := m.DType.String() + "/" + shapeJSON(m.ElementShape)
+		id := m.DType.String() + "/" + catalog.ShapeJSON(m.ElementShape)
 		grp, ok := groups[id]
 		if !ok {
 			grp = &StaticGroup{DType: m.DType, ElementShape: slices.Clone(m.ElementShape)}
