@@ -15,21 +15,9 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
-// Status codes of include/tsstore.h; the numbers never change.
-const (
-	statusOK                   = C.TSSTORE_OK
-	statusInvalidParameter     = C.TSSTORE_E_INVALID_PARAMETER
-	statusNotFound             = C.TSSTORE_E_NOT_FOUND
-	statusDuplicateTimeSeries  = C.TSSTORE_E_DUPLICATE_TIME_SERIES
-	statusDuplicateAssociation = C.TSSTORE_E_DUPLICATE_ASSOCIATION
-	statusIntegrity            = C.TSSTORE_E_INTEGRITY
-	statusReadOnly             = C.TSSTORE_E_READ_ONLY
-	statusIO                   = C.TSSTORE_E_IO
-	statusIncompatibleFormat   = C.TSSTORE_E_INCOMPATIBLE_FORMAT
-	statusInternal             = C.TSSTORE_E_INTERNAL
-	statusBufferTooSmall       = C.TSSTORE_E_BUFFER_TOO_SMALL
-	statusInvalidHandle        = C.TSSTORE_E_INVALID_HANDLE
-)
+// statusOK is the status of every call that succeeds; the failures' codes are the header's
+// constants, used where kinds maps the core's errors onto them.
+const statusOK = C.TSSTORE_OK
 
 var statusNames = [...]string{
 	"TSSTORE_OK", "TSSTORE_E_INVALID_PARAMETER", "TSSTORE_E_NOT_FOUND", "TSSTORE_E_DUPLICATE_TIME_SERIES",
@@ -56,11 +44,12 @@ var kinds = []struct {
 	err    error
 	status C.int32_t
 }{
-	{core.ErrInvalidParameter, statusInvalidParameter}, {core.ErrNotFound, statusNotFound},
-	{core.ErrDuplicateTimeSeries, statusDuplicateTimeSeries}, {core.ErrDuplicateAssociation, statusDuplicateAssociation},
-	{core.ErrIntegrity, statusIntegrity}, {core.ErrReadOnly, statusReadOnly}, {core.ErrIO, statusIO},
-	{core.ErrIncompatibleFormat, statusIncompatibleFormat}, {core.ErrInternal, statusInternal},
-	{core.ErrBufferTooSmall, statusBufferTooSmall}, {errInvalidHandle, statusInvalidHandle},
+	{core.ErrInvalidParameter, C.TSSTORE_E_INVALID_PARAMETER}, {core.ErrNotFound, C.TSSTORE_E_NOT_FOUND},
+	{core.ErrDuplicateTimeSeries, C.TSSTORE_E_DUPLICATE_TIME_SERIES},
+	{core.ErrDuplicateAssociation, C.TSSTORE_E_DUPLICATE_ASSOCIATION},
+	{core.ErrIntegrity, C.TSSTORE_E_INTEGRITY}, {core.ErrReadOnly, C.TSSTORE_E_READ_ONLY}, {core.ErrIO, C.TSSTORE_E_IO},
+	{core.ErrIncompatibleFormat, C.TSSTORE_E_INCOMPATIBLE_FORMAT}, {core.ErrInternal, C.TSSTORE_E_INTERNAL},
+	{core.ErrBufferTooSmall, C.TSSTORE_E_BUFFER_TOO_SMALL}, {errInvalidHandle, C.TSSTORE_E_INVALID_HANDLE},
 }
 
 // where is a struct argument of a call, as the header spells it: the whole argument
@@ -120,7 +109,7 @@ func statusOf(err error) C.int32_t {
 			return k.status
 		}
 	}
-	return statusInternal
+	return C.TSSTORE_E_INTERNAL
 }
 
 // maxErrorText bounds each string of an error record, so that a message quoting a huge

@@ -100,11 +100,7 @@ func (s *Store) AddSupplementalAssociation(a SupplementalAssociation) error {
 // AddSupplementalAssociations adds many, all or nothing. A pair already stored, or given
 // twice, is ErrDuplicateAssociation — whatever the type names.
 func (s *Store) AddSupplementalAssociations(as []SupplementalAssociation) error {
-	edges := make([]catalog.Edge, len(as))
-	for i, a := range as {
-		edges[i] = catalog.Edge{A: a.ComponentID, AType: a.ComponentType, B: a.AttributeID, BType: a.AttributeType}
-	}
-	return s.addEdges("add_supplemental_associations", catalog.Supplemental, edges, "component_type", "attribute_type")
+	return s.addEdges("add_supplemental_associations", catalog.Supplemental, edgesOf(as), "component_type", "attribute_type")
 }
 
 // AddParentChildAssociation adds one edge.
@@ -115,11 +111,24 @@ func (s *Store) AddParentChildAssociation(a ParentChildAssociation) error {
 // AddParentChildAssociations adds many edges, all or nothing; an edge already stored, or
 // given twice, is ErrDuplicateAssociation.
 func (s *Store) AddParentChildAssociations(as []ParentChildAssociation) error {
+	return s.addEdges("add_parent_child_associations", catalog.ParentChild, edgesOf(as), "parent_type", "child_type")
+}
+
+func (a SupplementalAssociation) edge() catalog.Edge {
+	return catalog.Edge{A: a.ComponentID, AType: a.ComponentType, B: a.AttributeID, BType: a.AttributeType}
+}
+
+func (a ParentChildAssociation) edge() catalog.Edge {
+	return catalog.Edge{A: a.ParentID, AType: a.ParentType, B: a.ChildID, BType: a.ChildType}
+}
+
+// edgesOf is the catalog's edges of either association type.
+func edgesOf[A interface{ edge() catalog.Edge }](as []A) []catalog.Edge {
 	edges := make([]catalog.Edge, len(as))
 	for i, a := range as {
-		edges[i] = catalog.Edge{A: a.ParentID, AType: a.ParentType, B: a.ChildID, BType: a.ChildType}
+		edges[i] = a.edge()
 	}
-	return s.addEdges("add_parent_child_associations", catalog.ParentChild, edges, "parent_type", "child_type")
+	return edges
 }
 
 // named gives an association type's error its own Go name ("component_type") as Detail.
