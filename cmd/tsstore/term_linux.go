@@ -1,14 +1,6 @@
 package main
 
-import (
-	"os"
-	"syscall"
-	"unsafe"
-)
+import "syscall"
 
-// isTerminal asks the tty driver: a character device such as /dev/null is not a terminal.
-func isTerminal(f *os.File) bool {
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TCGETS, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
-}
+// getTermios is the ioctl that reads a tty's settings; Linux names it TCGETS.
+const getTermios = syscall.TCGETS
