@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,11 +52,14 @@ Example:
 	})
 }
 
+// exportFlags are export's flags; check leaves what they select in sel, from and to.
 type exportFlags struct {
-	filters            filterFlags
-	start, end, header string
-	out                string
-	format             *formatFlag
+	filters     filterFlags
+	span        spanFlags
+	header, out string
+	format      *formatFlag
+	sel         selection
+	from, to    *time.Time
 }
 
 // exportSet is the selected series read on their shared grid.
@@ -72,39 +76,35 @@ type exportColumn struct {
 	series, elem int
 }
 
-func runExport(e *env, args []string) error {
-	fs := e.newFlags()
-	var xf exportFlags
+func (xf *exportFlags) register(fs *flag.FlagSet) {
 	xf.filters.register(fs)
-	fs.StringVar(&xf.start, "start", "", "first `timestamp` (RFC 3339) to export")
-	fs.StringVar(&xf.end, "end", "", "last `timestamp` (RFC 3339) to export")
+	xf.span.register(fs, "to export")
 	fs.StringVar(&xf.header, "header", "id:name", "CSV column `header` form: id:name or id")
 	fs.StringVar(&xf.out, "out", "", "write to `file` instead of stdout")
 	xf.format = addFormatFlag(fs, "csv", "json")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := xf.format.check(); err != nil {
-		return err
-	}
+}
+
+func (xf *exportFlags) check() (err error) {
 	if xf.header != "id:name" && xf.header != "id" {
 		return usagef("--header %q: want id:name or id", xf.header)
 	}
-	sel, err := exportSelection(&xf.filters)
-	if err != nil {
+	if xf.sel, err = exportSelection(&xf.filters); err != nil {
 		return err
 	}
-	from, to, err := exportRange(xf.start, xf.end)
-	if err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	xf.from, xf.to, err = xf.span.times()
+	return err
+}
+
+func runExport(e *env, args []string) error {
+	fs := e.newFlags()
+	var xf exportFlags
+	xf.register(fs)
+	s, _, err := e.parseAndOpen(fs, args, xf.format, xf.check)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	set, err := readExportSet(s, sel, from, to, xf.header)
+	set, err := readExportSet(s, xf.sel, xf.from, xf.to, xf.header)
 	if err != nil {
 		return err
 	}
@@ -131,23 +131,6 @@ func exportSelection(ff *filterFlags) (selection, error) {
 	return sel, nil
 }
 
-func exportRange(start, end string) (from, to *time.Time, err error) {
-	for _, r := range []struct {
-		flag, value string
-		dst         **time.Time
-	}{{"--start", start, &from}, {"--end", end, &to}} {
-		if r.value == "" {
-			continue
-		}
-		t, err := parseTime(r.flag, r.value)
-		if err != nil {
-			return nil, nil, err
-		}
-		*r.dst = &t
-	}
-	return from, to, nil
-}
-
 func readExportSet(s *core.Store, sel selection, from, to *time.Time, headerForm string) (*exportSet, error) {
 	metas, err := sel.list(s)
 	if err != nil {
@@ -171,17 +154,11 @@ func readExportSet(s *core.Store, sel selection, from, to *time.Time, headerForm
 	if from == nil && to == nil {
 		series, err = s.GetMany(keys)
 	} else {
-		first, last, serr := staticSpan(s, &metas[0])
+		first, last, serr := spanBounds(s, &metas[0], from, to)
 		if serr != nil {
 			return nil, serr
 		}
-		if from == nil {
-			from = &first
-		}
-		if to == nil {
-			to = &last
-		}
-		series, err = s.GetManyRange(keys, *from, *to)
+		series, err = s.GetManyRange(keys, first, last)
 	}
 	if err != nil {
 		return nil, err

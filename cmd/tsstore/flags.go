@@ -145,58 +145,52 @@ func (f *filterFlags) selection() (selection, error) {
 }
 
 func (f *filterFlags) filter() (core.KeyFilter, error) {
-	var kf core.KeyFilter
-	if f.ownerID != "" {
-		id, err := parseOwnerID("--owner-id", f.ownerID)
+	kf := core.KeyFilter{Name: given(&f.name), NameGlob: given(&f.glob), OwnerType: given(&f.ownerType)}
+	err := firstError(
+		parseGiven(&kf.OwnerID, "--owner-id", f.ownerID, parseOwnerID),
+		parseGiven(&kf.OwnerCategory, "--category", f.category, parseCategory),
+		parseGiven(&kf.Type, "--type", f.typ, parseSeriesType),
+		parseGiven(&kf.Resolution, "--resolution", f.resolution, parsePeriod),
+		parseGiven(&kf.Interval, "--interval", f.interval, parsePeriod),
+	)
+	if err != nil || f.features == "" {
+		return kf, err
+	}
+	kf.Features, err = parseFeatures("--features", f.features)
+	return kf, err
+}
+
+// given is a flag's value where an optional filter wants it: nil when the flag is not given.
+func given(value *string) *string {
+	if *value == "" {
+		return nil
+	}
+	return value
+}
+
+// parseGiven parses an optional flag's value into *dst, leaving *dst nil when the flag is
+// not given; a malformed value is parse's usage error.
+func parseGiven[T any](dst **T, flagName, value string, parse func(flagName, s string) (T, error)) error {
+	if value == "" {
+		return nil
+	}
+	v, err := parse(flagName, value)
+	if err != nil {
+		return err
+	}
+	*dst = &v
+	return nil
+}
+
+// firstError is the first of errs that is not nil: a run of flag checks reports the flag
+// that comes first, as a check-and-return after each would.
+func firstError(errs ...error) error {
+	for _, err := range errs {
 		if err != nil {
-			return kf, err
+			return err
 		}
-		kf.OwnerID = &id
 	}
-	if f.category != "" {
-		c, err := parseCategory("--category", f.category)
-		if err != nil {
-			return kf, err
-		}
-		kf.OwnerCategory = &c
-	}
-	if f.typ != "" {
-		t, err := parseSeriesType("--type", f.typ)
-		if err != nil {
-			return kf, err
-		}
-		kf.Type = &t
-	}
-	if f.name != "" {
-		kf.Name = &f.name
-	}
-	if f.glob != "" {
-		kf.NameGlob = &f.glob
-	}
-	if f.ownerType != "" {
-		kf.OwnerType = &f.ownerType
-	}
-	for _, p := range []struct {
-		flag, value string
-		dst         **core.Period
-	}{{"--resolution", f.resolution, &kf.Resolution}, {"--interval", f.interval, &kf.Interval}} {
-		if p.value == "" {
-			continue
-		}
-		per, err := parsePeriod(p.flag, p.value)
-		if err != nil {
-			return kf, err
-		}
-		*p.dst = &per
-	}
-	if f.features != "" {
-		feats, err := parseFeatures("--features", f.features)
-		if err != nil {
-			return kf, err
-		}
-		kf.Features = feats
-	}
-	return kf, nil
+	return nil
 }
 
 func parseOwnerID(flagName, s string) (int64, error) {
@@ -290,15 +284,34 @@ func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 func openRead(path string) (*core.Store, error) { return core.OpenReadOnly(path) }
 
 // parseAndOpen is the start of every read-only command taking one store: parse the flags
-// and the one positional argument, check the output format, open the store read-only.
-func (e *env) parseAndOpen(fs *flag.FlagSet, args []string, format *formatFlag) (*core.Store, string, error) {
+// and the one positional argument, check the output format, then the command's own checks
+// in order, and open the store read-only. Every mistake on the command line is reported
+// before the store is opened: a usage error does not depend on the store's state.
+func (e *env) parseAndOpen(fs *flag.FlagSet, args []string, format *formatFlag, checks ...func() error) (*core.Store, string, error) {
 	pos, err := e.parse(fs, args, 1, 1)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := format.check(); err != nil {
-		return nil, "", err
+	for _, check := range append([]func() error{format.check}, checks...) {
+		if err := check(); err != nil {
+			return nil, "", err
+		}
 	}
 	s, err := openRead(pos[0])
 	return s, pos[0], err
+}
+
+// spanFlags are --start and --end: the part of a static series to read.
+type spanFlags struct{ start, end string }
+
+// register adds the two flags; what ends their usage ("to export").
+func (f *spanFlags) register(fs *flag.FlagSet, what string) {
+	fs.StringVar(&f.start, "start", "", "first `timestamp` (RFC 3339) "+what)
+	fs.StringVar(&f.end, "end", "", "last `timestamp` (RFC 3339) "+what)
+}
+
+// times parses the flags given; one not given is nil.
+func (f *spanFlags) times() (from, to *time.Time, err error) {
+	err = firstError(parseGiven(&from, "--start", f.start, parseTime), parseGiven(&to, "--end", f.end, parseTime))
+	return from, to, err
 }

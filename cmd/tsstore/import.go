@@ -144,12 +144,8 @@ func (f *importFlags) spec() (*importSpec, error) {
 	default:
 		return nil, usagef("--layout %q: want auto, wide or long", f.layout)
 	}
-	if f.resolution != "" {
-		p, err := parsePeriod("--resolution", f.resolution)
-		if err != nil {
-			return nil, err
-		}
-		spec.resolution = &p
+	if err := parseGiven(&spec.resolution, "--resolution", f.resolution, parsePeriod); err != nil {
+		return nil, err
 	}
 	if f.features != "" {
 		if spec.opts.Features, err = parseFeatures("--features", f.features); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -53,28 +54,33 @@ type keyRecord struct {
 var keyCSVHeader = []string{"owner_id", "category", "owner_type", "type", "name", "resolution", "interval",
 	"features", "initial_timestamp", "length", "horizon", "count", "dtype", "element_shape", "units"}
 
+// lsFlags are ls's flags; check leaves the filters' selection in sel.
+type lsFlags struct {
+	filters filterFlags
+	format  *formatFlag
+	sel     selection
+}
+
+func (lf *lsFlags) register(fs *flag.FlagSet) {
+	lf.filters.register(fs)
+	lf.format = addFormatFlag(fs, "table", "csv", "json")
+}
+
+func (lf *lsFlags) check() (err error) {
+	lf.sel, err = lf.filters.selection()
+	return err
+}
+
 func runLs(e *env, args []string) error {
 	fs := e.newFlags()
-	var ff filterFlags
-	ff.register(fs)
-	format := addFormatFlag(fs, "table", "csv", "json")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := format.check(); err != nil {
-		return err
-	}
-	sel, err := ff.selection()
-	if err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	var lf lsFlags
+	lf.register(fs)
+	s, _, err := e.parseAndOpen(fs, args, lf.format, lf.check)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	metas, err := sel.list(s)
+	metas, err := lf.sel.list(s)
 	if err != nil {
 		return err
 	}
@@ -82,7 +88,7 @@ func runLs(e *env, args []string) error {
 	for i := range metas {
 		recs[i] = recordOf(&metas[i])
 	}
-	switch format.value {
+	switch lf.format.value {
 	case "csv":
 		return writeKeysCSV(e.stdout, recs)
 	case "json":

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -58,42 +59,41 @@ type seriesView struct {
 	columns [][]float64 // [column][step]
 }
 
+// showFlags are show's flags; check leaves the filters' selection in sel.
 type showFlags struct {
-	filters          filterFlags
-	start, end, wind string
-	plot             string
-	format           *formatFlag
+	filters    filterFlags
+	span       spanFlags
+	wind, plot string
+	format     *formatFlag
+	sel        selection
+}
+
+func (sf *showFlags) register(fs *flag.FlagSet) {
+	sf.filters.register(fs)
+	sf.span.register(fs, "of a static series")
+	fs.StringVar(&sf.wind, "window", "", "start `timestamp` (RFC 3339) of the forecast window to show (default: the first)")
+	fs.StringVar(&sf.plot, "plot", "", "also write a line chart to `file` (.svg or .png)")
+	sf.format = addFormatFlag(fs, "table", "csv", "json")
+}
+
+func (sf *showFlags) check() (err error) {
+	if err := checkPlotPath(sf.plot); err != nil {
+		return err
+	}
+	sf.sel, err = sf.filters.selection()
+	return err
 }
 
 func runShow(e *env, args []string) error {
 	fs := e.newFlags()
 	var sf showFlags
-	sf.filters.register(fs)
-	fs.StringVar(&sf.start, "start", "", "first `timestamp` (RFC 3339) of a static series")
-	fs.StringVar(&sf.end, "end", "", "last `timestamp` (RFC 3339) of a static series")
-	fs.StringVar(&sf.wind, "window", "", "start `timestamp` (RFC 3339) of the forecast window to show (default: the first)")
-	fs.StringVar(&sf.plot, "plot", "", "also write a line chart to `file` (.svg or .png)")
-	sf.format = addFormatFlag(fs, "table", "csv", "json")
-	pos, err := e.parse(fs, args, 1, 1)
-	if err != nil {
-		return err
-	}
-	if err := sf.format.check(); err != nil {
-		return err
-	}
-	if err := checkPlotPath(sf.plot); err != nil {
-		return err
-	}
-	sel, err := sf.filters.selection()
-	if err != nil {
-		return err
-	}
-	s, err := openRead(pos[0])
+	sf.register(fs)
+	s, _, err := e.parseAndOpen(fs, args, sf.format, sf.check)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	meta, err := selectOne(s, sel)
+	meta, err := selectOne(s, sf.sel)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func checkPlotPath(p string) error {
 func readView(s *core.Store, m *core.Metadata, sf *showFlags) (*seriesView, error) {
 	isForecast := m.Type != core.SingleTimeSeriesType && m.Type != core.NonSequentialTimeSeriesType
 	if isForecast {
-		if sf.start != "" || sf.end != "" {
+		if sf.span.start != "" || sf.span.end != "" {
 			return nil, usagef("--start/--end select steps of a static series; %s is a forecast: use --window", m.Type)
 		}
 		return readWindowView(s, m, sf.wind)
@@ -137,7 +137,7 @@ func readView(s *core.Store, m *core.Metadata, sf *showFlags) (*seriesView, erro
 	if sf.wind != "" {
 		return nil, usagef("--window selects a forecast window; %s is a static series: use --start/--end", m.Type)
 	}
-	ts, err := readStatic(s, m, sf.start, sf.end)
+	ts, err := readStatic(s, m, &sf.span)
 	if err != nil {
 		return nil, err
 	}
@@ -156,35 +156,35 @@ func readView(s *core.Store, m *core.Metadata, sf *showFlags) (*seriesView, erro
 
 // readStatic reads a whole static series, or the part --start/--end select (a missing
 // end is the series' last instant, a missing start its first).
-func readStatic(s *core.Store, m *core.Metadata, start, end string) (core.TimeSeries, error) {
-	if start == "" && end == "" {
+func readStatic(s *core.Store, m *core.Metadata, span *spanFlags) (core.TimeSeries, error) {
+	if span.start == "" && span.end == "" {
 		return s.Get(m.Key)
 	}
-	from, to := time.Time{}, time.Time{}
-	var err error
-	if start != "" {
-		if from, err = parseTime("--start", start); err != nil {
-			return nil, err
-		}
+	from, to, err := span.times()
+	if err != nil {
+		return nil, err
 	}
-	if end != "" {
-		if to, err = parseTime("--end", end); err != nil {
-			return nil, err
-		}
+	first, last, err := spanBounds(s, m, from, to)
+	if err != nil {
+		return nil, err
 	}
-	if start == "" || end == "" {
-		first, last, err := staticSpan(s, m)
-		if err != nil {
-			return nil, err
-		}
-		if start == "" {
-			from = first
-		}
-		if end == "" {
-			to = last
-		}
+	return s.GetRange(m.Key, first, last)
+}
+
+// spanBounds is the part of a static series that --start / --end select; an end not given
+// is the series' own (staticSpan).
+func spanBounds(s *core.Store, m *core.Metadata, from, to *time.Time) (time.Time, time.Time, error) {
+	if from != nil && to != nil {
+		return *from, *to, nil
 	}
-	return s.GetRange(m.Key, from, to)
+	first, last, err := staticSpan(s, m)
+	if from != nil {
+		first = *from
+	}
+	if to != nil {
+		last = *to
+	}
+	return first, last, err
 }
 
 // staticSpan is a static series' first instant and an end past every step, so an open
