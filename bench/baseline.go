@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
 // buildBaseline compiles baseline/baseline.c against netcdf-c (nc-config) into dir.
 func buildBaseline(dir string) (string, error) {
-	_, here, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(here), "baseline", "baseline.c")
+	src := filepath.Join(benchDir(), "baseline", "baseline.c")
 	flags, err := exec.Command("nc-config", "--cflags", "--libs").Output()
 	if err != nil {
 		return "", fmt.Errorf("nc-config (netcdf-bin / libnetcdf-dev) is needed for the baseline: %w", err)

@@ -7,9 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tsstore/tsstore/core"
@@ -129,80 +127,16 @@ func barNote(bar string) string {
 	return " (" + bar + ")"
 }
 
-func callsScript() string {
-	_, here, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(here), "calls", "calls.py")
-}
-
-// pythonFigures runs script (a file of bench/calls) with args under the benchmark's Python,
-// on the library in lib (a directory), and returns the key=value figures it prints; an error
-// names the workload and how to get such a Python.
-func pythonFigures(workload, lib, script string, args ...string) (map[string]float64, error) {
-	py := exec.Command(*callsPython, append([]string{filepath.Join(filepath.Dir(callsScript()), script)}, args...)...)
-	py.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"))
-	figs, err := keyValues(py)
-	if err != nil {
-		return nil, fmt.Errorf("%s (Python %s; `make pyenv` builds one): %w", workload, *callsPython, err)
-	}
-	return figs, nil
-}
-
-// juliaFigures runs script (a file of bench/calls) with args under the Julia that
-// scripts/provide-julia.sh provides, on the library in lib, and returns the key=value figures
-// it prints: none, and a note on stderr, when no Julia can be had (a benchmark, not a test).
-func juliaFigures(lib, script string, args ...string) (map[string]float64, error) {
-	_, here, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(here))
-	out, err := exec.Command(filepath.Join(root, "scripts", "provide-julia.sh")).Output()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "calls: no Julia could be provided (%v): the Julia column is left out\n", err)
-		return map[string]float64{}, nil
-	}
-	jl := exec.Command(strings.TrimSpace(string(out)), append([]string{"--startup-file=no",
-		"--project=" + filepath.Join(root, "bindings", "julia"), filepath.Join(filepath.Dir(here), "calls", script)},
-		args...)...)
-	jl.Env = append(os.Environ(), "TSSTORE_LIBRARY="+filepath.Join(lib, "libtsstore.so"),
-		"JULIA_DEPOT_PATH="+filepath.Join(root, "build", "julia", "depot"))
-	figs, err := keyValues(jl)
-	if err != nil {
-		return nil, fmt.Errorf("calls (Julia %s): %w", script, err)
-	}
-	return figs, nil
-}
-
 // buildCallsDriver compiles calls/calls.c against the built library and the public header.
 func buildCallsDriver(dir, lib string) (string, error) {
-	_, here, _, _ := runtime.Caller(0)
-	root := filepath.Dir(filepath.Dir(here))
+	root := filepath.Dir(benchDir())
 	bin := filepath.Join(dir, "calls")
-	args := []string{"-O2", "-o", bin, filepath.Join(filepath.Dir(here), "calls", "calls.c"),
+	args := []string{"-O2", "-o", bin, filepath.Join(benchDir(), "calls", "calls.c"),
 		"-I", filepath.Join(root, "include"), "-L", lib, "-ltsstore", "-Wl,-rpath," + lib, "-lm"}
 	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("compiling the C driver: %v\n%s", err, out)
 	}
 	return bin, nil
-}
-
-// keyValues runs a command and parses the key=value lines it prints.
-func keyValues(cmd *exec.Cmd) (map[string]float64, error) {
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, err
-	}
-	figs := map[string]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("printed %q", line)
-		}
-		figs[k] = f
-	}
-	return figs, nil
 }
 
 // goCalls times the same three calls on the core.

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -24,8 +23,8 @@ var (
 func daskWorkload(cfg *config) ([]result, error) {
 	n, length, block, reps := *daskN, *daskLength, *daskBlock, max(*daskRepeats, 1)
 	load0 := loadAverage()
-	py := exec.Command(*callsPython, filepath.Join(filepath.Dir(callsScript()), "dask_read.py"),
-		filepath.Join(cfg.dir, "pydask"), strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(block), strconv.Itoa(reps))
+	py := scriptCommand(*callsPython, filepath.Join("calls", "dask_read.py"), filepath.Join(cfg.dir, "pydask"),
+		strconv.Itoa(n), strconv.Itoa(length), strconv.Itoa(block), strconv.Itoa(reps))
 	// The package installed in the environment (make pyenv) carries the engine's entry point and
 	// its own libtsstore.so, which the worker processes load too.
 	figs, err := keyValues(py)

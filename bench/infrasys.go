@@ -4,9 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 )
 
@@ -30,10 +28,8 @@ var infrasysBackends = []string{"tsstore", "arrow", "hdf5", "tsstore-none"}
 func infrasysWorkload(cfg *config) ([]result, error) {
 	reps := max(*infrasysRepeats, 1)
 	py := *infrasysPython
-	if err := exec.Command(py, "-c", "import infrasys, tsstore.infrasys").Run(); err != nil {
-		why := fmt.Sprintf("%s cannot import infrasys and tsstore.infrasys (make infrasysenv)", py)
-		fmt.Fprintf(os.Stderr, "infrasys: skipped: %s\n", why)
-		return []result{{"infrasys", "skipped: " + why, "not run", 0, ""}}, nil
+	if !canImport(py, "infrasys, tsstore.infrasys") {
+		return skipped("infrasys", fmt.Sprintf("%s cannot import infrasys and tsstore.infrasys (make infrasysenv)", py)), nil
 	}
 	n, steps, err := peerCase(*infrasysSeries)
 	if err != nil {
@@ -43,31 +39,19 @@ func infrasysWorkload(cfg *config) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, here, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(here), "infrasys", "infrasys_bench.py")
-	var env []string
-	if lib, err := filepath.Abs(filepath.Join(*callsLibDir, "libtsstore.so")); err == nil {
-		if _, err := os.Stat(lib); err == nil {
-			env = append(os.Environ(), "TSSTORE_LIBRARY="+lib)
+	med, err := alternatingMedians(reps, infrasysBackends, func(b string, r int) (map[string]float64, error) {
+		dir := filepath.Join(cfg.dir, "infrasys_"+b)
+		cmd := scriptCommand(py, "infrasys/infrasys_bench.py", b, dir, strconv.Itoa(n), strconv.Itoa(steps), strconv.Itoa(fn), strconv.Itoa(windows))
+		cmd.Env = builtLibraryEnv()
+		figs, err := keyValues(cmd)
+		os.RemoveAll(dir)
+		if err != nil {
+			return nil, fmt.Errorf("infrasys (%s, run %d): %w", b, r+1, err)
 		}
-	}
-	runs := map[string][]map[string]float64{}
-	for r := 0; r < reps; r++ {
-		for _, b := range infrasysBackends {
-			dir := filepath.Join(cfg.dir, "infrasys_"+b)
-			cmd := exec.Command(py, script, b, dir, strconv.Itoa(n), strconv.Itoa(steps), strconv.Itoa(fn), strconv.Itoa(windows))
-			cmd.Env = env
-			figs, err := keyValues(cmd)
-			os.RemoveAll(dir)
-			if err != nil {
-				return nil, fmt.Errorf("infrasys (%s, run %d): %w", b, r+1, err)
-			}
-			runs[b] = append(runs[b], figs)
-		}
-	}
-	med := map[string]map[string]float64{}
-	for _, b := range infrasysBackends {
-		med[b] = medianFigs(runs[b])
+		return figs, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []result
 	ratioNote := " (speed-up)"

@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -33,31 +31,22 @@ func peerWorkload(cfg *config) ([]result, error) {
 	reps := max(*peerRepeats, 1)
 	py := *peerPython
 	if why := peerMissing(py); why != "" {
-		fmt.Fprintf(os.Stderr, "python-peer: skipped: %s\n", why)
-		return []result{{"python-peer", "skipped: " + why, "not run", 0, ""}}, nil
+		return skipped("python-peer", why), nil
 	}
-	_, here, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(here), "peer", "peer.py")
-	var env []string
-	if lib, err := filepath.Abs(filepath.Join(*callsLibDir, "libtsstore.so")); err == nil {
-		if _, err := os.Stat(lib); err == nil { // the library the other workloads use, else the package's own
-			env = append(os.Environ(), "TSSTORE_LIBRARY="+lib)
+	figs, err := alternatingMedians(reps, []string{"tsstore", "infrastore"}, func(side string, r int) (map[string]float64, error) {
+		cmd := scriptCommand(py, "peer/peer.py", side, filepath.Join(cfg.dir, "peer_"+side), *peerAddCases, *peerReadCase,
+			strconv.Itoa(*peerHasCalls), *peerForecasts)
+		cmd.Env = builtLibraryEnv()
+		figs, err := keyValues(cmd)
+		if err != nil {
+			return nil, fmt.Errorf("python-peer (%s side, run %d): %w", side, r+1, err)
 		}
+		return figs, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	runs := map[string][]map[string]float64{}
-	for r := 0; r < reps; r++ {
-		for _, side := range []string{"tsstore", "infrastore"} {
-			cmd := exec.Command(py, script, side, filepath.Join(cfg.dir, "peer_"+side), *peerAddCases, *peerReadCase,
-				strconv.Itoa(*peerHasCalls), *peerForecasts)
-			cmd.Env = env
-			figs, err := keyValues(cmd)
-			if err != nil {
-				return nil, fmt.Errorf("python-peer (%s side, run %d): %w", side, r+1, err)
-			}
-			runs[side] = append(runs[side], figs)
-		}
-	}
-	ts, in := medianFigs(runs["tsstore"]), medianFigs(runs["infrastore"])
+	ts, in := figs["tsstore"], figs["infrastore"]
 	med := fmt.Sprintf("median of %d", reps)
 	var out []result
 	pair := func(cs, what, unit, key, tsCall, inCall string) {
@@ -103,7 +92,7 @@ func peerMissing(py string) string {
 	if _, err := os.Stat(py); err != nil {
 		return fmt.Sprintf("no %s (make peerenv builds it)", py)
 	}
-	if err := exec.Command(py, "-c", "import numpy, tsstore").Run(); err != nil {
+	if !canImport(py, "numpy, tsstore") {
 		return fmt.Sprintf("%s cannot import numpy and tsstore (make peerenv)", py)
 	}
 	out, err := exec.Command(py, "-c", "import infrastore; print(infrastore.__version__)").Output()
@@ -127,20 +116,6 @@ func peerCase(c string) (n, steps int, err error) {
 		return 0, 0, fmt.Errorf("python-peer: %q is not N×steps (e.g. 10000x168)", c)
 	}
 	return n, steps, nil
-}
-
-// medianFigs is the median of each figure over the runs.
-func medianFigs(runs []map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k := range runs[0] {
-		var v []float64
-		for _, r := range runs {
-			v = append(v, r[k])
-		}
-		sort.Float64s(v)
-		out[k] = v[len(v)/2]
-	}
-	return out
 }
 
 func thousands(n int) string {
