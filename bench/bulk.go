@@ -79,6 +79,16 @@ func bulkKey(i int) core.Key {
 	return core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
 }
 
+// bulkKeys are the keys of the series of owners 0 to n-1 that bulkSeries and hourlySeries
+// make.
+func bulkKeys(n int) []core.Key {
+	keys := make([]core.Key, n)
+	for i := range keys {
+		keys[i] = bulkKey(i)
+	}
+	return keys
+}
+
 // bulkWorkload loads each case in one batch, reads every series back one call each and in
 // bulk, sweeps it with a StaticReader, and runs the netcdf-c baseline on the same shapes.
 func bulkWorkload(cfg *config) ([]result, error) {
@@ -140,10 +150,7 @@ func bulkOne(cfg *config, c bulkCase) ([]result, error) {
 		r("store size", storeMiB(path), "MiB"),
 	}
 
-	keys := make([]core.Key, c.n)
-	for i := range keys {
-		keys[i] = bulkKey(i)
-	}
+	keys := bulkKeys(c.n)
 	// The sweep first, on a fresh open: its chunks come off the file, as the baseline's do,
 	// not out of caches the full reads warmed.
 	steps := min(c.length, *bulkSweep)

@@ -146,10 +146,7 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 		return nil, err
 	}
 	defer s.Close()
-	keys := make([]core.Key, n)
-	for i := range keys {
-		keys[i] = core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
-	}
+	keys := bulkKeys(n)
 	// What the C and Python gets do: read into a new buffer of the size the key's last read
 	// had, describing the series first only when that is not known.
 	known := make([]int, n)

@@ -85,10 +85,7 @@ func staticWorkload(cfg *config) ([]result, error) {
 		return nil, err
 	}
 	defer s.Close()
-	keys := make([]core.Key, n)
-	for i := range keys {
-		keys[i] = core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
-	}
+	keys := bulkKeys(n)
 	t = time.Now()
 	if _, err := s.GetMany(keys); err != nil {
 		return nil, err
@@ -133,12 +130,9 @@ func batchGets(path string, n int) ([]result, error) {
 		return nil, err
 	}
 	defer s.Close()
-	key := func(i int) core.Key {
-		return core.Key{OwnerID: int64(i), Name: "max_active_power", Resolution: core.Hours(1)}
-	}
 	timeGet := func(i int) (time.Duration, error) {
 		t := time.Now()
-		_, err := s.Get(key(i))
+		_, err := s.Get(bulkKey(i))
 		return time.Since(t), err
 	}
 	if err := s.SetReadCache(0); err != nil {
@@ -158,15 +152,12 @@ func batchGets(path string, n int) ([]result, error) {
 	const next = 200
 	t := time.Now()
 	for i := 1; i <= min(next, n-1); i++ {
-		if _, err := s.Get(key(i)); err != nil {
+		if _, err := s.Get(bulkKey(i)); err != nil {
 			return nil, err
 		}
 	}
 	rest := time.Since(t)
-	keys := make([]core.Key, n)
-	for i := range keys {
-		keys[i] = key(i)
-	}
+	keys := bulkKeys(n)
 	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return nil, err
