@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tsstore/tsstore/core"
@@ -31,18 +30,6 @@ func dayAhead(seed, count int) *core.Deterministic {
 	}
 	return &core.Deterministic{Name: "max_active_power", InitialTimestamp: t0, Resolution: core.Hours(1),
 		Horizon: core.Days(1), Interval: core.Days(1), Count: count, Data: core.ArrayOf(v, 24, count)}
-}
-
-func parseLevels(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		var n int
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 0 {
-			return nil, fmt.Errorf("level %q is not a count", f)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }
 
 // forecastAdd measures what one more Deterministic costs as a store fills. netcdf-c

@@ -133,6 +133,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// parseLevels reads a comma-separated list of store sizes (-curve-levels,
+// -forecast-add-levels).
+func parseLevels(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var n int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n < 0 {
+			return nil, fmt.Errorf("level %q is not a count", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "tsbench:", err)
 	os.Exit(1)
