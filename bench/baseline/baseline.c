@@ -194,11 +194,12 @@ static int def_forecast(int nc, size_t s, size_t h, size_t count, int level, int
     return var;
 }
 
-static int forecast_case(const char *path, size_t n, size_t h, size_t count, int level, int shuffle) {
+/* create_forecasts creates path holding n forecasts of [h, count] (def_forecast), writes each
+ * one's forecast_values through the buffer v and returns the file, still open; vars gets the
+ * variables' ids. */
+static int create_forecasts(const char *path, int *vars, double *v, size_t n, size_t h, size_t count, int level,
+                            int shuffle) {
     int nc;
-    int *vars = xmalloc(n * sizeof *vars);
-    double *v = xmalloc(h * count * sizeof(double));
-    double t0 = now();
     CHECK(nc_create(path, NC_NETCDF4 | NC_CLOBBER, &nc));
     for (size_t s = 0; s < n; s++) vars[s] = def_forecast(nc, s, h, count, level, shuffle);
     CHECK(nc_enddef(nc));
@@ -206,6 +207,14 @@ static int forecast_case(const char *path, size_t n, size_t h, size_t count, int
         forecast_values(v, h, count, s);
         CHECK(nc_put_var_double(nc, vars[s], v));
     }
+    return nc;
+}
+
+static int forecast_case(const char *path, size_t n, size_t h, size_t count, int level, int shuffle) {
+    int *vars = xmalloc(n * sizeof *vars);
+    double *v = xmalloc(h * count * sizeof(double));
+    double t0 = now();
+    int nc = create_forecasts(path, vars, v, n, h, count, level, shuffle);
     CHECK(nc_sync(nc));
     CHECK(nc_close(nc));
     double write_s = now() - t0;
@@ -246,15 +255,8 @@ static int forecast_add_case(const char *path, size_t n, size_t h, size_t count,
                              size_t repeats) {
     int nc;
     double *v = xmalloc(h * count * sizeof(double));
-    CHECK(nc_create(path, NC_NETCDF4 | NC_CLOBBER, &nc));
     int *vars = xmalloc(n * sizeof *vars);
-    for (size_t s = 0; s < n; s++) vars[s] = def_forecast(nc, s, h, count, level, shuffle);
-    CHECK(nc_enddef(nc));
-    for (size_t s = 0; s < n; s++) {
-        forecast_values(v, h, count, s);
-        CHECK(nc_put_var_double(nc, vars[s], v));
-    }
-    CHECK(nc_close(nc));
+    CHECK(nc_close(create_forecasts(path, vars, v, n, h, count, level, shuffle)));
     double t0 = now();
     CHECK(nc_open(path, NC_WRITE, &nc));
     double open_s = now() - t0;
