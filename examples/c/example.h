@@ -35,22 +35,35 @@ static void fresh_store_path(char *path, size_t capacity, const char *dir, const
     remove(catalog);
 }
 
+/* A descriptor naming a component's series: owner_id, its concrete type and the series name.
+ * The rest is the default (a SingleTimeSeries of f64) until the caller sets it. */
+static tsstore_series_desc series_of(int64_t owner_id, const char *owner_type, const char *name) {
+    tsstore_series_desc d = TSSTORE_SERIES_DESC_INIT;
+    d.owner_id = owner_id;
+    d.owner_type = owner_type;
+    d.name = name;
+    return d;
+}
+
+/* Points a descriptor at its array: nbytes of data, shape[ndim] (which must live as long as the
+ * descriptor). */
+static void set_array(tsstore_series_desc *d, const void *data, size_t nbytes, const int64_t *shape, size_t ndim) {
+    d->data = data;
+    d->nbytes = nbytes;
+    d->shape = shape;
+    d->ndim = ndim;
+}
+
 /* The descriptor of an hourly f64 SingleTimeSeries of one owner: values[hours] from start_ms.
  * shape (one element) must live as long as the descriptor. */
 static tsstore_series_desc hourly_series(int64_t owner_id, const char *owner_type, const char *name,
                                          int64_t start_ms, const double *values, int64_t hours, int64_t *shape) {
-    tsstore_series_desc d = TSSTORE_SERIES_DESC_INIT; /* a SingleTimeSeries of f64, a component */
+    tsstore_series_desc d = series_of(owner_id, owner_type, name);
     shape[0] = hours;
-    d.owner_id = owner_id;
-    d.owner_type = owner_type;
-    d.name = name;
     d.initial_ms = start_ms;
     d.resolution.value = 3600000; /* PT1H */
     d.resolution.unit = TSSTORE_PERIOD_MILLIS;
-    d.shape = shape;
-    d.ndim = 1;
-    d.data = values;
-    d.nbytes = (size_t)hours * sizeof *values;
+    set_array(&d, values, (size_t)hours * sizeof *values, shape, 1);
     return d;
 }
 

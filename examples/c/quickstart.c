@@ -103,31 +103,19 @@ int main(int argc, char **argv) {
             cost[3 * d] = 0.01 * (g % 5 + 1), cost[3 * d + 1] = 20 + d % 30, cost[3 * d + 2] = 150;
         }
         for (int h = 0; h < HOURS; h++) must_run[h] = (h % 24) < 6 && g % 3 == 0;
-        tsstore_series_desc curve = TSSTORE_SERIES_DESC_INIT;
-        curve.owner_id = 5000 + g;
-        curve.owner_type = "ThermalStandard";
-        curve.name = "variable_cost";
+        tsstore_series_desc curve = series_of(5000 + g, "ThermalStandard", "variable_cost");
         curve.initial_ms = T0;
         curve.resolution = daily;
-        curve.shape = cost_shape;
-        curve.ndim = 2;
-        curve.data = cost;
-        curve.nbytes = sizeof cost;
+        set_array(&curve, cost, sizeof cost, cost_shape, 2);
         curve.units = "$/MWh";
         curve.ext = "{\"function_type\":\"QuadraticFunctionData\"}";
         check(tsstore_add(s, &curve, NULL));
 
-        tsstore_series_desc flags = TSSTORE_SERIES_DESC_INIT;
-        flags.owner_id = 5000 + g;
-        flags.owner_type = "ThermalStandard";
-        flags.name = "must_run";
+        tsstore_series_desc flags = series_of(5000 + g, "ThermalStandard", "must_run");
         flags.initial_ms = T0;
         flags.resolution = hourly;
         flags.dtype = TSSTORE_DTYPE_BOOL; /* one byte per step, 0 or 1 */
-        flags.shape = year_shape;
-        flags.ndim = 1;
-        flags.data = must_run;
-        flags.nbytes = sizeof must_run;
+        set_array(&flags, must_run, sizeof must_run, year_shape, 1);
         check(tsstore_add(s, &flags, NULL));
     }
     /* Outage records on lines: irregular timestamps (a NonSequentialTimeSeries). */
@@ -136,16 +124,10 @@ int main(int argc, char **argv) {
                              T0 + (l * 31 + 20) * DAY};
         double derate[4] = {0.5, 0.0, 1.0, 0.25};
         int64_t outage_shape[1] = {4};
-        tsstore_series_desc outage = TSSTORE_SERIES_DESC_INIT;
+        tsstore_series_desc outage = series_of(9000 + l, "Line", "outage");
         outage.series_type = TSSTORE_NON_SEQUENTIAL_TIME_SERIES;
-        outage.owner_id = 9000 + l;
-        outage.owner_type = "Line";
-        outage.name = "outage";
         outage.timestamps_ms = stamps;
-        outage.shape = outage_shape;
-        outage.ndim = 1;
-        outage.data = derate;
-        outage.nbytes = sizeof derate;
+        set_array(&outage, derate, sizeof derate, outage_shape, 1);
         check(tsstore_add(s, &outage, NULL));
     }
     /* Day-ahead wind forecasts, one window a day: Deterministic [48, 364]; Probabilistic
@@ -157,30 +139,21 @@ int main(int argc, char **argv) {
             for (int w = 0; w < WINDOWS; w++) det[h * WINDOWS + w] = wind(p, w, h);
         for (int q = 0; q < 3; q++)
             for (int i = 0; i < H * WINDOWS; i++) quant[q * H * WINDOWS + i] = det[i] * (0.7 + 0.3 * q);
-        tsstore_series_desc f = TSSTORE_SERIES_DESC_INIT;
+        tsstore_series_desc f = series_of(7000 + p, "RenewableDispatch", "max_active_power");
         f.series_type = TSSTORE_DETERMINISTIC;
-        f.owner_id = 7000 + p;
-        f.owner_type = "RenewableDispatch";
-        f.name = "max_active_power";
         f.initial_ms = T0;
         f.resolution = hourly;
         f.horizon = day_ahead;
         f.interval = daily;
         f.count = WINDOWS;
-        f.shape = det_shape;
-        f.ndim = 2;
-        f.data = det;
-        f.nbytes = (size_t)H * WINDOWS * sizeof *det;
+        set_array(&f, det, (size_t)H * WINDOWS * sizeof *det, det_shape, 2);
         f.units = "MW";
         check(tsstore_add(s, &f, NULL));
 
         f.series_type = TSSTORE_PROBABILISTIC; /* the same forecast, with a layer axis */
         f.percentiles = percentiles;
         f.n_percentiles = 3;
-        f.shape = layered_shape;
-        f.ndim = 3;
-        f.data = quant;
-        f.nbytes = (size_t)3 * H * WINDOWS * sizeof *quant;
+        set_array(&f, quant, (size_t)3 * H * WINDOWS * sizeof *quant, layered_shape, 3);
         check(tsstore_add(s, &f, NULL));
 
         f.series_type = TSSTORE_SCENARIOS;
