@@ -26,6 +26,23 @@ abstract type Forecast <: TimeSeriesData end
 
 const AnyPeriod = Union{Period,Dates.CompoundPeriod}
 
+# The fields every forecast type begins with, in this order: one list for the three structs
+# (Julia has no inheritance of fields), so that they cannot drift apart.
+macro forecast_fields()
+    return esc(quote
+        name::String
+        initial_timestamp::DateTime
+        resolution::AnyPeriod
+        horizon::AnyPeriod
+        interval::AnyPeriod
+        count::Int
+    end)
+end
+
+# The values of @forecast_fields from a constructor's arguments, converted to the field types.
+forecast_field_values(name, t0, resolution, horizon, interval, count) =
+    (String(name), DateTime(t0), to_period(resolution), to_period(horizon), to_period(interval), Int(count))
+
 """
     SingleTimeSeries(name, initial_timestamp, resolution, data)
     SingleTimeSeries(name, timestamps, data)
@@ -72,17 +89,11 @@ A point forecast. The store's `[H, count, *E]` is Julia's `(E..., count, H)`: `d
 step h of window w for scalar steps.
 """
 struct Deterministic{A<:AbstractArray} <: Forecast
-    name::String
-    initial_timestamp::DateTime
-    resolution::AnyPeriod
-    horizon::AnyPeriod
-    interval::AnyPeriod
-    count::Int
+    @forecast_fields
     data::A
     Deterministic(name::AbstractString, t0, resolution::PeriodLike, horizon::PeriodLike, interval::PeriodLike,
                   count::Integer, data::AbstractArray) =
-        new{typeof(data)}(String(name), DateTime(t0), to_period(resolution), to_period(horizon), to_period(interval),
-                          Int(count), data)
+        new{typeof(data)}(forecast_field_values(name, t0, resolution, horizon, interval, count)..., data)
 end
 
 """
@@ -91,18 +102,13 @@ end
 A quantile forecast: the store's `[P, H, count, *E]` is Julia's `(E..., count, H, P)`.
 """
 struct Probabilistic{A<:AbstractArray} <: Forecast
-    name::String
-    initial_timestamp::DateTime
-    resolution::AnyPeriod
-    horizon::AnyPeriod
-    interval::AnyPeriod
-    count::Int
+    @forecast_fields
     percentiles::Vector{Float64}
     data::A
     Probabilistic(name::AbstractString, t0, resolution::PeriodLike, horizon::PeriodLike, interval::PeriodLike,
                   count::Integer, percentiles::AbstractVector, data::AbstractArray) =
-        new{typeof(data)}(String(name), DateTime(t0), to_period(resolution), to_period(horizon), to_period(interval),
-                          Int(count), Float64.(percentiles), data)
+        new{typeof(data)}(forecast_field_values(name, t0, resolution, horizon, interval, count)...,
+                          Float64.(percentiles), data)
 end
 
 """
@@ -111,17 +117,11 @@ end
 A scenario forecast: the store's `[S, H, count, *E]` is Julia's `(E..., count, H, S)`.
 """
 struct Scenarios{A<:AbstractArray} <: Forecast
-    name::String
-    initial_timestamp::DateTime
-    resolution::AnyPeriod
-    horizon::AnyPeriod
-    interval::AnyPeriod
-    count::Int
+    @forecast_fields
     data::A
     Scenarios(name::AbstractString, t0, resolution::PeriodLike, horizon::PeriodLike, interval::PeriodLike,
               count::Integer, data::AbstractArray) =
-        new{typeof(data)}(String(name), DateTime(t0), to_period(resolution), to_period(horizon), to_period(interval),
-                          Int(count), data)
+        new{typeof(data)}(forecast_field_values(name, t0, resolution, horizon, interval, count)..., data)
 end
 
 series_type(ts::TimeSeriesData) = series_type(typeof(ts))
