@@ -16,6 +16,18 @@ end
 
 abstract type AbstractReader end
 
+# The fields both kinds of reader have after their handle: one list, as the functions below
+# treat the two kinds alike.
+macro reader_fields()
+    return esc(quote
+        store::Store
+        keys::Vector{Key}
+        groups::Vector{ReaderGroup}
+        info::L.tsstore_reader_info
+        stamps::Union{Nothing,Vector{DateTime}}
+    end)
+end
+
 """
     StaticReader(store, resolution, keys)
 
@@ -26,11 +38,7 @@ a `Vector` of one value per key, or `(E..., n_keys)` for shaped steps.
 """
 mutable struct StaticReader <: AbstractReader
     ptr::Ptr{L.tsstore_static_reader}
-    store::Store
-    keys::Vector{Key}
-    groups::Vector{ReaderGroup}
-    info::L.tsstore_reader_info
-    stamps::Union{Nothing,Vector{DateTime}}
+    @reader_fields
 end
 
 """
@@ -43,11 +51,7 @@ Reads one window of many forecasts sharing a window timeline. `read_at!(reader, 
 """
 mutable struct ForecastReader <: AbstractReader
     ptr::Ptr{L.tsstore_forecast_reader}
-    store::Store
-    keys::Vector{Key}
-    groups::Vector{ReaderGroup}
-    info::L.tsstore_reader_info
-    stamps::Union{Nothing,Vector{DateTime}}
+    @reader_fields
 end
 
 # The C functions of each kind of reader (the two kinds mirror each other).
@@ -61,6 +65,10 @@ reader_bind(r::StaticReader, g, dst) = L.tsstore_static_reader_bind(r.ptr, g, ds
 reader_bind(r::ForecastReader, g, dst) = L.tsstore_forecast_reader_bind(r.ptr, g, dst, sizeof(dst))
 reader_free(r::StaticReader, p) = L.tsstore_static_reader_free(p)
 reader_free(r::ForecastReader, p) = L.tsstore_forecast_reader_free(p)
+reader_read_at(r::StaticReader, p, ms) = L.tsstore_static_reader_read_at(p, ms)
+reader_read_at(r::ForecastReader, p, ms) = L.tsstore_forecast_reader_read_at(p, ms)
+reader_read_index(r::StaticReader, p, i) = L.tsstore_static_reader_read_step(p, i)
+reader_read_index(r::ForecastReader, p, i) = L.tsstore_forecast_reader_read_window(p, i)
 
 """Fills in a new reader: its grid, and per group an array bound to the reader."""
 function setup!(r::AbstractReader, layered::Bool)
@@ -114,29 +122,28 @@ end
 
 reader_handle(r::AbstractReader) = r.ptr == C_NULL ? throw(InvalidHandleError("the reader is closed")) : r.ptr
 
-"""Reads the step at timestamp t (a grid point: never rounded)."""
-function read_at!(r::StaticReader, t::DateTime)
-    check(L.tsstore_static_reader_read_at(reader_handle(r), millis(t)))
+# Both kinds read by time or by 1-based position the same way: one C call, then the reader.
+function read_time!(r::AbstractReader, t::DateTime)
+    check(reader_read_at(r, reader_handle(r), millis(t)))
     return r
 end
+
+function read_index!(r::AbstractReader, i::Integer)
+    check(reader_read_index(r, reader_handle(r), Int64(i - 1)))
+    return r
+end
+
+"""Reads the step at timestamp t (a grid point: never rounded)."""
+read_at!(r::StaticReader, t::DateTime) = read_time!(r, t)
 
 """Reads step i (1-based) of the grid: one C call, straight into the groups' arrays."""
-function read_step!(r::StaticReader, i::Integer)
-    check(L.tsstore_static_reader_read_step(reader_handle(r), Int64(i - 1)))
-    return r
-end
+read_step!(r::StaticReader, i::Integer) = read_index!(r, i)
 
 """Reads the window starting at t (a window start)."""
-function read_at!(r::ForecastReader, t::DateTime)
-    check(L.tsstore_forecast_reader_read_at(reader_handle(r), millis(t)))
-    return r
-end
+read_at!(r::ForecastReader, t::DateTime) = read_time!(r, t)
 
 """Reads window i (1-based): one C call, straight into the groups' arrays."""
-function read_window!(r::ForecastReader, i::Integer)
-    check(L.tsstore_forecast_reader_read_window(reader_handle(r), Int64(i - 1)))
-    return r
-end
+read_window!(r::ForecastReader, i::Integer) = read_index!(r, i)
 
 """The last read of a one-group reader, in key order (the group's own array when its keys are
 already in order; otherwise a permuted copy)."""
@@ -164,15 +171,9 @@ function timestamps(r::AbstractReader)
     return r.stamps
 end
 
-function Base.iterate(r::StaticReader, i::Int = 1)
+function Base.iterate(r::AbstractReader, i::Int = 1)
     i > length(r) && return nothing
-    read_step!(r, i)
-    return (timestamps(r)[i], r), i + 1
-end
-
-function Base.iterate(r::ForecastReader, i::Int = 1)
-    i > length(r) && return nothing
-    read_window!(r, i)
+    read_index!(r, i)
     return (timestamps(r)[i], r), i + 1
 end
 
@@ -187,21 +188,8 @@ end
 Base.isopen(r::AbstractReader) = r.ptr != C_NULL
 
 """Do-block forms: `StaticReader(store, res, keys) do r … end` closes the reader after."""
-function StaticReader(f::Function, s::Store, resolution::PeriodLike, keys::AbstractVector{Key})
-    r = StaticReader(s, resolution, keys)
-    try
-        return f(r)
-    finally
-        close(r)
-    end
-end
+StaticReader(f::Function, s::Store, resolution::PeriodLike, keys::AbstractVector{Key}) =
+    with_closing(f, StaticReader(s, resolution, keys))
 
-function ForecastReader(f::Function, s::Store, series_type::SeriesType, resolution::PeriodLike,
-                        keys::AbstractVector{Key})
-    r = ForecastReader(s, series_type, resolution, keys)
-    try
-        return f(r)
-    finally
-        close(r)
-    end
-end
+ForecastReader(f::Function, s::Store, series_type::SeriesType, resolution::PeriodLike, keys::AbstractVector{Key}) =
+    with_closing(f, ForecastReader(s, series_type, resolution, keys))

@@ -40,17 +40,19 @@ function Base.close(s::Store)
     return nothing
 end
 
-function with_closing(f, s::Store)
+# The do-block forms of a store's and a reader's constructors: f(x), then x closed whether
+# f returned or threw.
+function with_closing(f, x)
     result = try
-        f(s)
+        f(x)
     catch
         try
-            close(s)
+            close(x)
         catch  # f's error is the one to report
         end
         rethrow()
     end
-    close(s)
+    close(x)
     return result
 end
 
