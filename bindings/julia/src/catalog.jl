@@ -179,10 +179,8 @@ store's first axis), count, initial_timestamp, element_shape (store order), owne
 ext, resolution, horizon, interval, data_hash and features_hash (hex), key.
 """
 get_metadata(s::Store, key::Key) = metadata(s, Which(key))
-get_metadata(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
-             resolution = nothing, interval = nothing, features = nothing, kw...) =
-    metadata(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
-                      features = lookup_features(features, kw)))
+get_metadata(s::Store, T, owner_id::Integer, name::AbstractString; kw...) =
+    metadata(s, which_named(T, owner_id, name; kw...))
 
 function metadata(s::Store, w::Which)
     h = handle(s)

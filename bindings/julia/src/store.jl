@@ -355,13 +355,8 @@ it; the features (keyword arguments, or a `features` Dict) must be among the ser
 """
 get_time_series(s::Store, key::Key; start = nothing, stop = nothing) = read_part(s, Which(key), start, stop)
 
-function get_time_series(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
-                         resolution = nothing, interval = nothing, start = nothing, stop = nothing, features = nothing,
-                         kw...)
-    w = Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
-              features = lookup_features(features, kw))
-    return read_part(s, w, start, stop)
-end
+get_time_series(s::Store, T, owner_id::Integer, name::AbstractString; start = nothing, stop = nothing, kw...) =
+    read_part(s, which_named(T, owner_id, name; kw...), start, stop)
 
 get_time_series(s::Store, owner_id::Integer, name::AbstractString; kw...) =
     get_time_series(s, SingleTimeSeries, owner_id, name; kw...)
@@ -451,10 +446,8 @@ Whether a series with exactly this key is stored; or, by owner and name, whether
 series matches (the lookup of `get_time_series`).
 """
 has_time_series(s::Store, key::Key) = has(s, Which(key))
-has_time_series(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
-                resolution = nothing, interval = nothing, features = nothing, kw...) =
-    has(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
-                 features = lookup_features(features, kw)))
+has_time_series(s::Store, T, owner_id::Integer, name::AbstractString; kw...) =
+    has(s, which_named(T, owner_id, name; kw...))
 
 function remove(s::Store, w::Which)
     h = handle(s)
@@ -470,10 +463,8 @@ Removes one series (its array is freed once no other series uses it); by owner a
 one series the lookup names (several matching is `InvalidParameterError`).
 """
 remove_time_series!(s::Store, key::Key) = remove(s, Which(key))
-remove_time_series!(s::Store, T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
-                    resolution = nothing, interval = nothing, features = nothing, kw...) =
-    remove(s, Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
-                    features = lookup_features(features, kw)))
+remove_time_series!(s::Store, T, owner_id::Integer, name::AbstractString; kw...) =
+    remove(s, which_named(T, owner_id, name; kw...))
 
 """Runs f(filter) with a Ref{tsstore_filter} narrowed by list_keys' keyword arguments."""
 function with_filter(f, owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval,

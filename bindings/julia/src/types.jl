@@ -253,6 +253,15 @@ lookup_features(features, rest) = isempty(rest) ? features :
     merge(Dict{String,Any}(string(k) => v for (k, v) in pairs(something(features, Dict()))),
           Dict{String,Any}(string(k) => v for (k, v) in pairs(rest)))
 
+"""The lookup of the calls that take a series by owner and name (`get_time_series(store, T,
+owner_id, name; owner_category, resolution, interval, features...)` and its kin): their lookup
+keywords, every other keyword a feature."""
+function which_named(T, owner_id::Integer, name::AbstractString; owner_category::OwnerCategory = COMPONENT,
+                     resolution = nothing, interval = nothing, features = nothing, kw...)
+    return Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
+                 features = lookup_features(features, kw))
+end
+
 # ---- key lists ------------------------------------------------------------------------------
 
 """The keys of a C key list, which this frees (their strings are the list's, read before)."""

@@ -19,13 +19,9 @@ gives a TimeArray.
 A `start_time` that is not a step (a window start, for a forecast) or a `len` past the series'
 end is an `ArgumentError` naming it.
 """
-function get_time_series_array(s::Store, T, owner_id::Integer, name::AbstractString; start_time = nothing,
-                               len = nothing, count = nothing, owner_category::OwnerCategory = COMPONENT,
-                               resolution = nothing, interval = nothing, features = nothing, kw...)
-    w = Which(T, owner_id, name; owner_category = owner_category, resolution = resolution, interval = interval,
-              features = lookup_features(features, kw))
-    return series_array(s, w, start_time, len, count)
-end
+get_time_series_array(s::Store, T, owner_id::Integer, name::AbstractString; start_time = nothing, len = nothing,
+                      count = nothing, kw...) =
+    series_array(s, which_named(T, owner_id, name; kw...), start_time, len, count)
 
 get_time_series_array(s::Store, key::Key; start_time = nothing, len = nothing, count = nothing) =
     series_array(s, Which(key), start_time, len, count)
