@@ -13,6 +13,19 @@ abstract type TsStoreError <: Exception end
 
 const ERROR_TYPES = Dict{Int32,DataType}()
 
+# The fields of every TsStoreError (its docstring says what each holds): one list for the types
+# of the statuses and UnknownStatusError.
+macro error_fields()
+    return esc(quote
+        msg::String
+        status::Int32
+        arg::String
+        item::Union{Nothing,Int}
+        detail::String
+        reason::String
+    end)
+end
+
 # The Julia name of each status's exception, and its docstring.
 const ERROR_NAMES = Dict(
     "TSSTORE_E_INVALID_PARAMETER" => (:InvalidParameterError, "A bad argument; the message names it and its value."),
@@ -36,12 +49,7 @@ for (code, cname, _) in L.STATUSES
     T, doc = ERROR_NAMES[cname]
     @eval begin
         @doc $doc struct $T <: TsStoreError
-            msg::String
-            status::Int32
-            arg::String
-            item::Union{Nothing,Int}
-            detail::String
-            reason::String
+            @error_fields
         end
         $T(msg::AbstractString) = $T(String(msg), $code, "", nothing, "", String(msg))
         status(::Type{$T}) = $code
@@ -51,12 +59,7 @@ end
 
 """A status this binding does not know (a newer library)."""
 struct UnknownStatusError <: TsStoreError
-    msg::String
-    status::Int32
-    arg::String
-    item::Union{Nothing,Int}
-    detail::String
-    reason::String
+    @error_fields
 end
 
 Base.showerror(io::IO, e::TsStoreError) = print(io, nameof(typeof(e)), ": ", e.msg)
