@@ -22,7 +22,10 @@ def imports_of(path: pathlib.Path) -> set:
 
 def test_no_module_imports_itself_through_others():
     graph = {p.stem: imports_of(p) for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
-    assert {"_store", "_readers", "_series", "_ffi"} <= graph.keys()
+    # Store's parts (each concern its module, _store the class made of them) and the rest.
+    assert {"_store", "_handle", "_lifecycle", "_adding", "_add_columns", "_descriptors", "_reading", "_bulk_read",
+            "_catalog", "_editing", "_associations", "_maintenance", "_args", "_cstructs", "_gc_pause", "_readers",
+            "_series", "_convert", "_errors", "_ffi"} <= graph.keys()
 
     def cycle_from(start):
         stack, seen = [(start, [start])], set()

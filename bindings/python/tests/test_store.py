@@ -573,7 +573,7 @@ def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypa
     "off" from A and left it off for good.)"""
     import gc
     import threading
-    from tsstore import _store
+    from tsstore import _gc_pause
     a_inside, b_moved, a_done = threading.Event(), threading.Event(), threading.Event()
 
     class HoldsB:
@@ -586,7 +586,7 @@ def test_overlapping_pauses_in_two_threads_leave_the_collector_on(path, monkeypa
                 b_moved.set()
                 a_done.wait(10)
             return on
-    monkeypatch.setattr(_store, "gc", HoldsB())
+    monkeypatch.setattr(_gc_pause, "gc", HoldsB())
     with tsstore.Store.create(path) as s:
         keys = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
                                        for i in range(10)])
@@ -656,75 +656,137 @@ def _plain_batch():
     return items
 
 
+def _mixed_batch():
+    """_plain_batch with items of every other kind among them: features, units and ext,
+    lists and big-endian arrays, and every series type."""
+    h = dt.timedelta(hours=1)
+    items = _plain_batch()
+    items[3].update(features={"zone": 2, "scenario": "high"}, units="MW", ext='{"a": 1}')
+    items[7]["ts"] = tsstore.SingleTimeSeries("l", T0, "PT1H", [1.0, 2.0, 3.0])
+    items[11]["ts"] = tsstore.SingleTimeSeries("b", T0, "PT1H", np.arange(5.0).astype(">f8"))
+    items[13]["ts"] = tsstore.NonSequentialTimeSeries("n", [T0, T0 + h, T0 + 5 * h], np.arange(3.0))
+    items[17]["ts"] = tsstore.Deterministic("d", T0, "PT1H", dt.timedelta(hours=48), "PT24H", 2, np.zeros((48, 2)))
+    items[19]["ts"] = tsstore.Probabilistic("r", T0, "PT1H", "PT4H", "PT2H", 3, [0.1, 0.5, 0.9], np.ones((3, 4, 3)))
+    items[23]["ts"] = tsstore.Scenarios("s", T0, "PT1H", "PT2H", "PT1H", 2, np.full((3, 2, 2), 7, dtype="<i4"))
+    items[29].update(units="kV")
+    return items
+
+
 def _catalog_rows(path):
     db = sqlite3.connect(path + ".sqlite")
     cols = [r[1] for r in db.execute("PRAGMA table_info(time_series_associations)") if r[1] != "id"]
     return db.execute(f"SELECT {', '.join(cols)} FROM time_series_associations ORDER BY owner_id, name").fetchall()
 
 
-def test_plain_bulk_add_stores_what_the_general_path_stores(tmp_path, monkeypatch):
-    """add_time_series_bulk converts plain items in one pass (_plain_columns); the same items
-    through the general path (_Item) must give equal keys, catalog rows and arrays."""
-    from tsstore import _store
-    items = _plain_batch()
-    assert _store._plain_columns(items) is not None
-    plain, general = str(tmp_path / "plain.nc"), str(tmp_path / "general.nc")
-    with tsstore.Store.create(plain) as s:
-        keys = s.add_time_series_bulk(iter(items))  # any iterable
-    with monkeypatch.context() as m:
-        m.setattr(_store, "_plain_columns", lambda items: None)
-        with tsstore.Store.create(general) as s:
-            want = s.add_time_series_bulk(items)
-    assert keys == want and [k.features for k in keys] == [{}] * len(items)
-    assert [hash(k) for k in keys] == [hash(k) for k in want]
-    assert _catalog_rows(plain) == _catalog_rows(general)
-    with tsstore.Store.open(plain, read_only=True) as s:
-        for item, key in zip(items, keys):
-            got = s.get_time_series(key)
-            np.testing.assert_array_equal(got.data, item["ts"].data)
-            assert got.data.dtype == item["ts"].data.dtype and s.has_time_series(key)
+def _added_one_by_one(s, items):
+    return [s.add_time_series(**item) for item in items]
 
 
-@pytest.mark.parametrize("bad", [dict(owner_id="7"), dict(owner_type=7), dict(owner_category="Bus"),
-                                 dict(ts_resolution="hourly"), dict(ts_data=np.zeros(0)),
-                                 dict(ts_data=np.array(["a"] * 24)), dict(units="MW"), dict(same_as=3),
-                                 dict(drop="owner_type"), dict(drop="ts")])
-def test_plain_bulk_add_refuses_as_the_general_path_does(tmp_path, monkeypatch, bad):
-    """An item the one-pass conversion cannot take (or a duplicate of item 3) is refused
-    with the general path's message, naming the item, and nothing is stored."""
-    from tsstore import _store
+def _added_in_a_block(s, items):
+    with s.bulk_add() as batch:
+        for item in items:
+            batch.add(**item)
+    return batch.keys
 
-    def batch():
+
+@pytest.mark.parametrize("make", [_plain_batch, _mixed_batch])
+def test_every_add_stores_the_same_series(tmp_path, make):
+    """add_time_series_bulk (from a list or any iterable), bulk_add and add_time_series one
+    at a time check their items by one set of rules: the same items give equal keys,
+    catalog rows and arrays whichever way they are added."""
+    items = make()
+    ways = {"bulk": lambda s: s.add_time_series_bulk(items), "iter": lambda s: s.add_time_series_bulk(iter(items)),
+            "block": lambda s: _added_in_a_block(s, items), "single": lambda s: _added_one_by_one(s, items)}
+    keys, rows = {}, {}
+    for way, add in ways.items():
+        path = str(tmp_path / f"{way}.nc")
+        with tsstore.Store.create(path) as s:
+            keys[way] = add(s)
+        rows[way] = _catalog_rows(path)
+    for way in ways:
+        assert keys[way] == keys["bulk"] and [hash(k) for k in keys[way]] == [hash(k) for k in keys["bulk"]]
+        assert [k.features for k in keys[way]] == [k.features for k in keys["bulk"]]
+        assert rows[way] == rows["bulk"], way
+    assert keys["bulk"][3].features == ({"zone": 2, "scenario": "high"} if make is _mixed_batch else {})
+    with tsstore.Store.open(str(tmp_path / "bulk.nc"), read_only=True) as s:
+        for item, key in zip(items, keys["bulk"]):
+            got, want = s.get_time_series(key), np.asarray(item["ts"].data)
+            np.testing.assert_array_equal(got.data, want)
+            assert got.data.dtype.kind == want.dtype.kind and s.has_time_series(key)
+
+
+# Each bad item 5, and how every add refuses it: the exception, then the message after the
+# operation and the item (a bulk add's items[5]: , a block's items[5]: ; add_time_series none).
+_REFUSALS = [
+    (dict(owner_id="7"), TypeError, "owner_id: an integer is needed, not str ('7')"),
+    (dict(owner_type=7), TypeError, "owner_type: a str is needed, not int (7)"),
+    (dict(owner_category="Bus"), tsstore.InvalidParameterError,
+     "owner_category: 'Bus' is not one of COMPONENT (0), SUPPLEMENTAL_ATTRIBUTE (1)"),
+    (dict(ts_resolution="hourly"), tsstore.InvalidParameterError,
+     "ts.resolution: 'hourly' is not an ISO-8601 duration such as 'PT1H', 'P1D' or 'P1M'"),
+    (dict(ts_data=np.zeros(0)), tsstore.InvalidParameterError,
+     "ts.data: shape (0,) has an empty axis 0; a series holds at least one step, window and element"),
+    (dict(ts_data=np.array(["a"] * 24)), TypeError,
+     "ts.data: tsstore stores f64, f32, i64, i32, u64 and bool arrays, not <U1; convert it first "
+     "(data.astype(...)) and it reads back as the stored dtype"),
+    (dict(ts="a series"), TypeError, "ts: str is not a tsstore series type"),
+    (dict(features={"units": 1}), tsstore.InvalidParameterError, "features['units']: "),
+    (dict(units=5), TypeError, "units: a str is needed, not int (5)"),
+    (dict(ts_name="a\0b"), tsstore.InvalidParameterError, "name: text 'a\\x00b' contains a NUL character"),
+]
+
+
+def _with_bad_item(bad):
+    items = _plain_batch()[:10]
+    ts = items[5]["ts"]
+    for k, v in bad.items():
+        if k.startswith("ts_"):
+            setattr(ts, k[3:], v)
+        else:
+            items[5][k] = v
+    return items
+
+
+@pytest.mark.parametrize("bad, cls, why", _REFUSALS)
+def test_every_add_refuses_a_bad_item_alike(tmp_path, bad, cls, why):
+    """A bad item is refused with the same exception and words by a bulk add, a bulk_add
+    block and add_time_series, the batches naming its index; nothing is stored."""
+    with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        with pytest.raises(cls) as e:
+            s.add_time_series_bulk(_with_bad_item(bad))
+        assert str(e.value).startswith("add_time_series_bulk: items[5]: " + why) and "descs" not in str(e.value)
+        with pytest.raises(cls) as e:
+            _added_in_a_block(s, _with_bad_item(bad))
+        assert str(e.value).startswith("bulk_add: items[5]: " + why)
+        assert s.list_keys() == []
+        with pytest.raises(cls) as e:
+            s.add_time_series(**_with_bad_item(bad)[5])
+        assert str(e.value).startswith("add_time_series: " + why)
+        if isinstance(e.value, tsstore.TsStoreError) and e.value.reason:  # the library refused it
+            assert (e.value.item, e.value.detail) == (None, "units")
+
+
+@pytest.mark.parametrize("item, why", [
+    (5, "an item is a dict of add_time_series' arguments, not int"),
+    ({"ts": None, "owner_id": 1}, "missing 1 required positional argument: 'owner_type'"),
+    ({"ts": None, "owner_id": 1, "owner_type": "G", "colour": 1}, "got an unexpected keyword argument 'colour'"),
+])
+def test_a_bulk_item_that_is_not_add_time_series_arguments_is_refused(path, item, why):
+    with tsstore.Store.create(path) as s:
+        items = _plain_batch()[:3] + [item]
+        with pytest.raises(TypeError, match=r"^add_time_series_bulk: items\[3\]: .*" + why):
+            s.add_time_series_bulk(items)
+        assert s.list_keys() == []
+
+
+def test_a_duplicate_in_a_batch_is_refused_naming_both(path):
+    with tsstore.Store.create(path) as s:
         items = _plain_batch()[:10]
-        ts = items[5]["ts"]
-        for k, v in bad.items():
-            if k == "same_as":
-                items[5] = dict(items[v])
-            elif k == "drop":
-                del items[5][v]
-            elif k.startswith("ts_"):
-                setattr(ts, k[3:], v)
-            else:
-                items[5][k] = v
-        return items
-
-    messages = []
-    for plain in (True, False):
-        with monkeypatch.context() as m:
-            if not plain:
-                m.setattr(_store, "_plain_columns", lambda items: None)
-            path = str(tmp_path / f"{plain}.nc")
-            with tsstore.Store.create(path) as s:
-                if "units" in bad:
-                    assert len(s.add_time_series_bulk(batch())) == 10  # units: not plain, and fine
-                    return
-                with pytest.raises((tsstore.TsStoreError, TypeError, ValueError)) as e:
-                    s.add_time_series_bulk(batch())
-                messages.append((type(e.value), str(e.value)))
-                assert s.list_keys() == []
-    assert messages[0] == messages[1]
-    assert messages[0][1].startswith("add_time_series_bulk: ")
-    assert "items[5]" in messages[0][1] and "descs" not in messages[0][1]
+        items[5] = dict(items[3])
+        with pytest.raises(tsstore.DuplicateTimeSeriesError) as e:
+            s.add_time_series_bulk(items)
+        assert e.value.item == 5 and str(e.value).startswith("add_time_series_bulk: items[5]: ")
+        assert s.list_keys() == []
 
 
 def test_a_key_reads_right_through_its_remembered_size(tmp_path):

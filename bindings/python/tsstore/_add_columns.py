@@ -1,0 +1,163 @@
+"""The one set of rules every added series is checked by (add_time_series, a Batch and
+add_time_series_bulk alike), and the descriptor columns the checked series make."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _convert as cv
+from ._args import INT64_MAX, INT64_MIN, int64_arg
+from ._errors import InvalidParameterError
+from ._series import (Deterministic, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios, Series,
+                      SingleTimeSeries)
+
+_FORECASTS = (Deterministic, Probabilistic, Scenarios)
+_SERIES_TYPES = (SingleTimeSeries, NonSequentialTimeSeries) + _FORECASTS
+_CATEGORY_OF = {c.value: c for c in OwnerCategory}
+_COMPONENT = OwnerCategory.COMPONENT
+_UNSET = object()  # what no item holds: the first item is converted
+
+
+class Columns:
+    """The descriptor columns of the series of one add, in order. append() checks a series
+    and its owner and keeps what its descriptor holds; fields() hands the columns over."""
+
+    __slots__ = ("rows", "rare", "_seen")
+
+    def __init__(self) -> None:
+        # One tuple an item, in _ROW's order: a bulk add keeps a row where ten lists would
+        # take ten appends, and fields() turns the rows into columns at once.
+        self.rows: list[tuple] = []
+        # Fields a SingleTimeSeries without features, units or ext leaves unset (every item of
+        # the usual bulk add): field → {index: value} of the items that set them.
+        self.rare: dict[str, dict[int, Any]] = {}
+        # The last item's (dtype, code, owner type, its bytes, name, its bytes, initial
+        # timestamp, its milliseconds, resolution, its period): see append.
+        self._seen: tuple = (None, 0, _UNSET, b"", _UNSET, b"", _UNSET, 0, _UNSET, cv.NO_PERIOD)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def append(self, ts: Series, owner_id: int, owner_type: str, owner_category: Any = _COMPONENT,
+               features: dict | None = None, units: str | None = None, ext: str | None = None) -> None:
+        """Checks one series and its owner (the arguments of add_time_series) and appends
+        them; a refusal raises naming the argument and appends nothing.
+
+        A bulk add repeats the same dtype, owner type, name, timestamp and resolution objects
+        (all immutable): one the last item had is taken as it was checked and converted then.
+        That is why this is one function: a call per part costs a bulk add's 100,000 items
+        more than the conversions themselves."""
+        if not isinstance(ts, _SERIES_TYPES):
+            raise TypeError(f"ts: {type(ts).__name__} is not a tsstore series type")
+        if type(owner_id) is not int or not INT64_MIN <= owner_id <= INT64_MAX:
+            owner_id = int64_arg(owner_id, "owner_id")
+        category = _CATEGORY_OF.get(owner_category) if type(owner_category) in (int, OwnerCategory) else None
+        if category is None:
+            category = cv.enum_arg(OwnerCategory, owner_category, "owner_category")
+        dtype, code, ot, ot_b, name, name_b, t, ms, r, res = self._seen
+        arr = ts.data
+        if type(arr) is not np.ndarray or arr.dtype is not dtype or not arr.ndim or not arr.flags.c_contiguous \
+                or 0 in arr.shape:
+            arr = _stored_array(arr)
+            dtype, code = arr.dtype, cv._CODE_OF[arr.dtype]
+        if owner_type is not ot:
+            ot, ot_b = owner_type, cv.text_arg(owner_type, "owner_type")
+        if ts.name is not name:
+            name, name_b = ts.name, cv.text_arg(ts.name, "name")
+        texts = _texts(features, units, ext) if features or units is not None or ext is not None else None
+        if type(ts) is SingleTimeSeries:  # the common case, first
+            if ts.initial_timestamp is not t:
+                t, ms = ts.initial_timestamp, cv.millis(ts.initial_timestamp)
+            if ts.resolution is not r:
+                r, res = ts.resolution, cv.period(ts.resolution, "ts.resolution")
+            initial, period, timeline = ms, res, None
+        else:
+            initial, period, timeline = _timeline(ts, arr)
+        self._seen = (dtype, code, ot, ot_b, name, name_b, t, ms, r, res)
+        if texts or timeline:
+            self._set_rare(len(self.rows), texts, timeline)
+        self.rows.append((ts, ts.series_type, owner_id, category, code, initial, period, arr, ot_b, name_b))
+
+    def _set_rare(self, i: int, texts: tuple | None, timeline: dict | None) -> None:
+        fields = dict(zip(("features_json", "units", "ext"), texts or ()), **(timeline or {}))
+        for field, value in fields.items():
+            if value is not None:
+                self.rare.setdefault(field, {})[i] = value
+
+    def respell(self, i: int, message: str) -> str:
+        """message with item i's periods as the caller wrote them, not the library's
+        canonical text (a horizon given as 48 hours must not read "P2D")."""
+        ts = self.rows[i][0]
+        return cv.respell(message, *(getattr(ts, f, None) for f in ("resolution", "horizon", "interval")))
+
+    def fields(self) -> dict:
+        """The columns by descriptor field (_descriptors); a column of one value is given as
+        that value, which numpy sets at once, not item by item."""
+        n = len(self.rows)
+        _, types, owner_ids, categories, codes, initial, res, arrs, owner_types, names = zip(*self.rows)
+        none = (None,) * n
+        return dict(series_type=_ints(_one_or_all(types)), owner_id=owner_ids,
+                    owner_category=_one_or_all(categories), dtype=_one_or_all(codes),
+                    initial_ms=_one_or_all(initial), count=self._rare("count", 0) or 0, resolution=res,
+                    horizon=self._rare("horizon", cv.NO_PERIOD) or [cv.NO_PERIOD] * n,
+                    interval=self._rare("interval", cv.NO_PERIOD) or [cv.NO_PERIOD] * n, arrs=arrs,
+                    stamps=self._rare("stamps", None), pct=self._rare("pct", None),
+                    strs=(owner_types, names, self._rare("features_json", None) or none,
+                          self._rare("units", None) or none, self._rare("ext", None) or none))
+
+    def _rare(self, field: str, default: Any) -> list | None:
+        """A rare field as a column (default where an item leaves it unset); None when no
+        item sets it."""
+        values = self.rare.get(field)
+        if not values:
+            return None
+        return [values.get(i, default) for i in range(len(self.rows))]
+
+
+def _stored_array(data: Any) -> np.ndarray:
+    """ts.data as the store takes it, refused when it has an empty axis."""
+    try:
+        arr = cv.as_array(data)
+    except (TypeError, ValueError) as e:
+        raise type(e)(f"ts.data: {e}") from None
+    if 0 in arr.shape:
+        raise InvalidParameterError(f"ts.data: shape {arr.shape} has an empty axis {arr.shape.index(0)}; a series "
+                                    "holds at least one step, window and element", 1)
+    return arr
+
+
+def _texts(features: dict | None, units: str | None, ext: str | None) -> tuple:
+    """The features JSON, units and ext of an item (None where not given)."""
+    return (cv.features_json(features) if features else None,
+            None if units is None else cv.text_arg(units, "units"),
+            None if ext is None else cv.text_arg(ext, "ext"))
+
+
+def _timeline(ts: Series, arr: np.ndarray) -> tuple[int, Any, dict]:
+    """The initial timestamp and resolution of a series other than a SingleTimeSeries, and
+    the rare fields it sets: a forecast's horizon, interval and count, percentiles, the
+    timestamps of a NonSequentialTimeSeries."""
+    rare: dict = {}
+    if isinstance(ts, NonSequentialTimeSeries):
+        stamps = rare["stamps"] = cv.millis_array(ts.timestamps, "ts.timestamps")
+        if len(stamps) != arr.shape[0]:
+            raise InvalidParameterError(f"timestamps: {len(stamps)} timestamps for {arr.shape[0]} steps of data", 1)
+        return 0, cv.NO_PERIOD, rare
+    initial, res = cv.millis(ts.initial_timestamp), cv.period(ts.resolution, "ts.resolution")
+    if isinstance(ts, _FORECASTS):
+        rare["horizon"], rare["interval"] = cv.period(ts.horizon, "ts.horizon"), cv.period(ts.interval, "ts.interval")
+        rare["count"] = int64_arg(ts.count, "ts.count")
+    if isinstance(ts, Probabilistic):
+        rare["pct"] = np.ascontiguousarray(ts.percentiles, dtype=np.float64)
+    return initial, res, rare
+
+
+def _one_or_all(values: Sequence) -> Any:
+    """values[0] when every value is it, else values."""
+    return values[0] if values.count(values[0]) == len(values) else values
+
+
+def _ints(types: Any) -> Any:
+    """Series types as ints (numpy converts an enum member slowly): one, or a list."""
+    return int(types) if isinstance(types, int) else [int(t) for t in types]

@@ -1,0 +1,164 @@
+"""Python arguments as the C library takes them: integers, paths, hashes, id lists, series
+types, and the lookup and filter structs the keywords of Store's calls make."""
+from __future__ import annotations
+
+import operator
+import os
+from typing import Any, Iterable
+
+import numpy as np
+
+from . import _convert as cv
+from ._errors import InvalidParameterError
+from ._ffi import byref, raw, sizeof
+from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
+                      SeriesType, SingleTimeSeries)
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+_FILTER_SIZE = sizeof(raw.tsstore_filter)
+
+
+def int64_arg(value: Any, name: str) -> int:
+    """value as an int64 argument, refused (never wrapped) when it does not fit."""
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name}: an integer is needed, not {type(value).__name__} ({value!r})") from None
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise InvalidParameterError(f"{name}: {v} does not fit a signed 64-bit integer", 1)
+    return v
+
+
+def path_arg(path: Any, field: str = "path") -> bytes:
+    """A path argument: str, bytes or os.PathLike, as os.fsdecode reads it."""
+    try:
+        p = os.fsdecode(path)
+    except TypeError:
+        raise TypeError(f"{field}: a path is a str, bytes or os.PathLike, not {type(path).__name__}") from None
+    return cv.text_arg(p, field)
+
+
+def hash_bytes(data_hash: str | bytes) -> bytes:
+    """A content hash as its 32 bytes, from 64 hexadecimal digits or the bytes themselves."""
+    if isinstance(data_hash, str):
+        try:
+            raw_hash = bytes.fromhex(data_hash)
+        except ValueError:
+            raw_hash = b""
+        if len(raw_hash) != 32:
+            raise ValueError(f"data_hash: {data_hash!r} is not 64 hexadecimal digits")
+        return raw_hash
+    if len(data_hash) != 32:
+        raise ValueError(f"data_hash: {bytes(data_hash)!r} is not 32 bytes")
+    return bytes(data_hash)
+
+
+def ids_arg(values: Iterable[int] | None) -> tuple[np.ndarray | None, int]:
+    """An id list for a filter: (array, length); None matches everything, an empty list
+    nothing (a non-NULL pointer of length 0). The caller keeps the array for the call."""
+    if values is None:
+        return None, 0
+    ids = [int64_arg(v, f"ids[{i}]") for i, v in enumerate(values)]
+    return np.ascontiguousarray(ids or [0], dtype=np.int64), len(ids)
+
+
+def address(arr: np.ndarray | None) -> int | None:
+    """The address of an array's data, NULL for None."""
+    return None if arr is None else arr.ctypes.data
+
+
+_CLASS_TYPES = {SingleTimeSeries: SeriesType.SINGLE_TIME_SERIES,
+                NonSequentialTimeSeries: SeriesType.NON_SEQUENTIAL_TIME_SERIES,
+                Deterministic: SeriesType.DETERMINISTIC, Probabilistic: SeriesType.PROBABILISTIC,
+                Scenarios: SeriesType.SCENARIOS}
+_TYPE_NAMES = {str(t): t for t in SeriesType}
+
+
+def type_code(value: Any) -> int:
+    """The series_type of a lookup: a series class, a SeriesType (or its name, as
+    "Deterministic"), or None for any type."""
+    if value is None:
+        return raw.TSSTORE_ANY_TYPE
+    if isinstance(value, type) and value in _CLASS_TYPES:
+        return int(_CLASS_TYPES[value])
+    if isinstance(value, str) and value in _TYPE_NAMES:
+        return int(_TYPE_NAMES[value])
+    if isinstance(value, SeriesType) or (isinstance(value, int) and not isinstance(value, bool)):
+        return int(cv.enum_arg(SeriesType, value, "time_series_type"))
+    shown = value.__name__ if isinstance(value, type) else repr(value)
+    raise TypeError(f"time_series_type: {shown} is not a series type; give SingleTimeSeries, "
+                    "NonSequentialTimeSeries, Deterministic, Probabilistic, Scenarios, a tsstore.SeriesType or None")
+
+
+def lookup_of(op: str, owner: Any, name: Any, time_series_type: Any, owner_category: Any, resolution: Any,
+              interval: Any, features: dict | None, feature_values: dict) -> tuple[Any, Key | None]:
+    """The tsstore_lookup of an owner-and-name call of op (get, has, remove), and the Key
+    when owner is one."""
+    if isinstance(owner, Key):
+        if name is not None or feature_values or features is not None or resolution is not None \
+                or interval is not None or time_series_type is not SingleTimeSeries:
+            raise TypeError(f"a Key names one series: give it alone ({op}(key)), or give the owner id and "
+                            "the name with the rest as keywords")
+        return owner.lookup(), owner
+    if name is None:
+        raise TypeError(f"name: give the series' name ({op}(owner_id, name, ...)) or a Key")
+    feats = dict(features or {})
+    clash = set(feats) & set(feature_values)
+    if clash:
+        raise TypeError(f"features: {sorted(clash)[0]!r} given both in features= and as a keyword")
+    feats.update(feature_values)
+    q = _owner_lookup(int64_arg(owner, "owner"), name, type_code(time_series_type), owner_category,
+                      resolution, interval, feats if (features is not None or feature_values) else None)
+    return q, None
+
+
+def _owner_lookup(owner_id: int, name: Any, series_type: int, owner_category: Any, resolution: Any, interval: Any,
+                  features: dict | None) -> Any:
+    """A tsstore_lookup from the keywords of get / has / remove (ctypes keeps the bytes its
+    char * fields point at alive with the struct)."""
+    q = raw.tsstore_lookup()
+    q.struct_size = sizeof(raw.tsstore_lookup)
+    q.series_type = series_type
+    q.owner_id = owner_id
+    q.owner_category = (raw.TSSTORE_OWNER_ANY if owner_category is None else
+                        cv.enum_arg(OwnerCategory, owner_category, "owner_category"))
+    q.name = cv.text_arg(name, "name")
+    q.resolution = cv.optional_period(resolution, "resolution")
+    q.interval = cv.optional_period(interval, "interval")
+    q.features_json = None if features is None else (cv.features_json(features) or b"")
+    return q
+
+
+_FILTER_NAMES = ("owner_id", "owner_category", "series_type", "name", "name_glob", "owner_type", "resolution",
+                 "interval", "features")
+
+
+def filter_args(filters: dict) -> dict:
+    """The keywords of a listing given as **filters, every filter named (None: not given)."""
+    unknown = set(filters) - set(_FILTER_NAMES)
+    if unknown:
+        raise TypeError(f"unknown filter {sorted(unknown)[0]!r}; filters are {', '.join(_FILTER_NAMES)}")
+    return {n: filters.get(n) for n in _FILTER_NAMES}
+
+
+class Filter:
+    """A tsstore_filter and the bytes its pointers name."""
+
+    def __init__(self, owner_id: int | None, owner_category: OwnerCategory | None, series_type: SeriesType | None,
+                 name: str | None, name_glob: str | None, owner_type: str | None, resolution: Any, interval: Any,
+                 features: dict | None) -> None:
+        f = raw.tsstore_filter()
+        f.struct_size = _FILTER_SIZE
+        f.match_owner_id = 0 if owner_id is None else 1
+        f.owner_id = 0 if owner_id is None else int64_arg(owner_id, "owner_id")
+        f.owner_category = (raw.TSSTORE_OWNER_ANY if owner_category is None else
+                            cv.enum_arg(OwnerCategory, owner_category, "owner_category"))
+        f.series_type = raw.TSSTORE_ANY_TYPE if series_type is None else cv.enum_arg(SeriesType, series_type, "series_type")
+        self._keep = [cv.opt_text(name, "name"), cv.opt_text(name_glob, "name_glob"),
+                      cv.opt_text(owner_type, "owner_type"), cv.features_json(features)]
+        f.name, f.name_glob, f.owner_type, f.features_json = self._keep
+        f.resolution, f.interval = cv.optional_period(resolution, "resolution"), cv.optional_period(interval, "interval")
+        self.f = f
+
+    def ref(self) -> Any:
+        return byref(self.f)

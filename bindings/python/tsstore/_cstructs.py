@@ -1,0 +1,54 @@
+"""The C structs and handles Store's calls fill: series infos, out handles, string lists."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from ._ffi import byref, c_char_p, c_size_t, c_void_p, check, cstr, lib, raw, sizeof
+
+INFO_SIZE = sizeof(raw.tsstore_series_info)
+
+
+def new_info() -> Any:
+    """A tsstore_series_info, its struct_size set."""
+    info = raw.tsstore_series_info()
+    info.struct_size = INFO_SIZE
+    return info
+
+
+def new_infos(n: int) -> Any:
+    """An array of n tsstore_series_info (at least one), its first struct_size set."""
+    arr = (raw.tsstore_series_info * max(n, 1))()
+    arr[0].struct_size = INFO_SIZE
+    return arr
+
+
+_per_thread = threading.local()
+
+
+def thread_info() -> tuple:
+    """This thread's own tsstore_series_info and its byref, for reads that use it and drop it
+    before their next call (a get's info is read into Python values at once)."""
+    try:
+        return _per_thread.info  # type: ignore[no-any-return]
+    except AttributeError:
+        info = new_info()
+        _per_thread.info = (info, byref(info))
+        return _per_thread.info  # type: ignore[no-any-return]
+
+
+def handle_out() -> Any:
+    """Where a call writes the handle it returns."""
+    return c_void_p()
+
+
+def strings_of(handle: Any) -> list[str]:
+    """The texts of a tsstore_strings handle (the caller frees it)."""
+    n = c_size_t()
+    check(lib.tsstore_strings_len(handle, byref(n)))
+    out = []
+    p = c_char_p()
+    for i in range(n.value):
+        check(lib.tsstore_strings_get(handle, i, byref(p)))
+        out.append(cstr(p.value))
+    return out

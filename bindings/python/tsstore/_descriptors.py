@@ -1,0 +1,136 @@
+"""The one C call that adds series: the descriptor array of an add's columns, and the call."""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._add_columns import Columns
+from ._errors import renamed
+from ._ffi import error, lib, numpy_dtype, raw, sizeof
+from ._handle import StoreHandle
+from ._series import Key
+
+_DESC_SIZE = sizeof(raw.tsstore_series_desc)
+_LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
+_DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
+_LOOKUP_DTYPE = numpy_dtype(raw.tsstore_lookup)
+
+
+def send(store: StoreHandle, columns: Columns, batch: bool) -> list[Key]:
+    """Adds the items of columns in one C call (tsstore_add_batch for a batch, whose arrays
+    get datasets sized to it; tsstore_add for one item) and returns the keys the library
+    reports it stored; a refusal is raised with the periods of the item it names as the
+    caller wrote them."""
+    n = len(columns)
+    descs, keep = descriptors(columns.fields())
+    stored = np.zeros(n, dtype=_LOOKUP_DTYPE)
+    stored["struct_size"] = _LOOKUP_SIZE
+    h, out = store._handle(), stored.ctypes.data
+    st = lib.tsstore_add_batch(h, descs.ctypes.data, n, out) if batch else lib.tsstore_add(h, descs.ctypes.data, out)
+    del keep  # the library copied what the descriptors point at
+    if not st:
+        return Key._stored(stored)
+    e = error(st)
+    i = e.item if e.item is not None and e.item < n else 0 if n == 1 else None
+    if i is not None:
+        e = renamed(e, columns.respell(i, e.reason))
+    raise e
+
+
+def descriptors(cols: dict) -> tuple[np.ndarray, list]:
+    """The descriptor array of a batch from its columns (Columns.fields()):
+    every item's values, shape, timestamps, percentiles and strings go into one block each,
+    and the descriptors point into them. The blocks are returned too: they must outlive the
+    add."""
+    arrs = cols["arrs"]
+    n = len(arrs)
+    d = np.zeros(n, dtype=_DESC_DTYPE)
+    d["struct_size"] = _DESC_SIZE
+    for field in ("series_type", "owner_id", "owner_category", "dtype", "initial_ms", "count"):
+        d[field] = cols[field]
+    for field in ("resolution", "horizon", "interval"):
+        periods = cols[field]
+        if periods.count(periods[0]) == n:  # one period object for all (structs compare by identity): one value
+            d[field]["value"], d[field]["unit"] = periods[0].value, periods[0].unit
+        else:
+            d[field]["value"] = [p.value for p in periods]
+            d[field]["unit"] = [p.unit for p in periods]
+    keep: list = []
+    nbytes = np.array([a.nbytes for a in arrs], dtype=np.uint64)
+    d["nbytes"] = nbytes
+    d["data"] = _data_addresses(arrs, nbytes, keep)
+    ndims = np.array([a.ndim for a in arrs], dtype=np.uint64)
+    shapes = np.fromiter(itertools.chain.from_iterable(a.shape for a in arrs), dtype=np.int64, count=int(ndims.sum()))
+    keep.append(shapes)
+    d["shape"], d["ndim"] = _starts(ndims * 8, shapes.ctypes.data), ndims
+    if cols["stamps"] is not None:
+        d["timestamps_ms"], _ = _block(cols["stamps"], np.int64, keep)
+    if cols["pct"] is not None:
+        d["percentiles"], d["n_percentiles"] = _block(cols["pct"], np.float64, keep)
+    for i, field in enumerate(("owner_type", "name", "features_json", "units", "ext")):
+        d[field] = _strings_block(cols["strs"][i], keep)
+    return d, keep
+
+
+# Arrays up to this size are joined into one block for a batch (one C loop, where asking each
+# its address costs about a microsecond); larger ones are handed over where they are, so that
+# the library's copy is the only one (a year of hourly f64 is 70 KB).
+_JOIN_BYTES = 16 << 10
+
+
+def _data_addresses(arrs: list, nbytes: np.ndarray, keep: list) -> np.ndarray:
+    """The address of each array's bytes (they are C-contiguous): small ones in one joined
+    block kept in keep, large ones their own buffers (the items hold them through the add)."""
+    big = nbytes > _JOIN_BYTES
+    if not big.any():
+        data = np.frombuffer(b"".join(arrs) or b"\0", dtype=np.uint8)  # type: ignore[arg-type]  # ndarray is a buffer
+        keep.append(data)
+        return _starts(nbytes, data.ctypes.data)
+    addrs = np.zeros(len(arrs), dtype=np.uint64)
+    small = np.flatnonzero(~big)
+    if len(small):
+        data = np.frombuffer(b"".join([arrs[i] for i in small]), dtype=np.uint8)
+        keep.append(data)
+        addrs[small] = _starts(nbytes[small], data.ctypes.data)
+    for i in np.flatnonzero(big):
+        addrs[i] = arrs[i].__array_interface__["data"][0]
+    return addrs
+
+
+def _starts(sizes: np.ndarray, base: int) -> np.ndarray:
+    """The address of each part of a block of consecutive parts of the given sizes."""
+    starts = np.zeros(len(sizes), dtype=np.uint64)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    return starts + np.uint64(base)
+
+
+def _block(parts: list, dtype: Any, keep: list) -> tuple[np.ndarray, np.ndarray]:
+    """One contiguous block of parts (None: none) and, per part, its address (0 for None)
+    and its length in elements."""
+    lengths = np.array([0 if p is None else len(p) for p in parts], dtype=np.int64)
+    present = [p for p in parts if p is not None]
+    block = np.concatenate(present).astype(dtype, copy=False) if present else np.zeros(1, dtype=dtype)
+    keep.append(block)
+    starts = np.zeros(len(parts), dtype=np.uint64)
+    np.cumsum(lengths[:-1] * block.itemsize, out=starts[1:])
+    addrs = np.where([p is not None for p in parts], starts + np.uint64(block.ctypes.data), 0).astype(np.uint64)
+    return addrs, lengths
+
+
+def _strings_block(values: Sequence[bytes | None], keep: list) -> np.ndarray:
+    """The addresses of NUL-terminated copies of values (0 for None). Each distinct value is
+    copied once and every item holding it points at that copy (a bulk add's owner types and
+    names repeat; the library reads a text equal to the previous item's only once)."""
+    if values.count(None) == len(values):
+        return np.zeros(len(values), dtype=np.uint64)
+    distinct = [v for v in dict.fromkeys(values) if v is not None]
+    block = np.frombuffer(b"".join(v + b"\0" for v in distinct) or b"\0", dtype=np.uint8)
+    keep.append(block)
+    addr: dict = {None: 0}
+    at = block.ctypes.data
+    for v in distinct:
+        addr[v] = at
+        at += len(v) + 1
+    return np.fromiter(map(addr.__getitem__, values), dtype=np.uint64, count=len(values))

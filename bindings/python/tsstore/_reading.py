@@ -1,0 +1,257 @@
+"""Reading series: one by Key or by owner and name (whole, a range, some windows), many at
+once (get_many), an array by its hash, has_time_series, and the readers."""
+from __future__ import annotations
+
+import datetime as _dt
+import operator
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _bulk_read as bulk
+from . import _convert as cv
+from ._args import INT64_MAX, INT64_MIN, hash_bytes, lookup_of
+from ._cstructs import new_info, new_infos, thread_info
+from ._errors import TsStoreError, in_operation, operation
+from ._ffi import byref, c_int32, c_size_t, c_uint8, check, error, lib, raw
+from ._gc_pause import gc_paused
+from ._handle import StoreHandle
+from ._readers import open_forecast, open_static
+from ._series import (Key, NonSequentialTimeSeries, OwnerCategory, SeriesType, SingleTimeSeries, array_view,
+                      lookup_array, series_of)
+
+_TOO_SMALL = raw.TSSTORE_E_BUFFER_TOO_SMALL
+# The widest range a timestamp may take (docs/format.md: RFC 3339, years 0001–9999).
+_MIN_MS = cv.millis(_dt.datetime(1, 1, 1))
+_MAX_MS = cv.millis(_dt.datetime(9999, 12, 31, 23, 59, 59, 999000))
+# has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
+_tsstore_has = lib.tsstore_has
+
+
+class Reading(StoreHandle):
+    """Store's calls that read series."""
+
+    def get_time_series(self, owner: "int | Key", name: str | None = None, *,
+                        time_series_type: Any = SingleTimeSeries,
+                        owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
+                        interval: Any = None, start: Any = None, stop: Any = None, length: int | None = None,
+                        count: int | None = None, features: dict | None = None, **feature_values: Any) -> Any:
+        """Reads a series, named infrasys style or by a Key.
+
+        ``get_time_series(owner_id, name, time_series_type=Deterministic, scenario="high")``:
+        owner is the owner's id (owner_category says which kind, a component by default),
+        name the series' name, and every other argument narrows the choice: the type (a
+        series class such as SingleTimeSeries, the default; or a SeriesType; None: any), the
+        resolution and interval, and the features, as keywords or as features={...}. When
+        several series match, the InvalidParameterError lists them. A Key names one series
+        exactly: ``get_time_series(key)``.
+
+        Part of a series: for SingleTimeSeries / NonSequentialTimeSeries, start and stop
+        (SingleTimeSeries: the steps from floor(start) to ceil(stop); NonSequential: [start,
+        stop)) or start and length (steps); for forecasts, the windows starting in [start,
+        stop], or count windows from start. A DeterministicSingleTimeSeries reads as a
+        Deterministic. (stop is the name C and Julia use too; Julia cannot say end.)"""
+        try:
+            if "end" in feature_values:  # the argument's name before the three bindings agreed
+                raise TypeError("end: the last point of a range is stop=; a feature named 'end' goes in features={...}")
+            q, key = lookup_of("get_time_series", owner, name, time_series_type, owner_category,
+                               resolution, interval, features, feature_values)
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "get_time_series") from None
+        try:
+            if start is None and stop is None and length is None and count is None:
+                return self._read(q, key, lib.tsstore_get)
+            return self._read_part(q, key, start, stop, length, count)
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
+
+    def _read_part(self, q: Any, key: Key | None, start: Any, stop: Any, length: int | None,
+                   count: int | None) -> Any:
+        """A range of a static series or some windows of a forecast."""
+        if length is not None and stop is not None:
+            raise TypeError("give stop or length, not both")
+        if count is not None and stop is not None:
+            raise TypeError("give stop or count, not both")
+        info = new_info()
+        check(lib.tsstore_get_info(self._handle(), byref(q), byref(info)))
+        typ = info.key.series_type
+        static = typ in (SeriesType.SINGLE_TIME_SERIES, SeriesType.NON_SEQUENTIAL_TIME_SERIES)
+        if static:
+            if count is not None:
+                raise TypeError("count counts forecast windows; a static series takes start with stop or length")
+            lo = _MIN_MS if start is None else cv.millis(start)
+            hi = _MAX_MS if stop is None else cv.millis(stop)
+            if length is not None and typ == SeriesType.SINGLE_TIME_SERIES and operator.index(length) >= 1:
+                # Only the steps asked for are read, not the rest of the series: the last is
+                # length - 1 steps after the first, on the series' grid.
+                first = info.initial_ms if start is None else lo
+                hi = int(cv.timeline(first, info.key.resolution, operator.index(length))[-1].astype(np.int64))
+            ts = self._read(q, key, lib.tsstore_get_range, lo, hi)
+            if length is not None:
+                n = operator.index(length)
+                if n < 1 or n > len(ts.data):
+                    raise ValueError(f"length: {n} steps from start, where the series has {len(ts.data)}")
+                ts.data = ts.data[:n]
+                if isinstance(ts, NonSequentialTimeSeries):
+                    ts.timestamps = ts.timestamps[:n]
+            return ts
+        if length is not None:
+            raise TypeError("length counts steps of a static series; a forecast takes start with stop or count "
+                            "(windows)")
+        first = info.initial_ms if start is None else cv.millis(start)
+        if stop is not None:
+            last = cv.millis(stop)
+        elif count is not None:
+            n = operator.index(count)
+            if n < 1:
+                raise ValueError(f"count: {n} windows; at least one")
+            last = int(cv.timeline(first, info.key.interval, n)[-1].astype(np.int64))
+        else:
+            last = first
+        return self._read(q, key, lib.tsstore_get_windows, first, last)
+
+    @operation("get_windows")
+    def get_windows(self, key: Key, first: Any, last: Any | None = None) -> Any:
+        """Reads the forecast windows starting in [first, last] (both window starts; last
+        defaults to first)."""
+        lo = cv.millis(first)
+        return self._read(key.lookup(), key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
+
+    def _read(self, lookup: Any, key: Key | None, call: Any, *bounds: int) -> Any:
+        """One read into a numpy array: one C call when the buffer offered holds the answer,
+        the usual case in a loop. A Key offers the size of its own last read; a lookup by
+        owner and name the size of the last read of that name and type. When the answer does
+        not fit, a second call names the series by the key the first one returned, whose id
+        spares a second search of the catalog. NonSequential timestamps and percentiles take
+        one more call each, by that key too. The info struct is this thread's: it is read
+        into Python values before the next read of the thread."""
+        h, (info, info_ref) = self._handle(), thread_info()
+        if key is None:
+            slot = (lookup.name, lookup.series_type, len(bounds))  # a guess: a wrong one costs a call
+            q, guess = byref(lookup), self._sizes.get(slot, 0)
+        else:  # lookup is key's own: its byref is made once per Key
+            q, guess = key.lookup_ref(), key.__dict__.get("_nbytes", 0)
+        # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
+        # an array's address (arr.ctypes.data, a few microseconds a call).
+        cbuf = (c_uint8 * guess)()
+        st = call(h, q, *bounds, cbuf, guess, info_ref)
+        if st == _TOO_SMALL:
+            found = raw.tsstore_lookup.from_buffer_copy(info.key)
+            cbuf = (c_uint8 * info.nbytes)()
+            st = call(h, byref(found), *bounds, cbuf, info.nbytes, info_ref)
+        check(st)
+        if info.nbytes != guess:
+            if key is None:
+                self._sizes[slot] = info.nbytes
+            elif not bounds:
+                object.__setattr__(key, "_nbytes", info.nbytes)
+        return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
+
+    def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
+        key = info.key  # a new ctypes object at each access
+        typ = key.series_type
+        stamps = pct = None
+        if typ == SeriesType.NON_SEQUENTIAL_TIME_SERIES:
+            lo, hi = bounds if len(bounds) == 2 else (INT64_MIN, INT64_MAX)
+            stamps = self._timestamps(key, lo, hi, int(info.shape[0]))
+        elif typ == SeriesType.PROBABILISTIC:
+            pct = np.empty(info.n_layers, dtype=np.float64)
+            n = c_size_t()
+            check(lib.tsstore_get_percentiles(self._handle(), byref(key), pct.ctypes.data, len(pct), byref(n)))
+        return series_of(info, key, arr, name or key.name.decode("utf-8"), stamps, pct)
+
+    def _timestamps(self, lookup: Any, lo: int, hi: int, n: int) -> np.ndarray:
+        out = np.empty(max(n, 1), dtype=np.int64)
+        got = c_size_t()
+        check(lib.tsstore_get_timestamps(self._handle(), byref(lookup), lo, hi, out.ctypes.data, len(out), byref(got)))
+        return out[: got.value]
+
+    @operation("get_many")
+    def get_many(self, keys: Sequence[Key]) -> list[Any]:
+        """Reads many whole series, one pass per packed dataset; results in key order. One C
+        call however many keys when every series fits the size of the largest one the last
+        get_many read (the usual case; a store's first get_many guesses the first key's size,
+        asked by one small call), else two (sizes, then values by the keys the first call
+        returned, whose ids spare a second search): the arrays are views into one block of
+        memory the library fills."""
+        with gc_paused():  # a series object per key, none cyclic: as a bulk add's keys
+            return self._get_many(keys)
+
+    def _get_many(self, keys: Sequence[Key]) -> list[Any]:
+        n = len(keys)
+        if n == 0:
+            return []
+        lookups = lookup_array(keys)
+        which = lookups.ctypes.data
+        infos = new_infos(n)
+        h = self._handle()
+        # Every item sized as the largest of the last get_many, while that asks for no more than
+        # twice what the last one read (at least 64 MiB); else a sizing call first.
+        guess = self._many_guess or bulk.first_guess(h, which, infos)
+        if n * guess > max(2 * self._many_total, bulk.GUESS_FLOOR):
+            guess = 0
+        block, offsets, st = bulk.get_many_into(h, which, n, infos, np.full(n, guess, dtype=np.uint64))
+        if st == _TOO_SMALL:  # again by the keys the library resolved: their ids spare a search
+            found = bulk.found_keys(infos, n)
+            sizes = bulk.info_column(infos, n, bulk.NBYTES)
+            block, offsets, st = bulk.get_many_into(h, found.ctypes.data, n, infos, sizes)
+        check(st)
+        nbytes = bulk.info_column(infos, n, bulk.NBYTES)
+        self._many_guess, self._many_total = int(nbytes.max()), int(nbytes.sum())
+        fast = bulk.single_series(keys, infos, n, block, offsets, nbytes)
+        if fast is not None:
+            return fast
+        out = []
+        for i, k in enumerate(keys):
+            info = infos[i]
+            lo = int(offsets[i])
+            out.append(self._series(info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
+        return out
+
+    _many_guess = _many_total = 0
+
+    def get_array(self, data_hash: str | bytes) -> np.ndarray:
+        """A stored array by its content hash (64 hex digits or 32 bytes), as stored."""
+        h, digest, info = self._handle(), hash_bytes(data_hash), new_info()
+        st = lib.tsstore_get_array(h, digest, None, 0, byref(info))
+        if st != _TOO_SMALL and st:
+            raise error(st)
+        buf = np.empty(info.nbytes, dtype=np.uint8)
+        check(lib.tsstore_get_array(h, digest, buf.ctypes.data, info.nbytes, byref(info)))
+        return array_view(buf, info)
+
+    def has_time_series(self, owner: "int | Key", name: str | None = None, *,
+                        time_series_type: Any = SingleTimeSeries,
+                        owner_category: OwnerCategory = OwnerCategory.COMPONENT, resolution: Any = None,
+                        interval: Any = None, features: dict | None = None, **feature_values: Any) -> bool:
+        """Whether a series matches: has_time_series(owner_id, name, ...) takes the arguments
+        of get_time_series (any number of matches is True); has_time_series(key) asks for
+        exactly that key."""
+        found = c_int32()
+        try:
+            q, key = lookup_of("has_time_series", owner, name, time_series_type, owner_category,
+                               resolution, interval, features, feature_values)
+            # A Key's lookup and its byref are made once: a loop over keys converts nothing else.
+            ref = byref(q) if key is None else key.lookup_ref()
+            check(_tsstore_has(self._handle(), ref, byref(found)))
+        except (TsStoreError, TypeError, ValueError) as e:
+            raise in_operation(e, "has_time_series") from None
+        return bool(found.value)
+
+    @operation("static_reader")
+    def static_reader(self, resolution: Any, keys: Sequence[Key]) -> Any:
+        """A StaticReader over SingleTimeSeries keys on one grid (see tsstore.StaticReader)."""
+        try:
+            return open_static(self, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
+
+    @operation("forecast_reader")
+    def forecast_reader(self, series_type: SeriesType, resolution: Any, keys: Sequence[Key]) -> Any:
+        """A ForecastReader over forecast keys sharing a window timeline (see
+        tsstore.ForecastReader); ABSTRACT_DETERMINISTIC mixes Deterministic and
+        DeterministicSingleTimeSeries."""
+        try:
+            return open_forecast(self, series_type, resolution, keys)
+        except TsStoreError as e:
+            raise cv.respelled(e, resolution) from None
