@@ -31,69 +31,66 @@ class TsStoreError(Exception):
         if status is not None:
             self.status = status
 
+    def __init_subclass__(cls, status: int | None = None, **kwargs: Any) -> None:
+        """A subclass names the status it stands for (class X(TsStoreError, status=...)):
+        error_for then raises it for that status."""
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
+            _BY_STATUS[status] = cls
 
-class InvalidParameterError(TsStoreError, ValueError):
+
+# status → its class, filled as each class below is defined.
+_BY_STATUS: dict[int, type[TsStoreError]] = {}
+
+
+class InvalidParameterError(TsStoreError, ValueError, status=raw.TSSTORE_E_INVALID_PARAMETER):
     """A bad argument; the message names it and its value."""
-    status = raw.TSSTORE_E_INVALID_PARAMETER
 
 
-class NotFoundError(TsStoreError, KeyError):
+class NotFoundError(TsStoreError, KeyError, status=raw.TSSTORE_E_NOT_FOUND):
     """No such series, array or association."""
-    status = raw.TSSTORE_E_NOT_FOUND
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
 
 
-class DuplicateTimeSeriesError(TsStoreError):
+class DuplicateTimeSeriesError(TsStoreError, status=raw.TSSTORE_E_DUPLICATE_TIME_SERIES):
     """The key is already stored."""
-    status = raw.TSSTORE_E_DUPLICATE_TIME_SERIES
 
 
-class DuplicateAssociationError(TsStoreError):
+class DuplicateAssociationError(TsStoreError, status=raw.TSSTORE_E_DUPLICATE_ASSOCIATION):
     """The pair is already associated."""
-    status = raw.TSSTORE_E_DUPLICATE_ASSOCIATION
 
 
-class IntegrityError(TsStoreError):
+class IntegrityError(TsStoreError, status=raw.TSSTORE_E_INTEGRITY):
     """The two files of the store disagree with each other."""
-    status = raw.TSSTORE_E_INTEGRITY
 
 
-class ReadOnlyError(TsStoreError):
+class ReadOnlyError(TsStoreError, status=raw.TSSTORE_E_READ_ONLY):
     """A write on a store opened read-only."""
-    status = raw.TSSTORE_E_READ_ONLY
 
 
-class TsStoreIOError(TsStoreError, OSError):
+class TsStoreIOError(TsStoreError, OSError, status=raw.TSSTORE_E_IO):
     """netcdf-c, HDF5, SQLite or the operating system failed."""
-    status = raw.TSSTORE_E_IO
 
 
-class IncompatibleFormatError(TsStoreError):
+class IncompatibleFormatError(TsStoreError, status=raw.TSSTORE_E_INCOMPATIBLE_FORMAT):
     """The store's data_format_version is not the one this library reads."""
-    status = raw.TSSTORE_E_INCOMPATIBLE_FORMAT
 
 
-class InternalError(TsStoreError):
+class InternalError(TsStoreError, status=raw.TSSTORE_E_INTERNAL):
     """A bug in tsstore: please report the message."""
-    status = raw.TSSTORE_E_INTERNAL
 
 
-class BufferTooSmallError(TsStoreError):
+class BufferTooSmallError(TsStoreError, status=raw.TSSTORE_E_BUFFER_TOO_SMALL):
     """A buffer was too small (the binding sizes its buffers, so this means a bug)."""
-    status = raw.TSSTORE_E_BUFFER_TOO_SMALL
 
 
-class InvalidHandleError(TsStoreError):
+class InvalidHandleError(TsStoreError, status=raw.TSSTORE_E_INVALID_HANDLE):
     """A handle was used after it was closed or freed."""
-    status = raw.TSSTORE_E_INVALID_HANDLE
 
 
-_BY_STATUS = {cls.status: cls for cls in (
-    InvalidParameterError, NotFoundError, DuplicateTimeSeriesError, DuplicateAssociationError,
-    IntegrityError, ReadOnlyError, TsStoreIOError, IncompatibleFormatError, InternalError,
-    BufferTooSmallError, InvalidHandleError)}
 _unmapped = [name for code, name, _ in raw.STATUSES if code != raw.TSSTORE_OK and code not in _BY_STATUS]
 if _unmapped:  # the header grew a status: this binding must give it a class
     raise ImportError(f"tsstore: no exception class for the header's {', '.join(_unmapped)}")
