@@ -184,8 +184,25 @@ def _no_pandas(data: Any, cls: str) -> None:
                         "timestamps yourself")
 
 
+class _Static:
+    """What the two series without windows share: data that is not a pandas object (its
+    index would be lost), and to_pandas over the steps' timestamps."""
+    name: str
+    data: Any
+    timestamps: Any  # a field of one, a property of the other
+    series_type: SeriesType
+
+    def __post_init__(self) -> None:
+        _no_pandas(self.data, str(self.series_type))
+
+    def to_pandas(self) -> Any:
+        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by a
+        UTC DatetimeIndex of the timestamps. Needs pandas."""
+        return _static_pandas(self.timestamps, np.asarray(self.data), self.name)
+
+
 @dataclasses.dataclass
-class SingleTimeSeries:
+class SingleTimeSeries(_Static):
     """A regular series: data's first axis is time, one step per resolution; further axes
     are the element shape (a [8760, 3] array is a year of hourly 3-vectors). resolution is a
     timedelta, a tsstore.Period or ISO-8601 text; a store hands it back as a timedelta or a
@@ -196,9 +213,6 @@ class SingleTimeSeries:
     data: Any
 
     series_type = SeriesType.SINGLE_TIME_SERIES
-
-    def __post_init__(self) -> None:
-        _no_pandas(self.data, "SingleTimeSeries")
 
     @classmethod
     def _of(cls, name: str, initial_timestamp: Any, resolution: Any, data: np.ndarray) -> "SingleTimeSeries":
@@ -215,11 +229,6 @@ class SingleTimeSeries:
         computed by the library from t0 in one jump (calendar periods clamp to month ends:
         Jan 31 + P1M is Feb 29)."""
         return cv.timeline(cv.millis(self.initial_timestamp), self.resolution, len(self.data))
-
-    def to_pandas(self) -> Any:
-        """A pandas Series (scalar steps) or DataFrame (one column per element) indexed by a
-        UTC DatetimeIndex of the timestamps. Needs pandas."""
-        return _static_pandas(self.timestamps, np.asarray(self.data), self.name)
 
     @classmethod
     def from_pandas(cls, obj: Any, name: str | None = None, *, resolution: Any = None) -> "SingleTimeSeries":
@@ -241,7 +250,7 @@ class SingleTimeSeries:
 
 
 @dataclasses.dataclass
-class NonSequentialTimeSeries:
+class NonSequentialTimeSeries(_Static):
     """An irregular series: one strictly increasing timestamp per step of data. timestamps
     may be given as datetimes or numpy.datetime64; the attribute is always a
     numpy.datetime64[ms] array (UTC)."""
@@ -252,14 +261,10 @@ class NonSequentialTimeSeries:
     series_type = SeriesType.NON_SEQUENTIAL_TIME_SERIES
 
     def __post_init__(self) -> None:
-        _no_pandas(self.data, "NonSequentialTimeSeries")
+        super().__post_init__()
         if type(self.timestamps).__module__.split(".")[0] == "pandas" and hasattr(self.timestamps, "tz_convert"):
             self.timestamps = _index_millis(self.timestamps)
         self.timestamps = cv.millis_array(self.timestamps).view("datetime64[ms]")
-
-    def to_pandas(self) -> Any:
-        """A pandas Series or DataFrame indexed by a UTC DatetimeIndex of the timestamps."""
-        return _static_pandas(self.timestamps, np.asarray(self.data), self.name)
 
     @classmethod
     def from_pandas(cls, obj: Any, name: str | None = None) -> "NonSequentialTimeSeries":
