@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tsstore
-from tsstore import _ffi
+from tsstore import _store, _readers
 
 T0 = dt.datetime(2024, 1, 1)
 
@@ -30,12 +30,9 @@ class Counting:
 
 @pytest.fixture
 def counting(monkeypatch):
-    """The library counted in every module of the package that calls it."""
-    import sys
-    c = Counting(_ffi.lib)
-    for name, module in list(sys.modules.items()):
-        if name.startswith("tsstore.") and name != "tsstore._ffi" and getattr(module, "lib", None) is _ffi.lib:
-            monkeypatch.setattr(module, "lib", c)
+    c = Counting(_store.lib)
+    monkeypatch.setattr(_store, "lib", c)
+    monkeypatch.setattr(_readers, "lib", c)
     return c
 
 
