@@ -26,8 +26,8 @@ class Columns:
     __slots__ = ("rows", "rare", "_seen")
 
     def __init__(self) -> None:
-        # One tuple an item, in _ROW's order: a bulk add keeps a row where ten lists would
-        # take ten appends, and fields() turns the rows into columns at once.
+        # One tuple an item, in the order fields() unpacks: a bulk add keeps a row where ten
+        # lists would take ten appends, and fields() turns the rows into columns at once.
         self.rows: list[tuple] = []
         # Fields a SingleTimeSeries without features, units or ext leaves unset (every item of
         # the usual bulk add): field → {index: value} of the items that set them.
