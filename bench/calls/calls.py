@@ -67,23 +67,10 @@ def main(path, n, length, repeats):
 
 
 def c_calls(store, call):
-    """How many C functions call() enters, counted by wrapping the binding's bound library."""
-    from tsstore import _store
-    names = []
-
-    class Counting:
-        def __getattr__(self, name):
-            fn = getattr(real, name)
-
-            def counted(*args):
-                names.append(name)
-                return fn(*args)
-            return counted
-    real, _store.lib = _store.lib, Counting()
-    try:
+    """How many C functions call() enters, counted on the binding's bound library."""
+    from tsstore import _ffi
+    with _ffi.count_calls() as names:
         call()
-    finally:
-        _store.lib = real
     return len(names)
 
 

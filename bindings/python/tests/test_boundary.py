@@ -8,32 +8,22 @@ import numpy as np
 import pytest
 
 import tsstore
-from tsstore import _store, _readers
+from tsstore import _ffi
 
 T0 = dt.datetime(2024, 1, 1)
 
 
 class Counting:
-    """The bound library, counting every call that goes through it."""
+    """The names of the C functions called since the test began (or calls was emptied)."""
 
-    def __init__(self, lib):
-        self._lib, self.calls = lib, []
-
-    def __getattr__(self, name):
-        fn = getattr(self._lib, name)
-
-        def counted(*args):
-            self.calls.append(name)
-            return fn(*args)
-        return counted
+    def __init__(self, calls):
+        self.calls = calls
 
 
 @pytest.fixture
-def counting(monkeypatch):
-    c = Counting(_store.lib)
-    monkeypatch.setattr(_store, "lib", c)
-    monkeypatch.setattr(_readers, "lib", c)
-    return c
+def counting():
+    with _ffi.count_calls() as calls:
+        yield Counting(calls)
 
 
 def hourly(name, values):

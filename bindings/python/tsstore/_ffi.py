@@ -7,12 +7,13 @@ it (tsstore_last_error). The rest of the package uses ``lib``, the structs of ``
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import pathlib
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import _errors
 from . import _raw as raw
@@ -56,8 +57,30 @@ def _load() -> ctypes.CDLL:
 
 
 _cdll = _load()
-#: The C functions under their C names, with argtypes and restype from the header.
+#: The C functions under their C names, with argtypes and restype from the header. Every
+#: module calls them through this one namespace, at call time (never a function bound at
+#: import), so that count_calls sees each call.
 lib = raw.bind(_cdll)
+
+
+@contextlib.contextmanager
+def count_calls() -> Iterator[list]:
+    """The names of the C functions called inside the with block, in order: what the
+    boundary tests and the calls benchmark count a Python call's crossings with."""
+    names: list = []
+    saved = dict(vars(lib))
+
+    def counted(name: str, fn: Callable) -> Callable:
+        def call(*args: Any) -> Any:
+            names.append(name)
+            return fn(*args)
+        return call
+    for name, fn in saved.items():
+        setattr(lib, name, counted(name, fn))
+    try:
+        yield names
+    finally:
+        vars(lib).update(saved)
 
 #: The library's version, checked against what this binding was generated for.
 VERSION: int = lib.tsstore_version()

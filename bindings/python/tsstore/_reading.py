@@ -24,8 +24,6 @@ _TOO_SMALL = raw.TSSTORE_E_BUFFER_TOO_SMALL
 # The widest range a timestamp may take (docs/format.md: RFC 3339, years 0001–9999).
 _MIN_MS = cv.millis(_dt.datetime(1, 1, 1))
 _MAX_MS = cv.millis(_dt.datetime(9999, 12, 31, 23, 59, 59, 999000))
-# has_time_series' C function, bound once: a loop of has calls looks nothing up by name.
-_tsstore_has = lib.tsstore_has
 
 
 class Reading(StoreHandle):
@@ -233,7 +231,7 @@ class Reading(StoreHandle):
                                resolution, interval, features, feature_values)
             # A Key's lookup and its byref are made once: a loop over keys converts nothing else.
             ref = byref(q) if key is None else key.lookup_ref()
-            check(_tsstore_has(self._handle(), ref, byref(found)))
+            check(lib.tsstore_has(self._handle(), ref, byref(found)))
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "has_time_series") from None
         return bool(found.value)

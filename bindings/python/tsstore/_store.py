@@ -2,17 +2,12 @@
 adding, reading, catalog queries, changes, associations, upkeep)."""
 from __future__ import annotations
 
-import sys
-import types
 from typing import Any
 
-from . import _associations, _bulk_read, _catalog, _cstructs, _descriptors, _editing, _lifecycle, _maintenance
-from . import _reading
 from ._adding import Adding, Batch
 from ._associations import Associations
 from ._catalog import Catalog
 from ._editing import Editing
-from ._ffi import lib as lib  # the library Store's parts call: see _StoreModule
 from ._lifecycle import Lifecycle
 from ._maintenance import Maintenance
 from ._reading import Reading
@@ -54,23 +49,3 @@ def _named_as_store(cls: type) -> None:
 
 
 _named_as_store(Store)
-
-
-# The modules whose code calls the library for Store (all of it was _store's once).
-_CALLERS = (_associations, _bulk_read, _catalog, _cstructs, _descriptors, _editing, _lifecycle, _maintenance,
-            _reading)
-
-
-class _StoreModule(types.ModuleType):
-    """This module, where replacing lib replaces it in every module that calls the library
-    for Store: the boundary tests and the calls benchmark count a Store call's C calls by
-    setting tsstore._store.lib to a counting wrapper, as when Store was one module."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "lib":
-            for module in _CALLERS:
-                setattr(module, "lib", value)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _StoreModule
