@@ -637,7 +637,8 @@ def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
         assert not s.has_time_series(other) and not s.has_time_series(other)
         bad = tsstore.Key.__new__(tsstore.Key)
         bad.__dict__.update(k.__dict__, owner_id="3")
-        bad.__dict__.pop("_lookup", None), bad.__dict__.pop("_lookup_ref", None)
+        for cached in ("_lookup", "_lookup_ref", "_lookup_bytes"):
+            bad.__dict__.pop(cached, None)
         with pytest.raises(tsstore.InvalidParameterError, match=r"has_time_series.*key\.owner_id: '3'"):
             s.has_time_series(bad)
 
@@ -816,3 +817,24 @@ def test_a_key_reads_right_through_its_remembered_size(tmp_path):
             got = a.get_time_series(fc)
             assert isinstance(got, tsstore.Deterministic) and got.data.shape == (4, 3) and got.count == 3
             np.testing.assert_array_equal(got.data, np.arange(12.0).reshape(4, 3))
+
+
+def test_listed_keys_share_lookup_templates_that_name_each_series(path):
+    """Keys from list_keys build their lookups from a template per name, type, periods and
+    features: each one's struct names its own owner and id, with the strings a Key built by
+    hand converts to, and reads back its own series."""
+    with tsstore.Store.create(path) as s:
+        for i in range(6):
+            s.add_time_series(hourly("p" if i < 4 else "q", np.arange(24.0) + i), owner_id=i, owner_type="Bus",
+                              features={"scenario": "high"} if i % 2 else None)
+        listed = s.list_keys()
+        assert len({id(k.__dict__["_template"]) for k in listed}) == 4  # p, p+high, q, q+high
+        for k in listed:
+            q = k.lookup()
+            by_hand = tsstore.Key(k.owner_id, k.owner_category, k.series_type, k.name, k.resolution,
+                                  features=dict(k.features)).lookup()
+            assert (q.owner_id, q.name, q.features_json, q.resolution.value) == \
+                   (by_hand.owner_id, by_hand.name, by_hand.features_json, by_hand.resolution.value)
+            assert q.series_id == k.__dict__["_id"] != 0
+            assert s.has_time_series(k)
+            assert s.get_time_series(k).data[0] == k.owner_id

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from . import _convert as cv
 from ._args import Filter, filter_args, hash_bytes
 from ._errors import operation
-from ._ffi import byref, c_int32, c_int64, c_size_t, check, cstr, lib, raw, sizeof
+from ._ffi import byref, c_int32, c_int64, c_size_t, check, cstr, lib, numpy_dtype, raw, sizeof
 from ._cstructs import handle_out, new_info, new_infos, strings_of
 from ._handle import StoreHandle
 from ._series import Key, OwnerCategory, SeriesType
@@ -27,11 +29,11 @@ class Catalog(StoreHandle):
         is a SQLite GLOB ("max_*"); features match as a subset; owner_id without
         owner_category matches the id under either category."""
         f = Filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features)
-        return self._listed(_key_of, lib.tsstore_list_keys, f.ref())
+        return self._listed(_keys_of, lib.tsstore_list_keys, f.ref())
 
     def _listed(self, convert: Any, call: Any, *args: Any) -> list[Any]:
-        """convert(info) of every entry of a listing (three C calls; the strings the infos
-        point at live as long as the list, so they are read here)."""
+        """convert(infos, n) of the n entries of a listing (three C calls; the strings the
+        infos point at live as long as the list, so they are read here)."""
         out = handle_out()
         check(call(self._handle(), *args, byref(out)))
         try:
@@ -39,7 +41,7 @@ class Catalog(StoreHandle):
             check(lib.tsstore_keys_len(out, byref(n)))
             infos = new_infos(n.value)
             check(lib.tsstore_keys_get(out, 0, n.value, infos))
-            return [convert(info) for info in infos[: n.value]]
+            return convert(infos, n.value)
         finally:
             lib.tsstore_keys_free(out)
 
@@ -47,11 +49,11 @@ class Catalog(StoreHandle):
     def list_metadata(self, **filters: Any) -> list[dict]:
         """The catalog record (get_metadata) of every series list_keys(**filters) selects."""
         f = Filter(**filter_args(filters))
-        return self._listed(_record, lib.tsstore_list_keys, f.ref())
+        return self._listed(_records, lib.tsstore_list_keys, f.ref())
 
     def keys_by_hash(self, data_hash: str | bytes) -> list[Key]:
         """The keys of every series that references the array with this content hash."""
-        return self._listed(_key_of, lib.tsstore_keys_by_hash, hash_bytes(data_hash))
+        return self._listed(_keys_of, lib.tsstore_keys_by_hash, hash_bytes(data_hash))
 
     @operation("get_metadata")
     def get_metadata(self, key: Key) -> dict:
@@ -159,8 +161,18 @@ def _by_type(c: Any) -> dict[SeriesType, int]:
     return {SeriesType(i): v for i, v in enumerate(values) if v}
 
 
-def _key_of(info: Any) -> Key:
-    return Key.from_lookup(info.key)
+# The key of each tsstore_series_info of an array, as numpy sees it.
+_INFO_KEYS = np.dtype({"names": ["key"], "formats": [numpy_dtype(raw.tsstore_lookup)],
+                       "offsets": [raw.tsstore_series_info.key.offset], "itemsize": sizeof(raw.tsstore_series_info)})
+
+
+def _keys_of(infos: Any, n: int) -> list[Key]:
+    """The keys of the first n infos, made in one pass (Key._stored)."""
+    return Key._stored(np.frombuffer(infos, dtype=_INFO_KEYS, count=n)["key"]) if n else []
+
+
+def _records(infos: Any, n: int) -> list[dict]:
+    return [_record(info) for info in infos[:n]]
 
 
 def _record(info: Any) -> dict:

@@ -89,19 +89,17 @@ class Key:
 
     def lookup(self) -> Any:
         """The tsstore_lookup naming exactly this series, its feature set included (built once
-        per Key; it keeps the bytes its pointers name alive)."""
+        per Key; it keeps the bytes its pointers name alive). Keys that differ only in owner id
+        and id hint share one checked template (_key_lookup_bytes), so a key fresh from
+        list_keys costs a copy of bytes here, not a ctypes structure built field by field."""
         cached = self.__dict__.get("_lookup")
         if cached is not None:
             return cached[0]
-        name = cv.text_arg(self.name, "key.name")
-        feats = cv.features_json(self.features, "key.features") or b""
-        q = raw.tsstore_lookup(_LOOKUP_SIZE, cv.enum_arg(SeriesType, self.series_type, "key.series_type"),
-                               _owner_id(self.owner_id), cv.enum_arg(OwnerCategory, self.owner_category, "key.owner_category"),
-                               raw.TSSTORE_LOOKUP_EXACT_FEATURES,
-                               name, cv.optional_period(self.resolution, "key.resolution"),
-                               cv.optional_period(self.interval, "key.interval"), feats,
-                               series_id=self.__dict__.get("_id", 0))
-        object.__setattr__(self, "_lookup", (q, name, feats))
+        c = self.__dict__.get("_lookup_bytes")
+        if c is None:
+            c = _key_lookup_bytes(self)
+        q = raw.tsstore_lookup.from_buffer_copy(c[0])
+        object.__setattr__(self, "_lookup", (q, c[1]))
         return q
 
     def lookup_ref(self) -> Any:
@@ -134,8 +132,8 @@ class Key:
 
     @classmethod
     def _stored(cls, qs: np.ndarray) -> "list[Key]":
-        """The keys of the tsstore_lookup array an add filled (numpy's view of it): what the
-        library stored, ids included. Its strings and feature sets are the store's, one copy
+        """The keys of a tsstore_lookup array the library filled (numpy's view of it): what an
+        add stored, or a listing found, ids included. Its strings and feature sets are the store's, one copy
         each, so each distinct pointer is read once however many keys share it."""
         names: dict = {}
         feats: dict = {}
@@ -154,6 +152,7 @@ class Key:
 
         new, setattr_ = object.__new__, object.__setattr__
         out = []
+        templates: dict = {}
         cols = (qs["owner_id"].tolist(), qs["owner_category"].tolist(), qs["series_type"].tolist(),
                 qs["name"].tolist(), qs["resolution"]["unit"].tolist(), qs["resolution"]["value"].tolist(),
                 qs["interval"]["unit"].tolist(), qs["interval"]["value"].tolist(), qs["features_json"].tolist(),
@@ -161,10 +160,17 @@ class Key:
         for oid, cat, typ, name, ru, rv, iu, iv, fj, sid in zip(*cols):
             k = new(cls)
             f = features(fj)
-            setattr_(k, "__dict__", {"owner_id": oid, "owner_category": _CATEGORIES[cat], "series_type": _TYPES[typ],
-                                     "name": text(name), "resolution": cv._value_of(rv, ru),
-                                     "interval": cv._value_of(iv, iu),
-                                     "features": dict(f) if f else {}, "_id": sid})
+            d = {"owner_id": oid, "owner_category": _CATEGORIES[cat], "series_type": _TYPES[typ],
+                 "name": text(name), "resolution": cv._value_of(rv, ru), "interval": cv._value_of(iv, iu),
+                 "features": dict(f) if f else {}, "_id": sid}
+            setattr_(k, "__dict__", d)
+            # Keys of one name, type, periods and feature set share the template of their
+            # lookup, so their first has / get builds no ctypes structure (_key_lookup_bytes).
+            group = (cat, typ, name, ru, rv, iu, iv, fj)
+            t = templates.get(group)
+            if t is None:
+                t = templates[group] = _template(k)
+            d["_template"] = t
             out.append(k)
         return out
 
@@ -554,38 +560,73 @@ _ID_OFF = raw.tsstore_lookup.series_id.offset
 def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     """The tsstore_lookup of every key, in one buffer: each key's lookup bytes, built once per
     Key and kept on it (as Key.lookup keeps its structure). Keys that differ only in owner id
-    share one lookup built and checked by Key.lookup, whose bytes are copied with each owner
+    share one lookup built and checked once (_checked_lookup), whose bytes are copied with each owner
     id written in (a few hundred nanoseconds a key rather than a ctypes structure each); they
     point to its strings, which each key's bytes keep alive."""
     parts = []
-    groups: dict = {}
     for k in keys:
         c = k.__dict__.get("_lookup_bytes")
         if c is None:
-            c = _key_lookup_bytes(k, groups)
+            c = _key_lookup_bytes(k)
         parts.append(c[0])
     return np.frombuffer(b"".join(parts), dtype=np.uint8)
 
 
-def _key_lookup_bytes(k: Key, groups: dict) -> tuple:
+def _checked_lookup(k: Key) -> tuple:
+    """k's tsstore_lookup built field by field, every field checked as Key.lookup promises,
+    with the bytes objects its pointers name (which must outlive it)."""
+    name = cv.text_arg(k.name, "key.name")
+    feats = cv.features_json(k.features, "key.features") or b""
+    q = raw.tsstore_lookup(_LOOKUP_SIZE, cv.enum_arg(SeriesType, k.series_type, "key.series_type"),
+                           _owner_id(k.owner_id), cv.enum_arg(OwnerCategory, k.owner_category, "key.owner_category"),
+                           raw.TSSTORE_LOOKUP_EXACT_FEATURES,
+                           name, cv.optional_period(k.resolution, "key.resolution"),
+                           cv.optional_period(k.interval, "key.interval"), feats,
+                           series_id=k.__dict__.get("_id", 0))
+    return q, name, feats
+
+
+# The checked templates Key.lookup shares between keys of one name, type, periods and
+# features; emptied when it grows past _MAX_TEMPLATES (keys keep what their bytes point to).
+_TEMPLATES: dict = {}
+_MAX_TEMPLATES = 4096
+
+
+def _template(k: Key) -> tuple:
+    """The lookup bytes of k around its owner id and id hint, and what they point to: the
+    shared part of every key of k's name, type, periods and features."""
+    checked = _checked_lookup(k)
+    raw_bytes = string_at(addressof(checked[0]), _LOOKUP_SIZE)
+    return raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:_ID_OFF], raw_bytes[_ID_OFF + 8:], checked
+
+
+def _key_lookup_bytes(k: Key) -> tuple:
+    """k's lookup bytes and what they point to, kept on k: its group's template with its own
+    owner id and id hint written in."""
+    t = k.__dict__.get("_template")
+    if t is not None and type(k.owner_id) is int:  # a key the library handed back
+        owner, hint = k.owner_id.to_bytes(8, "little", signed=True), k.__dict__["_id"].to_bytes(8, "little", signed=True)
+        c = (t[0] + owner + t[1] + hint + t[2], t[3])
+        object.__setattr__(k, "_lookup_bytes", c)
+        return c
     # Values that compare equal but convert differently (1 and 1.0 and True) must not share
     # a lookup: each value's type is part of the group.
     st, oc, res, iv, f = k.series_type, k.owner_category, k.resolution, k.interval, k.features
     try:
         g: Any = (type(st), st, type(oc), oc, k.name, type(res), res, type(iv), iv,
                   tuple(sorted((a, type(b), b) for a, b in f.items())) if f else type(f))
-        t = groups.get(g)
+        t = _TEMPLATES.get(g)
     except TypeError:  # unhashable or unorderable: the key's own lookup, checked as it is
         t = g = None
     if t is None:
-        q = k.lookup()
-        raw_bytes = string_at(addressof(q), _LOOKUP_SIZE)
-        t = (raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:_ID_OFF], raw_bytes[_ID_OFF + 8:], k.__dict__["_lookup"])
+        t = _template(k)
         if g is not None:
-            groups[g] = t
+            if len(_TEMPLATES) >= _MAX_TEMPLATES:
+                _TEMPLATES.clear()
+            _TEMPLATES[g] = t
     o = k.owner_id
     if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
-        k.lookup()  # a bool passes; what Key.lookup refuses raises here, as it says
+        _checked_lookup(k)  # a bool passes; what Key.lookup refuses raises here, as it says
         o = int(o)
     # Each key's own owner id and id hint written in.
     hint = k.__dict__.get("_id", 0).to_bytes(8, "little", signed=True)
