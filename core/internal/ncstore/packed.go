@@ -213,15 +213,32 @@ func (f *File) indexPacked(name string, varid, hvarid int, meta packedMeta) erro
 	return nil
 }
 
+// parseHexDigest parses a hash companion's entry: 64 lowercase hex characters (§7.4). An
+// open parses one per column, so it decodes in place, with no copy of h.
 func parseHexDigest(h string) (hashing.Digest, error) {
 	var d hashing.Digest
-	if len(h) != 64 || strings.ToLower(h) != h {
+	if len(h) != 64 {
 		return d, fmt.Errorf("not 64 lowercase hex characters")
 	}
-	if _, err := hex.Decode(d[:], []byte(h)); err != nil {
-		return d, err
+	for i := range d {
+		hi, lo := lowerHexValue(h[2*i]), lowerHexValue(h[2*i+1])
+		if hi > 15 || lo > 15 {
+			return d, fmt.Errorf("not 64 lowercase hex characters")
+		}
+		d[i] = hi<<4 | lo
 	}
 	return d, nil
+}
+
+// lowerHexValue is the value of a lowercase hex digit, or 255 for any other byte.
+func lowerHexValue(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return 255
 }
 
 func (ds *Packed) chunkBytes() int { return ds.cols * ds.elementBytes() }
