@@ -1,6 +1,25 @@
 package main
 
-// #include "capi.h"
+/*
+#include "capi.h"
+
+// The name of each status, tied to its code by the header's macro itself (a designated
+// initializer of its own stringified name), so the table cannot name a code wrongly.
+#define STATUS_NAME(s) [s] = #s
+static const char *const status_names[] = {
+	STATUS_NAME(TSSTORE_OK), STATUS_NAME(TSSTORE_E_INVALID_PARAMETER), STATUS_NAME(TSSTORE_E_NOT_FOUND),
+	STATUS_NAME(TSSTORE_E_DUPLICATE_TIME_SERIES), STATUS_NAME(TSSTORE_E_DUPLICATE_ASSOCIATION),
+	STATUS_NAME(TSSTORE_E_INTEGRITY), STATUS_NAME(TSSTORE_E_READ_ONLY), STATUS_NAME(TSSTORE_E_IO),
+	STATUS_NAME(TSSTORE_E_INCOMPATIBLE_FORMAT), STATUS_NAME(TSSTORE_E_INTERNAL),
+	STATUS_NAME(TSSTORE_E_BUFFER_TOO_SMALL), STATUS_NAME(TSSTORE_E_INVALID_HANDLE),
+};
+
+static const char *status_name(int32_t status) {
+	if (status < 0 || status >= (int32_t)(sizeof status_names / sizeof status_names[0]) || !status_names[status])
+		return "unknown status";
+	return status_names[status];
+}
+*/
 import "C"
 
 import (
@@ -15,25 +34,12 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
+// statusName is the header's name of a status, "unknown status" for a code it does not list.
+func statusName(status C.int32_t) *C.char { return (*C.char)(unsafe.Pointer(C.status_name(status))) }
+
 // statusOK is the status of every call that succeeds; the failures' codes are the header's
 // constants, used where kinds maps the core's errors onto them.
 const statusOK = C.TSSTORE_OK
-
-var statusNames = [...]string{
-	"TSSTORE_OK", "TSSTORE_E_INVALID_PARAMETER", "TSSTORE_E_NOT_FOUND", "TSSTORE_E_DUPLICATE_TIME_SERIES",
-	"TSSTORE_E_DUPLICATE_ASSOCIATION", "TSSTORE_E_INTEGRITY", "TSSTORE_E_READ_ONLY", "TSSTORE_E_IO",
-	"TSSTORE_E_INCOMPATIBLE_FORMAT", "TSSTORE_E_INTERNAL", "TSSTORE_E_BUFFER_TOO_SMALL", "TSSTORE_E_INVALID_HANDLE",
-}
-
-// cStatusNames holds the names as C strings for the life of the process.
-var cStatusNames = func() []*C.char {
-	out := make([]*C.char, len(statusNames)+1)
-	for i, n := range statusNames {
-		out[i] = C.CString(n)
-	}
-	out[len(statusNames)] = C.CString("unknown status")
-	return out
-}()
 
 // errInvalidHandle is the kind of a handle argument that names no live object of its kind;
 // the core has no such kind, since it never sees handles.

@@ -48,10 +48,7 @@ func tsstore_version() C.int32_t { return C.TSSTORE_VERSION_NUMBER }
 
 //export tsstore_status_name
 func tsstore_status_name(status C.int32_t) *C.char {
-	if status < 0 || int(status) >= len(statusNames) {
-		return cStatusNames[len(statusNames)]
-	}
-	return cStatusNames[status]
+	return statusName(status)
 }
 
 func openResult(s *core.Store, err error, out *C.uintptr_t) C.int32_t {
