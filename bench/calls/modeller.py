@@ -83,7 +83,8 @@ def read(path, loads, winds):
             for w in range(WINDOWS):
                 window = rd.read_window(w)
         took["windows"] = time.perf_counter() - t
-        if window[3][5] != 5 * WINDOWS + (WINDOWS - 1) + 3:
+        i = min(3, len(winds) - 1)  # a forecast the run has, however few it was given
+        if window[i][5] != 5 * WINDOWS + (WINDOWS - 1) + i:
             sys.exit("modeller.py: the ForecastReader read a wrong value")
     return took
 
