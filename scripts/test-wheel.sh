@@ -20,7 +20,7 @@
 #      them. Negative control: the unrepaired package, in the same namespace, must fail to
 #      import, naming a hidden library.
 #
-# Needs Go, gcc, libnetcdf-dev, PyPI (for the tools and numpy), and root for unshare -m and
+# Needs Go, gcc, libnetcdf-dev, libdeflate-dev, PyPI (for the tools and numpy), and root for unshare -m and
 # mount --bind, or else unprivileged user namespaces (unshare --user --map-root-user).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -66,6 +66,8 @@ type File struct {
 	dimScans int64
 	// cacheTrims counts the syncs that gave back a metadata cache HDF5 had grown (syncH5).
 	cacheTrims int64
+	// directChunks and directReads count chunks moved by chunkpipe (direct.go).
+	directChunks, directReads int64
 	// frees counts packed columns freed, so readers can tell their columns may have changed.
 	frees int64
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).
@@ -602,6 +604,9 @@ type Counters struct {
 	// MetadataCacheTrims counts the syncs that returned HDF5's metadata cache to its initial
 	// size after a bulk load grew it (h5write.go, syncH5).
 	MetadataCacheTrims int64
+	// DirectChunks counts chunks encoded by chunkpipe and written with H5Dwrite_chunk
+	// (direct.go); DirectReads those read with H5Dread_chunk and decoded by chunkpipe.
+	DirectChunks, DirectReads int64
 }
 
 // Counters reports the file's counters.
@@ -609,7 +614,7 @@ func (f *File) Counters() Counters {
 	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
 		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans,
-		MetadataCacheTrims: f.cacheTrims}
+		MetadataCacheTrims: f.cacheTrims, DirectChunks: f.directChunks, DirectReads: f.directReads}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/isotime"
 	"github.com/tsstore/tsstore/core/internal/serial"
@@ -70,6 +71,10 @@ type Packed struct {
 	// write that created the dataset); such a dataset is sealed: none of its columns is
 	// indexed, none is free, and verify_integrity reports it.
 	damaged error
+	// pipe is how the dataset's chunks are encoded, read from its filters on first use;
+	// pipeOK says whether chunkpipe can encode them (direct.go).
+	pipe   *chunkpipe.Pipeline
+	pipeOK bool
 }
 
 // Slot is the column of a packed dataset that holds one array.

@@ -2,6 +2,7 @@ package ncstore
 
 import (
 	"encoding/binary"
+	"errors"
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/serial"
@@ -30,6 +31,12 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		lo, hi = min(lo, c.Col), max(hi, c.Col+1)
 		r0, r1 = min(r0, c.First), max(r1, c.First+c.N)
 		c.Data = Into(c.Data, c.N*eb)
+	}
+	if p, ok := f.canReadDirect(ds); ok {
+		err := f.readRowChunks(ds, p, r0, r1, cols)
+		if !errors.Is(err, errChunkMissing) {
+			return err
+		}
 	}
 	span := hi - lo
 	b := bandSpan{from: r0, to: r1, lo: lo, span: span, maxBytes: bandBytes}

@@ -270,18 +270,7 @@ func columnRuns(ws []packedWrite) [][]packedWrite {
 // invisible to a reopen.
 func (f *File) fillColumns(run []packedWrite) error {
 	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
-	eb := ds.elementBytes()
-	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
-	err := ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
-		for c, w := range run {
-			src := Aligned(w.data, ds.fam.dtype.Width())
-			for t := r0; t < r1; t++ {
-				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
-			}
-		}
-		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
-	})
-	if err != nil {
+	if err := f.writeColumns(ds, col0, run); err != nil {
 		return err
 	}
 	if err := f.putSlots(ds, col0, ds.slots[col0:col0+n]); err != nil {
@@ -291,6 +280,26 @@ func (f *File) fillColumns(run []packedWrite) error {
 		f.packed[w.d] = w.slot
 	}
 	return nil
+}
+
+// writeColumns writes the run's bytes: whole chunks on chunkpipe's workers when the run fills
+// every column of the dataset (direct.go), else in row bands through HDF5's pipeline.
+func (f *File) writeColumns(ds *Packed, col0 int, run []packedWrite) error {
+	n := len(run)
+	if p, ok := f.pipelineOf(ds); ok && col0 == 0 && n == ds.cols {
+		return f.writeRowChunks(ds, p, run)
+	}
+	eb := ds.elementBytes()
+	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
+	return ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
+		for c, w := range run {
+			src := Aligned(w.data, ds.fam.dtype.Width())
+			for t := r0; t < r1; t++ {
+				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
+			}
+		}
+		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
+	})
 }
 
 // writeSlice and putSlots are the two netcdf write calls of the packed paths; ncWrites

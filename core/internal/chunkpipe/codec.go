@@ -1,0 +1,242 @@
+package chunkpipe
+
+// #cgo pkg-config: zlib libdeflate
+// #include <zlib.h>
+// #include <libdeflate.h>
+//
+// /* compress2 and uncompress take uLongf lengths; these keep the Go side to size_t. */
+// static int tsstore_deflate(unsigned char *dst, size_t *dst_len, const unsigned char *src,
+//                            size_t src_len, int level) {
+//     uLongf n = (uLongf)*dst_len;
+//     int rc = compress2(dst, &n, src, (uLong)src_len, level);
+//     *dst_len = (size_t)n;
+//     return rc;
+// }
+// static int tsstore_inflate(unsigned char *dst, size_t *dst_len, const unsigned char *src,
+//                            size_t src_len) {
+//     uLongf n = (uLongf)*dst_len;
+//     int rc = uncompress(dst, &n, src, (uLong)src_len);
+//     *dst_len = (size_t)n;
+//     return rc;
+// }
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// Pipeline is a dataset's filter pipeline as this package can encode it: shuffle (when
+// present, filter 0), then deflate (when present). ElemSize is the dataset type's size,
+// which shuffle works in.
+type Pipeline struct {
+	ElemSize int
+	Shuffle  bool
+	Deflate  bool
+	Level    int // deflate's level, 0–9
+}
+
+// shuffleBit and deflateBit are the filters' bits in a chunk's filter mask: a set bit is a
+// filter HDF5 skipped for that chunk.
+func (p Pipeline) shuffleBit() uint32 { return 1 }
+
+func (p Pipeline) deflateBit() uint32 {
+	if p.Shuffle {
+		return 2
+	}
+	return 1
+}
+
+// Bound is the most bytes Encode stores for a chunk of raw bytes.
+func (p Pipeline) Bound(raw int) int {
+	if !p.Deflate {
+		return raw
+	}
+	return deflateBound(raw)
+}
+
+// deflateBound is HDF5's output buffer for deflate, ⌈1.001·n⌉ + 12 bytes (H5Z_DEFLATE_SIZE_ADJUST).
+func deflateBound(n int) int { return (n*1001+999)/1000 + 12 }
+
+// Scratch is one worker's buffer for the shuffled bytes between the two filters.
+type Scratch struct{ shuffled []byte }
+
+func (s *Scratch) take(n int) []byte {
+	if cap(s.shuffled) < n {
+		s.shuffled = make([]byte, n)
+	}
+	return s.shuffled[:n]
+}
+
+// Encode returns raw as the pipeline stores it, in dst's memory (dst must hold Bound(len(raw))
+// bytes), and the chunk's filter mask.
+func (p Pipeline) Encode(raw, dst []byte, s *Scratch) ([]byte, uint32) {
+	src := raw
+	if p.Shuffle {
+		if !p.Deflate {
+			shuffle(dst[:len(raw)], raw, p.ElemSize)
+			return dst[:len(raw)], 0
+		}
+		src = s.take(len(raw))
+		shuffle(src, raw, p.ElemSize)
+	}
+	if !p.Deflate {
+		return dst[:copy(dst, raw)], 0
+	}
+	room := dst[:deflateBound(len(src))]
+	n, ok := 0, false
+	if len(src) >= FastFrom && p.Level > 0 {
+		n, ok = deflateFast(room, src, p.Level)
+	}
+	if !ok {
+		// zlib falls back to stored blocks, which fit HDF5's bound where libdeflate's
+		// blocks over incompressible bytes may not; so chunks keep a clear filter mask.
+		n, ok = deflate(room, src, p.Level)
+	}
+	if !ok {
+		// HDF5 skips an optional filter whose output does not fit, and says so in the mask.
+		return dst[:copy(dst, src)], p.deflateBit()
+	}
+	return dst[:n], 0
+}
+
+// Decode fills raw (the chunk's size in bytes) from a chunk stored with the given filter
+// mask. A chunk that does not decode to exactly len(raw) bytes is an error.
+func (p Pipeline) Decode(stored []byte, mask uint32, raw []byte, s *Scratch) error {
+	unshuffled := p.Shuffle && mask&p.shuffleBit() == 0
+	src := stored
+	if p.Deflate && mask&p.deflateBit() == 0 {
+		out := raw
+		if unshuffled {
+			out = s.take(len(raw))
+		}
+		n, err := inflate(out, stored)
+		if err != nil {
+			return err
+		}
+		if n != len(raw) {
+			return fmt.Errorf("chunk inflates to %d bytes, not %d", n, len(raw))
+		}
+		if !unshuffled {
+			return nil
+		}
+		src = out
+	} else if len(stored) != len(raw) {
+		return fmt.Errorf("chunk stored unfiltered holds %d bytes, not %d", len(stored), len(raw))
+	}
+	if unshuffled {
+		unshuffle(raw, src, p.ElemSize)
+	} else {
+		copy(raw, src)
+	}
+	return nil
+}
+
+// deflate compresses src into dst with zlib at level; false when the stream does not fit.
+func deflate(dst, src []byte, level int) (int, bool) {
+	if len(dst) == 0 {
+		return 0, false
+	}
+	n := C.size_t(len(dst))
+	rc := C.tsstore_deflate((*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src), C.size_t(len(src)), C.int(level))
+	if rc == C.Z_BUF_ERROR {
+		return 0, false
+	}
+	if rc != C.Z_OK {
+		// Only Z_MEM_ERROR or Z_STREAM_ERROR (a bad level, which Pipeline never holds) remain.
+		panic(fmt.Sprintf("chunkpipe: zlib compress2 returned %d", int(rc)))
+	}
+	return int(n), true
+}
+
+// FastFrom is the smallest chunk (bytes) libdeflate compresses. Below it zlib does: libdeflate's
+// streams of a few dozen bytes are twice zlib's (a 24-byte row: 35 bytes against 17), and
+// such chunks cost little either way.
+const FastFrom = 4096
+
+// compressors keeps libdeflate's compressors (about 0.5 MiB each, not safe for concurrent
+// use) for reuse, per level: at most as many as were ever in use at once.
+var compressors struct {
+	sync.Mutex
+	free [10][]*C.struct_libdeflate_compressor
+}
+
+// deflateFast compresses src into dst with libdeflate at level; false when the stream does
+// not fit (or libdeflate has no memory for a compressor).
+func deflateFast(dst, src []byte, level int) (int, bool) {
+	compressors.Lock()
+	var c *C.struct_libdeflate_compressor
+	if l := compressors.free[level]; len(l) > 0 {
+		c, compressors.free[level] = l[len(l)-1], l[:len(l)-1]
+	}
+	compressors.Unlock()
+	if c == nil {
+		if c = C.libdeflate_alloc_compressor(C.int(level)); c == nil {
+			return 0, false
+		}
+	}
+	n := C.libdeflate_zlib_compress(c, unsafe.Pointer(bytesPtr(src)), C.size_t(len(src)),
+		unsafe.Pointer(&dst[0]), C.size_t(len(dst)))
+	compressors.Lock()
+	compressors.free[level] = append(compressors.free[level], c)
+	compressors.Unlock()
+	return int(n), n > 0
+}
+
+// inflate decompresses the zlib stream src into dst and returns the bytes it wrote.
+func inflate(dst, src []byte) (int, error) {
+	if len(dst) == 0 || len(src) == 0 {
+		return 0, fmt.Errorf("chunk of %d stored bytes cannot inflate to %d", len(src), len(dst))
+	}
+	n := C.size_t(len(dst))
+	rc := C.tsstore_inflate((*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src), C.size_t(len(src)))
+	switch rc {
+	case C.Z_OK:
+		return int(n), nil
+	case C.Z_BUF_ERROR:
+		return 0, fmt.Errorf("chunk inflates to more than %d bytes, or its stream is cut short", len(dst))
+	default:
+		return 0, fmt.Errorf("chunk is not a zlib stream (zlib status %d)", int(rc))
+	}
+}
+
+func bytesPtr(b []byte) *C.uchar {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uchar)(unsafe.Pointer(&b[0]))
+}
+
+// shuffle writes src with byte j of element i at j·n + i (n elements of size bytes); bytes
+// past the last whole element stay at the end, as HDF5's shuffle leaves them.
+func shuffle(dst, src []byte, size int) {
+	n := len(src) / max(size, 1)
+	if size <= 1 || n <= 1 {
+		copy(dst, src)
+		return
+	}
+	for j := 0; j < size; j++ {
+		plane := dst[j*n : (j+1)*n]
+		for i := range plane {
+			plane[i] = src[i*size+j]
+		}
+	}
+	copy(dst[n*size:], src[n*size:])
+}
+
+// unshuffle is shuffle's inverse.
+func unshuffle(dst, src []byte, size int) {
+	n := len(src) / max(size, 1)
+	if size <= 1 || n <= 1 {
+		copy(dst, src)
+		return
+	}
+	for j := 0; j < size; j++ {
+		plane := src[j*n : (j+1)*n]
+		for i, b := range plane {
+			dst[i*size+j] = b
+		}
+	}
+	copy(dst[n*size:], src[n*size:])
+}

@@ -1,0 +1,150 @@
+package chunkpipe
+
+import (
+	"errors"
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// Items are done in order, each after its work, with at most Window() in flight, for one
+// worker and for many.
+func TestOrderedKeepsOrderAndWindow(t *testing.T) {
+	for _, n := range []int{1, 2, 7} {
+		prev := SetThreads(n)
+		var inFlight, most atomic.Int64
+		worked := make([]atomic.Bool, 500)
+		next := 0
+		err := Ordered(len(worked), func(slot, i int) error {
+			if slot != i%Window() && n > 1 {
+				t.Errorf("item %d in slot %d", i, slot)
+			}
+			v := inFlight.Add(1)
+			for m := most.Load(); v > m && !most.CompareAndSwap(m, v); m = most.Load() {
+			}
+			worked[i].Store(true)
+			runtime.Gosched()
+			return nil
+		}, func(slot, i int) error {
+			if i != next || !worked[i].Load() {
+				t.Fatalf("done(%d) after %d, worked %v", i, next, worked[i].Load())
+			}
+			next++
+			inFlight.Add(-1)
+			return nil
+		})
+		SetThreads(prev)
+		if err != nil || next != len(worked) {
+			t.Fatalf("%d threads: %v after %d items", n, err, next)
+		}
+		if m := most.Load(); m > int64(2*n) {
+			t.Errorf("%d threads: %d items in flight, window %d", n, m, 2*n)
+		}
+	}
+}
+
+// The first error stops the run: nothing after the failing item is done, and no worker runs
+// once Ordered has returned.
+func TestOrderedStopsAtFirstError(t *testing.T) {
+	prev := SetThreads(4)
+	defer SetThreads(prev)
+	boom := errors.New("boom")
+	for _, failIn := range []string{"work", "done"} {
+		var running atomic.Int64
+		last := -1
+		err := Ordered(1000, func(slot, i int) error {
+			running.Add(1)
+			defer running.Add(-1)
+			if failIn == "work" && i == 10 {
+				return boom
+			}
+			return nil
+		}, func(slot, i int) error {
+			last = i
+			if failIn == "done" && i == 10 {
+				return boom
+			}
+			return nil
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("%s: %v", failIn, err)
+		}
+		if want := map[string]int{"work": 9, "done": 10}[failIn]; last != want {
+			t.Errorf("%s: last item done %d, want %d", failIn, last, want)
+		}
+		if r := running.Load(); r != 0 {
+			t.Errorf("%s: %d workers still running after Ordered returned", failIn, r)
+		}
+	}
+}
+
+func TestThreadsFromEnv(t *testing.T) {
+	for v, want := range map[string]int{"": 0, "1": 1, "16": 16} {
+		if n, err := ThreadsFromEnv(v); err != nil || n != want {
+			t.Errorf("%q: %d, %v", v, n, err)
+		}
+	}
+	for _, v := range []string{"0", "-2", "two", "1025"} {
+		if _, err := ThreadsFromEnv(v); err == nil {
+			t.Errorf("%q accepted", v)
+		}
+	}
+}
+
+// Fanout prepares items in order on the calling goroutine, works each once, holds at most
+// Window() slots, and stops at the first error with no worker left running.
+func TestFanoutPreparesInOrderAndBoundsSlots(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		prev := SetThreads(n)
+		var owner [64]atomic.Int64 // which item holds each slot, +1
+		var worked atomic.Int64
+		next := 0
+		err := Fanout(300, func(slot, i int) error {
+			if i != next {
+				t.Fatalf("prepared %d after %d", i, next-1)
+			}
+			next++
+			if slot >= Window() || !owner[slot].CompareAndSwap(0, int64(i+1)) {
+				t.Fatalf("item %d given slot %d, held by %d", i, slot, owner[slot].Load()-1)
+			}
+			return nil
+		}, func(slot, i int) error {
+			if owner[slot].Load() != int64(i+1) {
+				t.Errorf("item %d works in slot %d held by %d", i, slot, owner[slot].Load()-1)
+			}
+			runtime.Gosched()
+			owner[slot].Store(0)
+			worked.Add(1)
+			return nil
+		})
+		SetThreads(prev)
+		if err != nil || worked.Load() != 300 {
+			t.Fatalf("%d threads: %v, %d worked", n, err, worked.Load())
+		}
+	}
+	prev := SetThreads(4)
+	defer SetThreads(prev)
+	boom := errors.New("boom")
+	for _, failIn := range []string{"prepare", "work"} {
+		var running atomic.Int64
+		err := Fanout(1000, func(slot, i int) error {
+			if failIn == "prepare" && i == 20 {
+				return boom
+			}
+			return nil
+		}, func(slot, i int) error {
+			running.Add(1)
+			defer running.Add(-1)
+			if failIn == "work" && i == 20 {
+				return boom
+			}
+			return nil
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("%s: %v", failIn, err)
+		}
+		if r := running.Load(); r != 0 {
+			t.Errorf("%s: %d workers running after Fanout returned", failIn, r)
+		}
+	}
+}

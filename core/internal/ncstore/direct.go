@@ -1,0 +1,217 @@
+package ncstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"unsafe"
+
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
+	"github.com/tsstore/tsstore/core/internal/h5"
+)
+
+// Direct chunk I/O (docs/architecture.md "Chunks on every core"): a packed dataset's chunk is
+// one row of all its columns, so a write that fills every column of a dataset (a batch add's
+// new datasets) hands HDF5 whole chunks. Their rows are gathered, shuffled and deflated on
+// chunkpipe's workers, and HDF5 writes the encoded chunks in row order with H5Dwrite_chunk,
+// under the process-wide lock the caller holds. The bytes stored are those HDF5's filter
+// pipeline would store (package chunkpipe), so the file is the file a hyperslab write makes.
+
+// littleEndian: the file types are little-endian (docs/format.md §2), and a direct write
+// stores memory's bytes as they are.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// pipelineOf is how ds's chunks are encoded, or false when this package cannot encode them
+// itself (a filter other than shuffle and deflate, another order, a big-endian host): those
+// datasets are written through HDF5's own pipeline.
+func (f *File) pipelineOf(ds *Packed) (chunkpipe.Pipeline, bool) {
+	if ds.pipe != nil {
+		return *ds.pipe, ds.pipeOK
+	}
+	p, ok := chunkpipe.Pipeline{ElemSize: ds.fam.dtype.Width()}, littleEndian
+	filters, err := f.h5.sets[ds.varid].Filters()
+	if err != nil {
+		ok = false
+	}
+	for i, flt := range filters {
+		switch {
+		case flt.ID == h5.FilterShuffle && i == 0 && int(flt.First) == p.ElemSize:
+			p.Shuffle = true
+		case flt.ID == h5.FilterDeflate && i == len(filters)-1 && flt.First <= 9:
+			p.Deflate, p.Level = true, int(flt.First)
+		default:
+			ok = false
+		}
+	}
+	ds.pipe, ds.pipeOK = &p, ok
+	return p, ok
+}
+
+// itemBytes is about how many raw bytes of rows one chunkpipe item carries: rows of a few KB
+// handed to the workers one at a time cost more in goroutine wake-ups than in deflate.
+const itemBytes = 1 << 20
+
+// rowsPerItem is how many rows of rowBytes make one item.
+func rowsPerItem(rowBytes int) int { return max(1, itemBytes/max(rowBytes, 1)) }
+
+// items is how many items of k rows cover rows [r0, r1); item i holds rows
+// [r0+i·k, min(r0+(i+1)·k, r1)).
+func items(r0, r1, k int) int { return (r1 - r0 + k - 1) / k }
+
+// encodedRows is one slot's memory in a direct write: a raw row, and a group of rows encoded.
+type encodedRows struct {
+	raw     []byte
+	enc     []byte   // room for every row of the group encoded
+	out     [][]byte // each row encoded, in enc's memory
+	mask    []uint32
+	scratch chunkpipe.Scratch
+}
+
+// writeRowChunks writes every row of ds from run, which fills all its columns, as whole
+// chunks: the workers gather and encode groups of rows, and this goroutine writes each
+// group's chunks in row order. Memory: Window() slots of about itemBytes raw each, plus a
+// row.
+func (f *File) writeRowChunks(ds *Packed, p chunkpipe.Pipeline, run []packedWrite) error {
+	eb := ds.elementBytes()
+	rowBytes := ds.cols * eb
+	k := rowsPerItem(rowBytes)
+	slots := make([]encodedRows, chunkpipe.Window())
+	srcs := make([][]byte, len(run))
+	for c, w := range run {
+		srcs[c] = Aligned(w.data, ds.fam.dtype.Width())
+	}
+	offset := make([]uint64, 2+len(ds.eshape))
+	set := f.h5.sets[ds.varid]
+	length := ds.fam.length
+	f.ncWrites++
+	f.colCache.reset() // its blocks may hold the bytes this write replaces
+	return chunkpipe.Ordered(items(0, length, k), func(slot, i int) error {
+		g := &slots[slot]
+		if g.raw == nil {
+			g.raw, g.enc = make([]byte, rowBytes), make([]byte, k*p.Bound(rowBytes))
+			g.out, g.mask = make([][]byte, k), make([]uint32, k)
+		}
+		room := g.enc
+		for r := 0; r < k && i*k+r < length; r++ {
+			gatherRow(g.raw, srcs, i*k+r, eb)
+			g.out[r], g.mask[r] = p.Encode(g.raw, room, &g.scratch)
+			room = room[len(g.out[r]):]
+		}
+		return nil
+	}, func(slot, i int) error {
+		g := &slots[slot]
+		for r := 0; r < k && i*k+r < length; r++ {
+			offset[0] = uint64(i*k + r)
+			if err := set.WriteChunk(offset, g.mask[r], g.out[r]); err != nil {
+				return wrapIO("write", err, "writing row %d of %s", i*k+r, ds.name)
+			}
+			f.directChunks++
+		}
+		return nil
+	})
+}
+
+// gatherRow copies row t of every column into raw, in column order.
+func gatherRow(raw []byte, srcs [][]byte, t, eb int) {
+	if eb == 8 {
+		dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(srcs))
+		for c, src := range srcs {
+			dst[c] = *(*uint64)(unsafe.Pointer(&src[t*8]))
+		}
+		return
+	}
+	for c, src := range srcs {
+		copy(raw[c*eb:(c+1)*eb], src[t*eb:(t+1)*eb])
+	}
+}
+
+// errChunkMissing: a row chunk was never written, so its rows hold the fill value, which
+// HDF5's own read supplies.
+var errChunkMissing = errors.New("chunk never written")
+
+// canReadDirect says whether ds's chunks may be read with H5Dread_chunk and decoded here.
+// Only read-only files: a writable file's chunk cache may hold rows newer than the file, and
+// HDF5 1.10 finds the stored size of a chunk only once it is on disk.
+func (f *File) canReadDirect(ds *Packed) (chunkpipe.Pipeline, bool) {
+	if !f.readOnly {
+		return chunkpipe.Pipeline{}, false
+	}
+	return f.pipelineOf(ds)
+}
+
+// storedRows is one slot's memory in a direct read: a group of rows as stored, with their
+// masks, and a decoded row.
+type storedRows struct {
+	stored  [][]byte
+	mask    []uint32
+	raw     []byte
+	scratch chunkpipe.Scratch
+}
+
+// readRowChunks fills each read's Data with its rows of ds, rows [r0, r1), read as stored
+// chunks on this goroutine (under the lock the caller holds), a group of rows at a time, and
+// decoded on chunkpipe's workers. It returns errChunkMissing, with the reads part filled,
+// when a row was never written.
+func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, cols []*ColumnRead) error {
+	eb := ds.elementBytes()
+	k := rowsPerItem(ds.cols * eb)
+	slots := make([]storedRows, chunkpipe.Window())
+	set := f.h5.sets[ds.varid]
+	offset := make([]uint64, 2+len(ds.eshape))
+	rows := func(i int) (int, int) { return r0 + i*k, min(r0+(i+1)*k, r1) }
+	return chunkpipe.Fanout(items(r0, r1, k), func(slot, i int) error {
+		g := &slots[slot]
+		if g.stored == nil {
+			g.stored, g.mask = make([][]byte, k), make([]uint32, k)
+		}
+		lo, hi := rows(i)
+		for t := lo; t < hi; t++ {
+			offset[0] = uint64(t)
+			n, err := set.StoredChunkSize(offset)
+			if err != nil {
+				return wrapIO("read", err, "finding row %d of %s", t, ds.name)
+			}
+			if n == 0 {
+				return errChunkMissing
+			}
+			b := g.stored[t-lo]
+			if cap(b) < n {
+				b = make([]byte, n)
+			}
+			g.stored[t-lo] = b[:n]
+			if g.mask[t-lo], err = set.ReadChunk(offset, b[:n]); err != nil {
+				return wrapIO("read", err, "reading row %d of %s", t, ds.name)
+			}
+			f.chunkReads++
+			f.directReads++
+		}
+		return nil
+	}, func(slot, i int) error {
+		g := &slots[slot]
+		if g.raw == nil {
+			g.raw = AlignedBytes(ds.cols * eb)
+		}
+		lo, hi := rows(i)
+		for t := lo; t < hi; t++ {
+			if err := p.Decode(g.stored[t-lo], g.mask[t-lo], g.raw, &g.scratch); err != nil {
+				return newErr(IO, "read", "", "row %d of %s: %v", t, ds.name, err)
+			}
+			spreadRow(g.raw, t, eb, cols)
+		}
+		return nil
+	})
+}
+
+// spreadRow copies row t (every column's element) into the reads that hold that row.
+func spreadRow(row []byte, t, eb int, cols []*ColumnRead) {
+	for _, c := range cols {
+		if t < c.First || t >= c.First+c.N {
+			continue
+		}
+		dst := (t - c.First) * eb
+		if eb == 8 {
+			*(*uint64)(unsafe.Pointer(&c.Data[dst])) = *(*uint64)(unsafe.Pointer(&row[c.Col*8]))
+			continue
+		}
+		copy(c.Data[dst:dst+eb], row[c.Col*eb:(c.Col+1)*eb])
+	}
+}

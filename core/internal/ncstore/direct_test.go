@@ -1,0 +1,303 @@
+package ncstore
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
+	"github.com/tsstore/tsstore/core/internal/hashing"
+	"github.com/tsstore/tsstore/core/internal/serial"
+)
+
+// batchArrays is n arrays of one family and one batch: WriteArrays puts them in one dataset
+// exactly as wide, which it writes as whole chunks.
+func batchArrays(dt DType, n, length int, eshape []int, smooth bool) []*Array {
+	r := rand.New(rand.NewPCG(uint64(n), uint64(dt)))
+	eb := ElementCount(eshape) * dt.Width()
+	out := make([]*Array, n)
+	for i := range out {
+		data := make([]byte, length*eb)
+		for j := range data {
+			if smooth {
+				data[j] = byte((i + j/eb) / 3)
+			} else {
+				data[j] = byte(r.Uint32())
+			}
+		}
+		if dt == Bool {
+			for j := range data {
+				data[j] &= 1
+			}
+		}
+		d := hashing.Digest{byte(i), byte(i >> 8), byte(dt), 0xd1}
+		out[i] = &Array{Digest: d, Packed: true, DType: dt, Shape: append([]int{length}, eshape...),
+			Data: data, Resolution: "PT1H", Batch: 1}
+	}
+	return out
+}
+
+// writeThroughPipeline writes arrays as WriteArrays would, in one dataset as wide, but row by
+// row through HDF5's own filter pipeline: the reference a direct write must match.
+func writeThroughPipeline(t *testing.T, f *File, arrays []*Array) *Packed {
+	t.Helper()
+	ds, err := pipelineRows(t, f, arrays, arrays[0].Shape[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// writeRowsThroughPipeline writes the first rows of arrays through HDF5's pipeline, with
+// their hash slots, and returns the dataset's name.
+func writeRowsThroughPipeline(t *testing.T, f *File, arrays []*Array, rows int) string {
+	t.Helper()
+	ds, err := pipelineRows(t, f, arrays, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds.name
+}
+
+// pipelineRows defines arrays' dataset, as wide as they are many, and writes their first
+// rows row by row through HDF5's pipeline, then their hash slots.
+func pipelineRows(t *testing.T, f *File, arrays []*Array, rows int) (*Packed, error) {
+	t.Helper()
+	serial.Lock()
+	defer serial.Unlock()
+	a := arrays[0]
+	ds, err := f.definePacked(a.family(), a.Shape[1:], len(arrays))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.endDefine(); err != nil {
+		t.Fatal(err)
+	}
+	eb := ds.elementBytes()
+	band := make([]byte, len(arrays)*eb)
+	start, count := ds.columnHyperslab(0)
+	count[0], count[1] = 1, uint64(len(arrays))
+	for r := 0; r < rows; r++ {
+		for c, p := range arrays {
+			copy(band[c*eb:(c+1)*eb], p.Data[r*eb:(r+1)*eb])
+		}
+		start[0] = uint64(r)
+		if err := f.writeSlice(ds.varid, ds.fam.dtype, band, start, count); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slots := make([]string, len(arrays))
+	for c, p := range arrays {
+		slots[c] = f.reserveSlot(ds, c, p.Digest).ds.slots[c]
+	}
+	return ds, f.putSlots(ds, 0, slots)
+}
+
+// storedChunks reads every row chunk of ds as stored, with its filter mask.
+func storedChunks(t *testing.T, f *File, ds *Packed) (chunks [][]byte, masks []uint32) {
+	t.Helper()
+	serial.Lock()
+	defer serial.Unlock()
+	set := f.h5.sets[ds.varid]
+	offset := make([]uint64, 2+len(ds.eshape))
+	for r := 0; r < ds.fam.length; r++ {
+		offset[0] = uint64(r)
+		n, err := set.StoredChunkSize(offset)
+		if err != nil || n == 0 {
+			t.Fatalf("row %d of %s: %d bytes stored, %v", r, ds.name, n, err)
+		}
+		buf := make([]byte, n)
+		mask, err := set.ReadChunk(offset, buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, masks = append(chunks, buf), append(masks, mask)
+	}
+	return chunks, masks
+}
+
+// A batch's dataset written as whole chunks by chunkpipe reads back through HDF5's own
+// pipeline as written, whatever the thread count: every dtype, element shapes, data that
+// compresses and data that does not, chunks of one column. Rows below chunkpipe.FastFrom
+// bytes (zlib's) are the bytes HDF5's shuffle and deflate store, chunk for chunk; wider rows
+// (libdeflate's) are zlib streams that Go's own zlib reader inflates to the shuffled row.
+func TestDirectChunksAreTheBytesHDF5Stores(t *testing.T) {
+	cases := []struct {
+		dt     DType
+		n, len int
+		eshape []int
+		smooth bool
+	}{
+		{F64, 40, 30, nil, true}, {F64, 40, 30, nil, false}, {F32, 7, 12, []int{3}, true},
+		{I64, 3, 24, nil, false}, {I32, 5, 9, []int{2, 2}, false}, {U64, 2, 5, nil, true},
+		{Bool, 9, 10, nil, false}, {F64, 1, 16, nil, false},
+		{F64, 700, 6, nil, true}, {F64, 700, 6, nil, false}, {F32, 1100, 4, []int{3}, true},
+		{Bool, 5000, 3, nil, false}, {I64, 600, 5, nil, true},
+	}
+	for _, threads := range []int{1, 3} {
+		prev := chunkpipe.SetThreads(threads)
+		for _, c := range cases {
+			name := fmt.Sprintf("%s %d×%d %v smooth=%v threads=%d", c.dt, c.n, c.len, c.eshape, c.smooth, threads)
+			arrays := batchArrays(c.dt, c.n, c.len, c.eshape, c.smooth)
+			direct := newH5WrittenFile(t)
+			if _, err := direct.WriteArrays(arrays); err != nil {
+				t.Fatal(err)
+			}
+			if got := direct.Counters().DirectChunks; got != int64(c.len) {
+				t.Fatalf("%s: %d chunks written directly, want all %d rows", name, got, c.len)
+			}
+			slot, _ := direct.Column(arrays[0].Digest)
+			ref := newH5WrittenFile(t)
+			refDS := writeThroughPipeline(t, ref, arrays)
+			got, gotMasks := storedChunks(t, direct, slot.Dataset())
+			want, wantMasks := storedChunks(t, ref, refDS)
+			rowBytes := c.n * ElementCount(c.eshape) * c.dt.Width()
+			for r := range want {
+				if rowBytes >= chunkpipe.FastFrom {
+					checkZlibRow(t, name, got[r], gotMasks[r], arrays, r)
+					continue
+				}
+				if !bytes.Equal(got[r], want[r]) || gotMasks[r] != wantMasks[r] {
+					t.Fatalf("%s: row %d stored as %d bytes (mask %d), HDF5's pipeline stores %d (mask %d)",
+						name, r, len(got[r]), gotMasks[r], len(want[r]), wantMasks[r])
+				}
+			}
+			for i, p := range arrays {
+				s, _ := direct.Column(p.Digest)
+				back, err := direct.ReadColumn(s, 0, c.len, nil)
+				if err != nil || !bytes.Equal(back, p.Data) {
+					t.Fatalf("%s: column %d reads back wrong (%v)", name, i, err)
+				}
+			}
+		}
+		chunkpipe.SetThreads(prev)
+	}
+}
+
+// checkZlibRow checks that a stored row chunk, written with no filter skipped, is a zlib
+// stream of the row's bytes shuffled as HDF5 shuffles them.
+func checkZlibRow(t *testing.T, name string, stored []byte, mask uint32, arrays []*Array, r int) {
+	t.Helper()
+	if mask != 0 {
+		t.Fatalf("%s: row %d stored with filter mask %d", name, r, mask)
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(stored))
+	if err != nil {
+		t.Fatalf("%s: row %d is not a zlib stream: %v", name, r, err)
+	}
+	inflated, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: row %d: %v", name, r, err)
+	}
+	width := arrays[0].DType.Width()
+	eb := len(arrays[0].Data) / arrays[0].Shape[0]
+	var row []byte
+	for _, a := range arrays {
+		row = append(row, a.Data[r*eb:(r+1)*eb]...)
+	}
+	n := len(row) / width // HDF5's shuffle: byte j of element i at j·n + i
+	for i := 0; i < n; i++ {
+		for j := 0; j < width; j++ {
+			if inflated[j*n+i] != row[i*width+j] {
+				t.Fatalf("%s: row %d inflates to bytes that are not the shuffled row (element %d byte %d)", name, r, i, j)
+			}
+		}
+	}
+}
+
+// A dataset whose filters chunkpipe does not encode (none here: a store made without
+// compression has no pipeline, which it can) is still written; one with a pipeline it cannot
+// encode is written through HDF5.
+func TestUncompressedStoreWritesChunksDirectly(t *testing.T) {
+	f, err := Create(t.TempDir()+"/plain.nc", Compression{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	arrays := batchArrays(F64, 6, 20, nil, false)
+	if _, err := f.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Counters().DirectChunks; got != 20 {
+		t.Errorf("%d chunks written directly, want 20", got)
+	}
+	for _, p := range arrays {
+		s, _ := f.Column(p.Digest)
+		back, err := f.ReadColumn(s, 0, 20, nil)
+		if err != nil || !bytes.Equal(back, p.Data) {
+			t.Fatalf("a column reads back wrong (%v)", err)
+		}
+	}
+}
+
+// Reads of a read-only file decode whole chunks on chunkpipe's workers and give what HDF5's
+// own reads give: any span of columns and rows, for one thread and many; a row never
+// written reads as netCDF's fill value through HDF5.
+func TestDirectReadsMatchHDF5Reads(t *testing.T) {
+	path := t.TempDir() + "/r.nc"
+	f, err := Create(path, DefaultCompression, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrays := batchArrays(F64, 30, 50, nil, false)
+	if _, err := f.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	sparse := batchArrays(I32, 4, 6, nil, true)
+	for _, a := range sparse {
+		a.Resolution = "PT2H"
+	}
+	partial := writeRowsThroughPipeline(t, f, sparse, 1) // rows 1… never written
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	slot, _ := ro.Column(arrays[0].Digest)
+	ds := slot.Dataset()
+	for _, threads := range []int{1, 4} {
+		prev := chunkpipe.SetThreads(threads)
+		for _, span := range [][3]int{{0, 30, 0}, {3, 9, 17}, {29, 30, 49}} {
+			var reads []*ColumnRead
+			for c := span[0]; c < span[1]; c++ {
+				reads = append(reads, &ColumnRead{Col: c, First: span[2], N: 50 - span[2]})
+			}
+			before := ro.Counters().DirectReads
+			if err := ro.ReadColumns(ds, reads); err != nil {
+				t.Fatal(err)
+			}
+			if got := ro.Counters().DirectReads - before; got != int64(50-span[2]) {
+				t.Errorf("threads %d span %v: %d rows read directly, want %d", threads, span, got, 50-span[2])
+			}
+			for _, r := range reads {
+				if want := arrays[r.Col].Data[r.First*8:]; !bytes.Equal(r.Data, want) {
+					t.Fatalf("threads %d: column %d rows %d… differ from what was written", threads, r.Col, r.First)
+				}
+			}
+		}
+		chunkpipe.SetThreads(prev)
+	}
+	pslot, _ := ro.Column(sparse[0].Digest)
+	if pslot.Dataset() == nil || pslot.Dataset().name != partial {
+		t.Fatalf("the partly written dataset %s is not indexed", partial)
+	}
+	read := &ColumnRead{Col: 2, First: 0, N: 6}
+	if err := ro.ReadColumns(pslot.Dataset(), []*ColumnRead{read}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(read.Data[:4], sparse[2].Data[:4]) {
+		t.Errorf("row 0: %v, want %v", read.Data[:4], sparse[2].Data[:4])
+	}
+	for r := 1; r < 6; r++ {
+		if v := int32(binary.LittleEndian.Uint32(read.Data[r*4:])); v != -2147483647 {
+			t.Errorf("row %d never written reads %d, not netCDF's int fill", r, v)
+		}
+	}
+}
