@@ -184,27 +184,42 @@ func batchGets(path string, n int) ([]result, error) {
 	}
 	rest := time.Since(t)
 	keys := bulkKeys(n)
-	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
 	steps := min(*staticLen, baselineSweepSteps)
-	t = time.Now()
-	for i := 0; i < steps; i++ {
-		if err := rd.ReadStep(i); err != nil {
+	var sweeps []result
+	for _, threads := range staticThreads {
+		sweep, err := staticSweep(s, keys, steps, threads)
+		if err != nil {
 			return nil, err
 		}
+		sweeps = append(sweeps, result{"static", fmt.Sprintf("%d × %d f64", n, *staticLen),
+			threadsMetric(fmt.Sprintf("StaticReader over the batch dataset, %d steps, per (component, step)", steps), threads),
+			float64(sweep.Nanoseconds()) / 1e3 / float64(n*steps), "µs"})
 	}
-	sweep := time.Since(t)
 	label := fmt.Sprintf("%d × %d f64", n, *staticLen)
-	return []result{
-		{"static", label, fmt.Sprintf("StaticReader over the batch dataset, %d steps, per (component, step)", steps),
-			float64(sweep.Nanoseconds()) / 1e3 / float64(n*steps), "µs"},
+	return append(sweeps, []result{
 		{"static", label, "Get from the batch dataset, read cache off", uncached.Seconds() * 1e3, "ms"},
 		{"static", label, "Get from the batch dataset, first (decodes a block of columns)", first.Seconds() * 1e3, "ms"},
 		{"static", label, fmt.Sprintf("Get from the batch dataset, next %d in column order, per series", next), perItem(rest, min(next, n-1)) / 1e3, "ms"},
-	}, nil
+	}...), nil
+}
+
+// staticSweep reads steps steps of keys with a StaticReader built with the given number of
+// chunk workers, and returns how long the steps took.
+func staticSweep(s *core.Store, keys []core.Key, steps, threads int) (time.Duration, error) {
+	prev := core.SetThreads(threads)
+	defer core.SetThreads(prev)
+	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Close()
+	t := time.Now()
+	for i := 0; i < steps; i++ {
+		if err := rd.ReadStep(i); err != nil {
+			return 0, err
+		}
+	}
+	return time.Since(t), nil
 }
 
 // baselineSweepSteps is how many steps both the store and the baseline sweep.
@@ -233,9 +248,12 @@ func staticBaseline(cfg *config, n, length int, batches []time.Duration, reads [
 	for i, batch := range batches {
 		out = append(out, result{"static", label, threadsMetric("batch add + flush ÷ baseline write", staticThreads[i]), perItem(batch, n) / baseWrite, "×"})
 	}
+	out = append(out, result{"static", label, "baseline: row sweep, per (component, step)", baseSweep, "µs"})
+	for _, threads := range staticThreads {
+		out = append(out, result{"static", label, threadsMetric("StaticReader sweep ÷ baseline row sweep", threads),
+			ours[threadsMetric(sweepMetric, threads)] / baseSweep, "×"})
+	}
 	return append(out, []result{
-		{"static", label, "baseline: row sweep, per (component, step)", baseSweep, "µs"},
-		{"static", label, "StaticReader sweep ÷ baseline row sweep", ours[sweepMetric] / baseSweep, "×"},
 		{"static", label, "baseline: one whole column", baseColumn, "ms"},
 		{"static", label, "Get (read cache off) ÷ baseline column", ours["Get from the batch dataset, read cache off"] / baseColumn, "×"},
 		{"static", label, "baseline file size", figs["bytes"] / (1 << 20), "MiB"},

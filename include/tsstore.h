@@ -74,6 +74,15 @@
  * serialised inside the library, and so is every netcdf-c and HDF5 call in the process
  * (neither library is thread-safe); key and association lists may be used from any thread,
  * but a single reader handle must not be used by two threads at once.
+ *
+ * Worker threads: bulk adds and reads shuffle, deflate and inflate chunks on a pool of
+ * workers, TSSTORE_THREADS of them (read once, at the first such call; default: the CPUs the
+ * process may run on), while HDF5 moves the encoded chunks on the calling thread. Memory:
+ * a bulk call holds two groups of rows per worker, each at most 3 MiB (1 MiB of rows, their
+ * encoded bytes, a scratch row); a static reader holds two decoded rows per worker and one
+ * more for each dataset it reads, each at most 3 chunk sizes (a chunk is at most 1 MiB).
+ * TSSTORE_THREADS=1 does all the work on the calling thread. Files are the same, byte for
+ * byte, whatever the count.
  */
 #ifndef TSSTORE_H
 #define TSSTORE_H

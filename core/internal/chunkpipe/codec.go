@@ -22,6 +22,7 @@ package chunkpipe
 import "C"
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -84,16 +85,7 @@ func (p Pipeline) Encode(raw, dst []byte, s *Scratch) ([]byte, uint32) {
 	if !p.Deflate {
 		return dst[:copy(dst, raw)], 0
 	}
-	room := dst[:deflateBound(len(src))]
-	n, ok := 0, false
-	if len(src) >= FastFrom && p.Level > 0 {
-		n, ok = deflateFast(room, src, p.Level)
-	}
-	if !ok {
-		// zlib falls back to stored blocks, which fit HDF5's bound where libdeflate's
-		// blocks over incompressible bytes may not; so chunks keep a clear filter mask.
-		n, ok = deflate(room, src, p.Level)
-	}
+	n, ok := deflate(dst[:deflateBound(len(src))], src, p.Level)
 	if !ok {
 		// HDF5 skips an optional filter whose output does not fit, and says so in the mask.
 		return dst[:copy(dst, src)], p.deflateBit()
@@ -150,45 +142,49 @@ func deflate(dst, src []byte, level int) (int, bool) {
 	return int(n), true
 }
 
-// FastFrom is the smallest chunk (bytes) libdeflate compresses. Below it zlib does: libdeflate's
-// streams of a few dozen bytes are twice zlib's (a 24-byte row: 35 bytes against 17), and
-// such chunks cost little either way.
-const FastFrom = 4096
-
-// compressors keeps libdeflate's compressors (about 0.5 MiB each, not safe for concurrent
-// use) for reuse, per level: at most as many as were ever in use at once.
-var compressors struct {
+// decompressors keeps libdeflate's decompressors (not safe for concurrent use) for reuse: at
+// most as many as were ever in use at once.
+var decompressors struct {
 	sync.Mutex
-	free [10][]*C.struct_libdeflate_compressor
+	free []*C.struct_libdeflate_decompressor
 }
 
-// deflateFast compresses src into dst with libdeflate at level; false when the stream does
-// not fit (or libdeflate has no memory for a compressor).
-func deflateFast(dst, src []byte, level int) (int, bool) {
-	compressors.Lock()
-	var c *C.struct_libdeflate_compressor
-	if l := compressors.free[level]; len(l) > 0 {
-		c, compressors.free[level] = l[len(l)-1], l[:len(l)-1]
-	}
-	compressors.Unlock()
-	if c == nil {
-		if c = C.libdeflate_alloc_compressor(C.int(level)); c == nil {
-			return 0, false
-		}
-	}
-	n := C.libdeflate_zlib_compress(c, unsafe.Pointer(bytesPtr(src)), C.size_t(len(src)),
-		unsafe.Pointer(&dst[0]), C.size_t(len(dst)))
-	compressors.Lock()
-	compressors.free[level] = append(compressors.free[level], c)
-	compressors.Unlock()
-	return int(n), n > 0
-}
-
-// inflate decompresses the zlib stream src into dst and returns the bytes it wrote.
+// inflate decompresses the zlib stream src into dst and returns the bytes it wrote. It uses
+// libdeflate, 2.6× zlib's inflate on these chunks (docs/benchmarks.md), and zlib should
+// libdeflate have no memory for a decompressor.
 func inflate(dst, src []byte) (int, error) {
 	if len(dst) == 0 || len(src) == 0 {
 		return 0, fmt.Errorf("chunk of %d stored bytes cannot inflate to %d", len(src), len(dst))
 	}
+	decompressors.Lock()
+	var d *C.struct_libdeflate_decompressor
+	if l := decompressors.free; len(l) > 0 {
+		d, decompressors.free = l[len(l)-1], l[:len(l)-1]
+	}
+	decompressors.Unlock()
+	if d == nil {
+		if d = C.libdeflate_alloc_decompressor(); d == nil {
+			return zlibInflate(dst, src)
+		}
+	}
+	var n C.size_t
+	rc := C.libdeflate_zlib_decompress(d, unsafe.Pointer(&src[0]), C.size_t(len(src)),
+		unsafe.Pointer(&dst[0]), C.size_t(len(dst)), &n)
+	decompressors.Lock()
+	decompressors.free = append(decompressors.free, d)
+	decompressors.Unlock()
+	switch rc {
+	case C.LIBDEFLATE_SUCCESS:
+		return int(n), nil
+	case C.LIBDEFLATE_INSUFFICIENT_SPACE:
+		return 0, fmt.Errorf("chunk inflates to more than %d bytes", len(dst))
+	default:
+		return 0, fmt.Errorf("chunk is not a whole zlib stream (libdeflate status %d)", int(rc))
+	}
+}
+
+// zlibInflate decompresses the zlib stream src into dst with zlib.
+func zlibInflate(dst, src []byte) (int, error) {
 	n := C.size_t(len(dst))
 	rc := C.tsstore_inflate((*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src), C.size_t(len(src)))
 	switch rc {
@@ -216,6 +212,11 @@ func shuffle(dst, src []byte, size int) {
 		copy(dst, src)
 		return
 	}
+	if size == 8 {
+		shuffle8(dst, src, n)
+		copy(dst[n*8:], src[n*8:])
+		return
+	}
 	for j := 0; j < size; j++ {
 		plane := dst[j*n : (j+1)*n]
 		for i := range plane {
@@ -225,11 +226,39 @@ func shuffle(dst, src []byte, size int) {
 	copy(dst[n*size:], src[n*size:])
 }
 
+// shuffle8 and unshuffle8 are shuffle and unshuffle of n 8-byte elements a whole element at
+// a time: one 8-byte load or store per element and a byte from each plane, where the byte
+// loops make eight scattered byte accesses (2-3× slower on 80 KB rows).
+func shuffle8(dst, src []byte, n int) {
+	p0, p1, p2, p3 := dst[0:n], dst[n:2*n], dst[2*n:3*n], dst[3*n:4*n]
+	p4, p5, p6, p7 := dst[4*n:5*n], dst[5*n:6*n], dst[6*n:7*n], dst[7*n:8*n]
+	for i := 0; i < n; i++ {
+		v := binary.LittleEndian.Uint64(src[i*8:])
+		p0[i], p1[i], p2[i], p3[i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+		p4[i], p5[i], p6[i], p7[i] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+	}
+}
+
+func unshuffle8(dst, src []byte, n int) {
+	p0, p1, p2, p3 := src[0:n], src[n:2*n], src[2*n:3*n], src[3*n:4*n]
+	p4, p5, p6, p7 := src[4*n:5*n], src[5*n:6*n], src[6*n:7*n], src[7*n:8*n]
+	for i := 0; i < n; i++ {
+		v := uint64(p0[i]) | uint64(p1[i])<<8 | uint64(p2[i])<<16 | uint64(p3[i])<<24 |
+			uint64(p4[i])<<32 | uint64(p5[i])<<40 | uint64(p6[i])<<48 | uint64(p7[i])<<56
+		binary.LittleEndian.PutUint64(dst[i*8:], v)
+	}
+}
+
 // unshuffle is shuffle's inverse.
 func unshuffle(dst, src []byte, size int) {
 	n := len(src) / max(size, 1)
 	if size <= 1 || n <= 1 {
 		copy(dst, src)
+		return
+	}
+	if size == 8 {
+		unshuffle8(dst, src, n)
+		copy(dst[n*8:], src[n*8:])
 		return
 	}
 	for j := 0; j < size; j++ {

@@ -137,3 +137,26 @@ func TestDecodeRefusesDamagedChunks(t *testing.T) {
 		t.Error("an unfiltered chunk of the wrong size decoded")
 	}
 }
+
+// The 8-byte fast paths agree with the byte loops, partial elements included.
+func TestShuffle8MatchesTheByteLoop(t *testing.T) {
+	for _, n := range []int{2, 3, 17, 1000} {
+		src := sample(n*8+5, uint64(n), false)
+		fast, slow := make([]byte, len(src)), make([]byte, len(src))
+		shuffle(fast, src, 8)
+		for j := 0; j < 8; j++ {
+			for i := 0; i < n; i++ {
+				slow[j*n+i] = src[i*8+j]
+			}
+		}
+		copy(slow[n*8:], src[n*8:])
+		if !bytes.Equal(fast, slow) {
+			t.Fatalf("n=%d: shuffle8 differs from the byte loop", n)
+		}
+		back := make([]byte, len(src))
+		unshuffle(back, fast, 8)
+		if !bytes.Equal(back, src) {
+			t.Fatalf("n=%d: unshuffle8 does not undo shuffle8", n)
+		}
+	}
+}

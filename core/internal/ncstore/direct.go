@@ -3,6 +3,7 @@ package ncstore
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
@@ -20,15 +21,22 @@ import (
 // stores memory's bytes as they are.
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// pipelineOf is how ds's chunks are encoded, or false when this package cannot encode them
-// itself (a filter other than shuffle and deflate, another order, a big-endian host): those
-// datasets are written through HDF5's own pipeline.
+// pipelineOf is how ds's chunks are encoded, or false when this package cannot move them
+// itself: chunks other than one row of every column (another writer's chunking, §7.3 says
+// what this format writes), a filter other than shuffle and deflate, another order, a
+// big-endian host. Those datasets are read and written through HDF5's own pipeline.
 func (f *File) pipelineOf(ds *Packed) (chunkpipe.Pipeline, bool) {
 	if ds.pipe != nil {
 		return *ds.pipe, ds.pipeOK
 	}
 	p, ok := chunkpipe.Pipeline{ElemSize: ds.fam.dtype.Width()}, littleEndian
-	filters, err := f.h5.sets[ds.varid].Filters()
+	set := f.h5.sets[ds.varid]
+	want := append([]uint64{1, uint64(ds.cols)}, ToU64(ds.eshape)...)
+	chunked, chunks, err := set.Chunks(len(want))
+	if err != nil || !chunked || !slices.Equal(chunks, want) {
+		ok = false
+	}
+	filters, err := set.Filters()
 	if err != nil {
 		ok = false
 	}
@@ -147,11 +155,25 @@ type storedRows struct {
 	scratch chunkpipe.Scratch
 }
 
-// readRowChunks fills each read's Data with its rows of ds, rows [r0, r1), read as stored
-// chunks on this goroutine (under the lock the caller holds), a group of rows at a time, and
-// decoded on chunkpipe's workers. It returns errChunkMissing, with the reads part filled,
-// when a row was never written.
-func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, cols []*ColumnRead) error {
+// readRowsDirect hands each row t of ds in [r0, r1), decoded whole (every column), to use,
+// which runs on chunkpipe's workers and must write only memory of its own row. The rows are
+// read as stored chunks on this goroutine (under the lock the caller holds), a group of rows
+// at a time. false: the file or dataset is not read this way, or a row was never written;
+// the caller reads through HDF5 (which overwrites whatever use was given).
+func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int)) (bool, error) {
+	p, ok := f.canReadDirect(ds)
+	if !ok {
+		return false, nil
+	}
+	err := f.readRowChunks(ds, p, r0, r1, use)
+	if errors.Is(err, errChunkMissing) {
+		return false, nil
+	}
+	return true, err
+}
+
+// readRowChunks is readRowsDirect's work; errChunkMissing when a row was never written.
+func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use func(row []byte, t int)) error {
 	eb := ds.elementBytes()
 	k := rowsPerItem(ds.cols * eb)
 	slots := make([]storedRows, chunkpipe.Window())
@@ -195,7 +217,7 @@ func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, cols 
 			if err := p.Decode(g.stored[t-lo], g.mask[t-lo], g.raw, &g.scratch); err != nil {
 				return newErr(IO, "read", "", "row %d of %s: %v", t, ds.name, err)
 			}
-			spreadRow(g.raw, t, eb, cols)
+			use(g.raw, t)
 		}
 		return nil
 	})

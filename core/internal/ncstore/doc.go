@@ -19,8 +19,12 @@
 //   - standalone.go: standalone variables arr_{hex} (§7.5);
 //   - stage.go: writing arrays (one define phase, columns placed and written in row bands)
 //     and freeing columns (§8);
+//   - direct.go: whole row chunks encoded and decoded on package chunkpipe's workers and
+//     moved by HDF5's direct chunk I/O (batch writes, reads of read-only files);
+//   - readahead.go: the rows a StaticReader reads in order, read ahead and decoded on the
+//     workers;
 //   - colcache.go: the read cache of decoded column blocks;
-//   - readers.go: the hyperslab reads of bulk reads and of the step readers;
+//   - readers.go: the reads of bulk reads and of the step readers;
 //   - room.go, room_*.go: the bounds a write is checked against before it starts;
 //   - verify.go: rehashing every array for verify_integrity;
 //   - journal_errors.go, writable_*.go, lockprobe_*.go, cloexec_*.go: what an open needs of

@@ -435,10 +435,17 @@ func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 			return b.column(slot.col, first, n, eb, dst), nil
 		}
 	}
+	buf := Into(dst, n*eb)
+	one := []*ColumnRead{{Col: slot.col, First: first, N: n, Data: buf}}
+	if done, err := f.readRowsDirect(ds, first, first+n, func(row []byte, t int) { spreadRow(row, t, eb, one) }); done {
+		if err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
 	start, count := ds.columnHyperslab(slot.col)
 	start[0], count[0] = uint64(first), uint64(n)
 	f.chunkReads += int64(n) // one (1, cols, *E) chunk per row
-	buf := Into(dst, n*eb)
 	if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 		return nil, err
 	}
@@ -447,14 +454,25 @@ func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 
 // readBlock reads every row of columns [lo, hi) of a packed dataset in one hyperslab.
 func (f *File) readBlock(ds *Packed, lo, hi int) (*columnBlock, error) {
+	eb := ds.elementBytes()
+	span := (hi - lo) * eb
+	buf := AlignedBytes(ds.fam.length * span)
+	block := &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}
+	if done, err := f.readRowsDirect(ds, 0, ds.fam.length, func(row []byte, t int) {
+		copy(buf[t*span:(t+1)*span], row[lo*eb:hi*eb])
+	}); done {
+		if err != nil {
+			return nil, err
+		}
+		return block, nil
+	}
 	start, count := ds.columnHyperslab(lo)
 	count[1] = uint64(hi - lo)
 	f.chunkReads += int64(ds.fam.length)
-	buf := AlignedBytes(ds.fam.length * (hi - lo) * ElementCount(ds.eshape) * ds.fam.dtype.Width())
 	if err := f.readSlice(ds.varid, ds.fam.dtype, buf, start, count); err != nil {
 		return nil, err
 	}
-	return &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}, nil
+	return block, nil
 }
 
 // indexFromColumns rebuilds the index of a dataset whose hash companion cannot be read from

@@ -32,11 +32,8 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		r0, r1 = min(r0, c.First), max(r1, c.First+c.N)
 		c.Data = Into(c.Data, c.N*eb)
 	}
-	if p, ok := f.canReadDirect(ds); ok {
-		err := f.readRowChunks(ds, p, r0, r1, cols)
-		if !errors.Is(err, errChunkMissing) {
-			return err
-		}
+	if done, err := f.readRowsDirect(ds, r0, r1, func(row []byte, t int) { spreadRow(row, t, eb, cols) }); done {
+		return err
 	}
 	span := hi - lo
 	b := bandSpan{from: r0, to: r1, lo: lo, span: span, maxBytes: bandBytes}
@@ -121,6 +118,11 @@ type RowSet struct {
 	Buf        []byte
 	// start and count are the step's hyperslab, made once so a step allocates nothing.
 	start, count []uint64
+	// ahead holds rows read ahead on a read-only file (readahead.go); noAhead: the set reads
+	// through HDF5.
+	ahead    *rowAhead
+	noAhead  bool
+	chunkOff []uint64
 }
 
 // Prepare sizes Buf and the hyperslab for the set's columns; call it once the span is final.
@@ -135,6 +137,16 @@ func (f *File) ReadRows(sets []*RowSet, i int) error {
 	serial.Lock()
 	defer serial.Unlock()
 	for _, set := range sets {
+		if a := f.aheadOf(set); a != nil {
+			err := f.readRowAhead(set, a, i)
+			if !errors.Is(err, errChunkMissing) {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			set.ahead, set.noAhead = nil, true
+		}
 		set.start[0] = uint64(i)
 		f.chunkReads++
 		if err := f.readSlice(set.DS.varid, set.DS.fam.dtype, set.Buf, set.start, set.count); err != nil {

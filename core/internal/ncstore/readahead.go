@@ -1,0 +1,165 @@
+package ncstore
+
+import "github.com/tsstore/tsstore/core/internal/chunkpipe"
+
+// A StaticReader sweeping steps in order reads row i of each dataset, then i+1: one chunk
+// per dataset per step, which leaves nothing to share among workers within a step. So, on a
+// read-only file, a RowSet read in order reads ahead: the stored chunks of the next rows
+// are read at each step (under the lock the step holds anyway) and inflated on workers while
+// the caller works on the current step; the next step finds its row decoded and only copies
+// its columns. Out-of-order steps read their row at once, as before.
+
+// rowAhead is a RowSet's ring of rows read ahead: depth rows, row j in slot j % depth.
+type rowAhead struct {
+	p    chunkpipe.Pipeline
+	rows []aheadRow
+	last int // the row asked for last
+}
+
+// aheadRow is one row of the ring: its stored chunk and, once done has delivered, its
+// decoded bytes.
+type aheadRow struct {
+	row     int // -1: none
+	stored  []byte
+	mask    uint32
+	raw     []byte
+	done    chan error // the decode in flight, nil when none
+	ready   bool       // raw holds row
+	scratch chunkpipe.Scratch
+}
+
+// readAheadDepth is how many rows a RowSet holds read ahead: two per worker, so that each
+// has the next while the caller copies one, and the one being copied.
+func readAheadDepth() int { return 2*chunkpipe.Threads() + 1 }
+
+// aheadOf is set's read-ahead ring, made on its first read when the file is read-only,
+// there are workers to decode on, and the dataset's chunks can be decoded here; nil when the
+// set reads through HDF5.
+func (f *File) aheadOf(set *RowSet) *rowAhead {
+	if set.ahead != nil || set.noAhead {
+		return set.ahead
+	}
+	p, ok := f.canReadDirect(set.DS)
+	if !ok || chunkpipe.Threads() < 2 {
+		set.noAhead = true
+		return nil
+	}
+	a := &rowAhead{p: p, rows: make([]aheadRow, readAheadDepth()), last: -2}
+	for k := range a.rows {
+		a.rows[k].row = -1
+	}
+	set.ahead = a
+	return a
+}
+
+// readRowAhead fills set.Buf with row i of its columns from the ring, then reads ahead when
+// the rows are being read in order. errChunkMissing: a row was never written, and the set
+// reads through HDF5 from now on.
+func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
+	e := &a.rows[i%len(a.rows)]
+	if err := e.wait(); err != nil {
+		return err
+	}
+	if e.row != i || !e.ready {
+		if err := f.fetchRow(set, e, i); err != nil {
+			return err
+		}
+		if err := e.decode(a.p, set.DS); err != nil {
+			return err
+		}
+		e.ready = true
+	}
+	eb := set.DS.elementBytes()
+	copy(set.Buf, e.raw[set.Col0*eb:(set.Col0+set.Cols)*eb])
+	if i == a.last+1 {
+		for j := i + 1; j < min(i+len(a.rows), set.DS.fam.length); j++ {
+			if err := f.scheduleRow(set, a, j); err != nil {
+				return err
+			}
+		}
+	}
+	a.last = i
+	return nil
+}
+
+// scheduleRow reads row j's stored chunk and starts its decode on a worker, unless the ring
+// holds it already.
+func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int) error {
+	e := &a.rows[j%len(a.rows)]
+	if e.row == j {
+		return nil
+	}
+	_ = e.wait() // a row read ahead that no step asked for: a failure shows when one does
+	if err := f.fetchRow(set, e, j); err != nil {
+		return err
+	}
+	if e.done == nil {
+		e.done = make(chan error, 1)
+	}
+	done := e.done
+	ds := set.DS
+	go func() { done <- e.decode(a.p, ds) }()
+	return nil
+}
+
+// fetchRow reads row t's stored chunk into e (under the lock the caller holds).
+func (f *File) fetchRow(set *RowSet, e *aheadRow, t int) error {
+	e.row, e.ready = -1, false
+	h := f.h5.sets[set.DS.varid]
+	off := set.chunkOffset(t)
+	n, err := h.StoredChunkSize(off)
+	if err != nil {
+		return wrapIO("read", err, "finding row %d of %s", t, set.DS.name)
+	}
+	if n == 0 {
+		return errChunkMissing
+	}
+	if cap(e.stored) < n {
+		e.stored = make([]byte, n)
+	}
+	e.stored = e.stored[:n]
+	if e.mask, err = h.ReadChunk(off, e.stored); err != nil {
+		return wrapIO("read", err, "reading row %d of %s", t, set.DS.name)
+	}
+	f.chunkReads++
+	f.directReads++
+	e.row = t
+	return nil
+}
+
+// chunkOffset is the offset of row t's chunk: the row, and 0 on every other axis.
+func (set *RowSet) chunkOffset(t int) []uint64 {
+	if set.chunkOff == nil {
+		set.chunkOff = make([]uint64, len(set.start))
+	}
+	set.chunkOff[0] = uint64(t)
+	return set.chunkOff
+}
+
+// decode inflates e's stored chunk, a row of ds, into e.raw. It runs on a worker while the
+// row is in flight, and touches only e.
+func (e *aheadRow) decode(p chunkpipe.Pipeline, ds *Packed) error {
+	if e.raw == nil {
+		e.raw = AlignedBytes(ds.cols * ds.elementBytes())
+	}
+	if err := p.Decode(e.stored, e.mask, e.raw, &e.scratch); err != nil {
+		return newErr(IO, "read", "", "row %d of %s: %v", e.row, ds.name, err)
+	}
+	return nil
+}
+
+// wait waits for e's decode in flight, if any, and says how it went.
+func (e *aheadRow) wait() error {
+	if e.done == nil {
+		return nil
+	}
+	ch := e.done
+	err := <-ch
+	e.done = nil
+	if err == nil {
+		e.ready = true
+	} else {
+		e.row = -1
+	}
+	return err
+}
