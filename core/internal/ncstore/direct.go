@@ -76,8 +76,8 @@ type encodedRows struct {
 
 // writeRowChunks writes every row of ds from run, which fills all its columns, as whole
 // chunks: the workers gather and encode groups of rows, and this goroutine writes each
-// group's chunks in row order. Memory: Window() slots of about itemBytes raw each, plus a
-// row.
+// group's chunks in row order. Memory: Window() slots of about itemBytes raw and as much
+// encoded, plus a shuffled row.
 func (f *File) writeRowChunks(ds *Packed, p chunkpipe.Pipeline, run []packedWrite) error {
 	eb := ds.elementBytes()
 	rowBytes := ds.cols * eb
@@ -95,13 +95,14 @@ func (f *File) writeRowChunks(ds *Packed, p chunkpipe.Pipeline, run []packedWrit
 	return chunkpipe.Ordered(items(0, length, k), func(slot, i int) error {
 		g := &slots[slot]
 		if g.raw == nil {
-			g.raw, g.enc = make([]byte, rowBytes), make([]byte, k*p.Bound(rowBytes))
+			g.raw, g.enc = AlignedBytes(k*rowBytes), make([]byte, k*p.Bound(rowBytes))
 			g.out, g.mask = make([][]byte, k), make([]uint32, k)
 		}
+		lo, hi := i*k, min((i+1)*k, length)
+		gatherRows(g.raw, srcs, lo, hi, eb)
 		room := g.enc
-		for r := 0; r < k && i*k+r < length; r++ {
-			gatherRow(g.raw, srcs, i*k+r, eb)
-			g.out[r], g.mask[r] = p.Encode(g.raw, room, &g.scratch)
+		for r := 0; r < hi-lo; r++ {
+			g.out[r], g.mask[r] = p.Encode(g.raw[r*rowBytes:(r+1)*rowBytes], room, &g.scratch)
 			room = room[len(g.out[r]):]
 		}
 		return nil
@@ -118,17 +119,25 @@ func (f *File) writeRowChunks(ds *Packed, p chunkpipe.Pipeline, run []packedWrit
 	})
 }
 
-// gatherRow copies row t of every column into raw, in column order.
-func gatherRow(raw []byte, srcs [][]byte, t, eb int) {
+// gatherRows copies rows [lo, hi) of every column into raw, row-major (row, column). It
+// walks a column at a time, so each array is read in order: walking a row at a time touches
+// a page of every array for each row, and TLB misses dominated at 10,000 arrays.
+func gatherRows(raw []byte, srcs [][]byte, lo, hi, eb int) {
+	n := len(srcs)
 	if eb == 8 {
-		dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), len(srcs))
+		dst := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(raw))), (hi-lo)*n)
 		for c, src := range srcs {
-			dst[c] = *(*uint64)(unsafe.Pointer(&src[t*8]))
+			col := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(src))), hi)
+			for t := lo; t < hi; t++ {
+				dst[(t-lo)*n+c] = col[t]
+			}
 		}
 		return
 	}
 	for c, src := range srcs {
-		copy(raw[c*eb:(c+1)*eb], src[t*eb:(t+1)*eb])
+		for t := lo; t < hi; t++ {
+			copy(raw[((t-lo)*n+c)*eb:((t-lo)*n+c+1)*eb], src[t*eb:(t+1)*eb])
+		}
 	}
 }
 
@@ -146,8 +155,8 @@ func (f *File) canReadDirect(ds *Packed) (chunkpipe.Pipeline, bool) {
 	return f.pipelineOf(ds)
 }
 
-// storedRows is one slot's memory in a direct read: a group of rows as stored, with their
-// masks, and a decoded row.
+// storedRows is one slot's memory in a direct read: a group of rows as stored (nil for a row
+// the dataset's decoded rows hold), with their masks, and a decoded row.
 type storedRows struct {
 	stored  [][]byte
 	mask    []uint32
@@ -156,10 +165,11 @@ type storedRows struct {
 }
 
 // readRowsDirect hands each row t of ds in [r0, r1), decoded whole (every column), to use,
-// which runs on chunkpipe's workers and must write only memory of its own row. The rows are
-// read as stored chunks on this goroutine (under the lock the caller holds), a group of rows
-// at a time. false: the file or dataset is not read this way, or a row was never written;
-// the caller reads through HDF5 (which overwrites whatever use was given).
+// which runs on chunkpipe's workers and must write only memory of its own row. Rows the
+// dataset keeps decoded (rowcache.go) are used as they are; the others are read as stored
+// chunks on this goroutine (under the lock the caller holds), a group of rows at a time,
+// and decoded on the workers. false: the file or dataset is not read this way, or a row was
+// never written; the caller reads through HDF5 (which overwrites whatever use was given).
 func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int)) (bool, error) {
 	p, ok := f.canReadDirect(ds)
 	if !ok {
@@ -179,6 +189,7 @@ func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use f
 	slots := make([]storedRows, chunkpipe.Window())
 	set := f.h5.sets[ds.varid]
 	offset := make([]uint64, 2+len(ds.eshape))
+	kept := decodedOf(ds)
 	rows := func(i int) (int, int) { return r0 + i*k, min(r0+(i+1)*k, r1) }
 	return chunkpipe.Fanout(items(r0, r1, k), func(slot, i int) error {
 		g := &slots[slot]
@@ -187,40 +198,64 @@ func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use f
 		}
 		lo, hi := rows(i)
 		for t := lo; t < hi; t++ {
-			offset[0] = uint64(t)
-			n, err := set.StoredChunkSize(offset)
+			if kept.get(t) != nil {
+				g.stored[t-lo] = g.stored[t-lo][:0]
+				continue
+			}
+			b, mask, err := f.storedRow(ds, set, offset, t, g.stored[t-lo])
 			if err != nil {
-				return wrapIO("read", err, "finding row %d of %s", t, ds.name)
+				return err
 			}
-			if n == 0 {
-				return errChunkMissing
-			}
-			b := g.stored[t-lo]
-			if cap(b) < n {
-				b = make([]byte, n)
-			}
-			g.stored[t-lo] = b[:n]
-			if g.mask[t-lo], err = set.ReadChunk(offset, b[:n]); err != nil {
-				return wrapIO("read", err, "reading row %d of %s", t, ds.name)
-			}
-			f.chunkReads++
-			f.directReads++
+			g.stored[t-lo], g.mask[t-lo] = b, mask
 		}
 		return nil
 	}, func(slot, i int) error {
 		g := &slots[slot]
-		if g.raw == nil {
-			g.raw = AlignedBytes(ds.cols * eb)
-		}
 		lo, hi := rows(i)
 		for t := lo; t < hi; t++ {
-			if err := p.Decode(g.stored[t-lo], g.mask[t-lo], g.raw, &g.scratch); err != nil {
+			if len(g.stored[t-lo]) == 0 {
+				use(kept.get(t), t)
+				continue
+			}
+			row := g.raw
+			if kept != nil || row == nil {
+				row = AlignedBytes(ds.cols * eb) // kept rows are new memory each
+				if kept == nil {
+					g.raw = row
+				}
+			}
+			if err := p.Decode(g.stored[t-lo], g.mask[t-lo], row, &g.scratch); err != nil {
 				return newErr(IO, "read", "", "row %d of %s: %v", t, ds.name, err)
 			}
-			use(g.raw, t)
+			kept.put(t, row)
+			use(row, t)
 		}
 		return nil
 	})
+}
+
+// storedRow reads row t's chunk as stored into buf's memory (grown as needed), with its
+// filter mask; errChunkMissing when it was never written. The caller holds the lock.
+func (f *File) storedRow(ds *Packed, set h5.Dataset, offset []uint64, t int, buf []byte) ([]byte, uint32, error) {
+	offset[0] = uint64(t)
+	n, err := set.StoredChunkSize(offset)
+	if err != nil {
+		return nil, 0, wrapIO("read", err, "finding row %d of %s", t, ds.name)
+	}
+	if n == 0 {
+		return nil, 0, errChunkMissing
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	mask, err := set.ReadChunk(offset, buf)
+	if err != nil {
+		return nil, 0, wrapIO("read", err, "reading row %d of %s", t, ds.name)
+	}
+	f.chunkReads++
+	f.directReads++
+	return buf, mask, nil
 }
 
 // spreadRow copies row t (every column's element) into the reads that hold that row.

@@ -196,8 +196,9 @@ func TestUncompressedStoreWritesChunksDirectly(t *testing.T) {
 }
 
 // Reads of a read-only file decode whole chunks on chunkpipe's workers and give what HDF5's
-// own reads give: any span of columns and rows, for one thread and many; a row never
-// written reads as netCDF's fill value through HDF5.
+// own reads give: any span of columns and rows, for one thread and many, with rows kept
+// decoded for later reads and without; a row never written reads as netCDF's fill value
+// through HDF5.
 func TestDirectReadsMatchHDF5Reads(t *testing.T) {
 	path := t.TempDir() + "/r.nc"
 	f, err := Create(path, DefaultCompression, false)
@@ -216,35 +217,47 @@ func TestDirectReadsMatchHDF5Reads(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	for _, keep := range []bool{false, true} {
+		for _, threads := range []int{1, 4} {
+			prev := chunkpipe.SetThreads(threads)
+			ro, err := Open(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slot, _ := ro.Column(arrays[0].Digest)
+			ds := slot.Dataset()
+			ds.tooLarge = !keep // as a dataset past packedCacheCap: no row kept decoded
+			for k, span := range [][3]int{{0, 30, 0}, {3, 9, 17}, {29, 30, 49}} {
+				var reads []*ColumnRead
+				for c := span[0]; c < span[1]; c++ {
+					reads = append(reads, &ColumnRead{Col: c, First: span[2], N: 50 - span[2]})
+				}
+				before := ro.Counters().DirectReads
+				if err := ro.ReadColumns(ds, reads); err != nil {
+					t.Fatal(err)
+				}
+				want := int64(50 - span[2])
+				if keep && k > 0 {
+					want = 0 // every row was kept decoded by the first read
+				}
+				if got := ro.Counters().DirectReads - before; got != want {
+					t.Errorf("keep %v threads %d span %v: %d rows read as stored, want %d", keep, threads, span, got, want)
+				}
+				for _, r := range reads {
+					if want := arrays[r.Col].Data[r.First*8:]; !bytes.Equal(r.Data, want) {
+						t.Fatalf("keep %v threads %d: column %d rows %d… differ from what was written", keep, threads, r.Col, r.First)
+					}
+				}
+			}
+			ro.Close()
+			chunkpipe.SetThreads(prev)
+		}
+	}
 	ro, err := Open(path, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	slot, _ := ro.Column(arrays[0].Digest)
-	ds := slot.Dataset()
-	for _, threads := range []int{1, 4} {
-		prev := chunkpipe.SetThreads(threads)
-		for _, span := range [][3]int{{0, 30, 0}, {3, 9, 17}, {29, 30, 49}} {
-			var reads []*ColumnRead
-			for c := span[0]; c < span[1]; c++ {
-				reads = append(reads, &ColumnRead{Col: c, First: span[2], N: 50 - span[2]})
-			}
-			before := ro.Counters().DirectReads
-			if err := ro.ReadColumns(ds, reads); err != nil {
-				t.Fatal(err)
-			}
-			if got := ro.Counters().DirectReads - before; got != int64(50-span[2]) {
-				t.Errorf("threads %d span %v: %d rows read directly, want %d", threads, span, got, 50-span[2])
-			}
-			for _, r := range reads {
-				if want := arrays[r.Col].Data[r.First*8:]; !bytes.Equal(r.Data, want) {
-					t.Fatalf("threads %d: column %d rows %d… differ from what was written", threads, r.Col, r.First)
-				}
-			}
-		}
-		chunkpipe.SetThreads(prev)
-	}
 	pslot, _ := ro.Column(sparse[0].Digest)
 	if pslot.Dataset() == nil || pslot.Dataset().name != partial {
 		t.Fatalf("the partly written dataset %s is not indexed", partial)
@@ -287,6 +300,7 @@ func TestReadRowsAheadGivesTheRowsWritten(t *testing.T) {
 			t.Fatal(err)
 		}
 		slot, _ := ro.Column(arrays[0].Digest)
+		slot.Dataset().tooLarge = threads == 5 // five workers read ahead without kept rows
 		set := &RowSet{DS: slot.Dataset(), Col0: 100, Cols: 250}
 		set.Prepare()
 		for _, i := range order {

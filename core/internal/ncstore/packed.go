@@ -75,6 +75,10 @@ type Packed struct {
 	// pipeOK says whether chunkpipe can encode them (direct.go).
 	pipe   *chunkpipe.Pipeline
 	pipeOK bool
+	// decoded keeps rows direct reads decoded (rowcache.go); tooLarge: the dataset is too
+	// large to keep them.
+	decoded  *decodedRows
+	tooLarge bool
 }
 
 // Slot is the column of a packed dataset that holds one array.

@@ -52,28 +52,36 @@ func (f *File) aheadOf(set *RowSet) *rowAhead {
 	return a
 }
 
-// readRowAhead fills set.Buf with row i of its columns from the ring, then reads ahead when
-// the rows are being read in order. errChunkMissing: a row was never written, and the set
-// reads through HDF5 from now on.
+// readRowAhead fills set.Buf with row i of its columns from the dataset's decoded rows or
+// the ring, then reads ahead when the rows are being read in order. errChunkMissing: a row
+// was never written, and the set reads through HDF5 from now on.
 func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
-	e := &a.rows[i%len(a.rows)]
-	if err := e.wait(); err != nil {
-		return err
-	}
-	if e.row != i || !e.ready {
-		if err := f.fetchRow(set, e, i); err != nil {
+	kept := decodedOf(set.DS)
+	row := kept.get(i)
+	if row == nil {
+		e := &a.rows[i%len(a.rows)]
+		if err := e.wait(); err != nil {
 			return err
 		}
-		if err := e.decode(a.p, set.DS); err != nil {
-			return err
+		if e.row != i || !e.ready {
+			if err := f.fetchRow(set, e, i); err != nil {
+				return err
+			}
+			if err := e.decode(a.p, set.DS, kept); err != nil {
+				return err
+			}
+			e.ready = true
 		}
-		e.ready = true
+		row = e.raw
 	}
 	eb := set.DS.elementBytes()
-	copy(set.Buf, e.raw[set.Col0*eb:(set.Col0+set.Cols)*eb])
+	copy(set.Buf, row[set.Col0*eb:(set.Col0+set.Cols)*eb])
 	if i == a.last+1 {
 		for j := i + 1; j < min(i+len(a.rows), set.DS.fam.length); j++ {
-			if err := f.scheduleRow(set, a, j); err != nil {
+			if kept.get(j) != nil {
+				continue
+			}
+			if err := f.scheduleRow(set, a, j, kept); err != nil {
 				return err
 			}
 		}
@@ -84,7 +92,7 @@ func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
 
 // scheduleRow reads row j's stored chunk and starts its decode on a worker, unless the ring
 // holds it already.
-func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int) error {
+func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int, kept *decodedRows) error {
 	e := &a.rows[j%len(a.rows)]
 	if e.row == j {
 		return nil
@@ -96,55 +104,36 @@ func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int) error {
 	if e.done == nil {
 		e.done = make(chan error, 1)
 	}
-	done := e.done
-	ds := set.DS
-	go func() { done <- e.decode(a.p, ds) }()
+	done, ds := e.done, set.DS
+	go func() { done <- e.decode(a.p, ds, kept) }()
 	return nil
 }
 
 // fetchRow reads row t's stored chunk into e (under the lock the caller holds).
 func (f *File) fetchRow(set *RowSet, e *aheadRow, t int) error {
 	e.row, e.ready = -1, false
-	h := f.h5.sets[set.DS.varid]
-	off := set.chunkOffset(t)
-	n, err := h.StoredChunkSize(off)
-	if err != nil {
-		return wrapIO("read", err, "finding row %d of %s", t, set.DS.name)
-	}
-	if n == 0 {
-		return errChunkMissing
-	}
-	if cap(e.stored) < n {
-		e.stored = make([]byte, n)
-	}
-	e.stored = e.stored[:n]
-	if e.mask, err = h.ReadChunk(off, e.stored); err != nil {
-		return wrapIO("read", err, "reading row %d of %s", t, set.DS.name)
-	}
-	f.chunkReads++
-	f.directReads++
-	e.row = t
-	return nil
-}
-
-// chunkOffset is the offset of row t's chunk: the row, and 0 on every other axis.
-func (set *RowSet) chunkOffset(t int) []uint64 {
 	if set.chunkOff == nil {
 		set.chunkOff = make([]uint64, len(set.start))
 	}
-	set.chunkOff[0] = uint64(t)
-	return set.chunkOff
+	stored, mask, err := f.storedRow(set.DS, f.h5.sets[set.DS.varid], set.chunkOff, t, e.stored)
+	if err != nil {
+		return err
+	}
+	e.stored, e.mask, e.row = stored, mask, t
+	return nil
 }
 
-// decode inflates e's stored chunk, a row of ds, into e.raw. It runs on a worker while the
-// row is in flight, and touches only e.
-func (e *aheadRow) decode(p chunkpipe.Pipeline, ds *Packed) error {
-	if e.raw == nil {
+// decode inflates e's stored chunk, a row of ds, into e.raw, and keeps the row in kept (new
+// memory then, since kept rows never change). It runs on a worker while the row is in
+// flight, and touches only e and kept.
+func (e *aheadRow) decode(p chunkpipe.Pipeline, ds *Packed, kept *decodedRows) error {
+	if e.raw == nil || kept != nil {
 		e.raw = AlignedBytes(ds.cols * ds.elementBytes())
 	}
 	if err := p.Decode(e.stored, e.mask, e.raw, &e.scratch); err != nil {
 		return newErr(IO, "read", "", "row %d of %s: %v", e.row, ds.name, err)
 	}
+	kept.put(e.row, e.raw)
 	return nil
 }
 
@@ -153,8 +142,7 @@ func (e *aheadRow) wait() error {
 	if e.done == nil {
 		return nil
 	}
-	ch := e.done
-	err := <-ch
+	err := <-e.done
 	e.done = nil
 	if err == nil {
 		e.ready = true
