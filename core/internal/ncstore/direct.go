@@ -141,9 +141,10 @@ func gatherRows(raw []byte, srcs [][]byte, lo, hi, eb int) {
 	}
 }
 
-// errChunkMissing: a row chunk was never written, so its rows hold the fill value, which
-// HDF5's own read supplies.
-var errChunkMissing = errors.New("chunk never written")
+// errLeaveToHDF5: a row chunk was never written (its rows hold the fill value, which HDF5's
+// own read supplies), or stores more bytes than shuffle and deflate ever make of a row
+// (another writer's encoder, or a damaged index): HDF5 reads such rows.
+var errLeaveToHDF5 = errors.New("row left to HDF5's read")
 
 // canReadDirect says whether ds's chunks may be read with H5Dread_chunk and decoded here.
 // Only read-only files: a writable file's chunk cache may hold rows newer than the file, and
@@ -168,21 +169,22 @@ type storedRows struct {
 // which runs on chunkpipe's workers and must write only memory of its own row. Rows the
 // dataset keeps decoded (rowcache.go) are used as they are; the others are read as stored
 // chunks on this goroutine (under the lock the caller holds), a group of rows at a time,
-// and decoded on the workers. false: the file or dataset is not read this way, or a row was
-// never written; the caller reads through HDF5 (which overwrites whatever use was given).
+// and decoded on the workers. false: the file or dataset is not read this way, or a row is
+// left to HDF5 (errLeaveToHDF5); the caller reads through HDF5 (which overwrites whatever
+// use was given).
 func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int)) (bool, error) {
 	p, ok := f.canReadDirect(ds)
 	if !ok {
 		return false, nil
 	}
 	err := f.readRowChunks(ds, p, r0, r1, use)
-	if errors.Is(err, errChunkMissing) {
+	if errors.Is(err, errLeaveToHDF5) {
 		return false, nil
 	}
 	return true, err
 }
 
-// readRowChunks is readRowsDirect's work; errChunkMissing when a row was never written.
+// readRowChunks is readRowsDirect's work; errLeaveToHDF5 for a row HDF5 must read.
 func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use func(row []byte, t int)) error {
 	eb := ds.elementBytes()
 	k := rowsPerItem(ds.cols * eb)
@@ -234,16 +236,22 @@ func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use f
 	})
 }
 
+// maxStored bounds the bytes a row chunk of ds may store to be read here: twice the row, more
+// than zlib's worst case (0.1% and a few bytes over) or any sane deflate encoder's. It keeps
+// a damaged size in the chunk index from making this package allocate gigabytes.
+func maxStored(ds *Packed) int { return 2*ds.cols*ds.elementBytes() + 64 }
+
 // storedRow reads row t's chunk as stored into buf's memory (grown as needed), with its
-// filter mask; errChunkMissing when it was never written. The caller holds the lock.
+// filter mask; errLeaveToHDF5 when it was never written or is larger than maxStored. The
+// caller holds the lock.
 func (f *File) storedRow(ds *Packed, set h5.Dataset, offset []uint64, t int, buf []byte) ([]byte, uint32, error) {
 	offset[0] = uint64(t)
 	n, err := set.StoredChunkSize(offset)
 	if err != nil {
 		return nil, 0, wrapIO("read", err, "finding row %d of %s", t, ds.name)
 	}
-	if n == 0 {
-		return nil, 0, errChunkMissing
+	if n == 0 || n > maxStored(ds) {
+		return nil, 0, errLeaveToHDF5
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)

@@ -53,8 +53,8 @@ func (f *File) aheadOf(set *RowSet) *rowAhead {
 }
 
 // readRowAhead fills set.Buf with row i of its columns from the dataset's decoded rows or
-// the ring, then reads ahead when the rows are being read in order. errChunkMissing: a row
-// was never written, and the set reads through HDF5 from now on.
+// the ring, then reads ahead when the rows are being read in order. errLeaveToHDF5: a row
+// is HDF5's to read, and the set reads through HDF5 from now on.
 func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
 	kept := decodedOf(set.DS)
 	row := kept.get(i)
@@ -81,9 +81,7 @@ func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
 			if kept.get(j) != nil {
 				continue
 			}
-			if err := f.scheduleRow(set, a, j, kept); err != nil {
-				return err
-			}
+			f.scheduleRow(set, a, j, kept)
 		}
 	}
 	a.last = i
@@ -91,22 +89,22 @@ func (f *File) readRowAhead(set *RowSet, a *rowAhead, i int) error {
 }
 
 // scheduleRow reads row j's stored chunk and starts its decode on a worker, unless the ring
-// holds it already.
-func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int, kept *decodedRows) error {
+// holds it already. Failures are left for the step that asks for row j: it reads the row
+// again and reports them.
+func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int, kept *decodedRows) {
 	e := &a.rows[j%len(a.rows)]
 	if e.row == j {
-		return nil
+		return
 	}
-	_ = e.wait() // a row read ahead that no step asked for: a failure shows when one does
-	if err := f.fetchRow(set, e, j); err != nil {
-		return err
+	_ = e.wait()
+	if f.fetchRow(set, e, j) != nil {
+		return
 	}
 	if e.done == nil {
 		e.done = make(chan error, 1)
 	}
 	done, ds := e.done, set.DS
 	go func() { done <- e.decode(a.p, ds, kept) }()
-	return nil
 }
 
 // fetchRow reads row t's stored chunk into e (under the lock the caller holds).

@@ -139,7 +139,7 @@ func (f *File) ReadRows(sets []*RowSet, i int) error {
 	for _, set := range sets {
 		if a := f.aheadOf(set); a != nil {
 			err := f.readRowAhead(set, a, i)
-			if !errors.Is(err, errChunkMissing) {
+			if !errors.Is(err, errLeaveToHDF5) {
 				if err != nil {
 					return err
 				}
