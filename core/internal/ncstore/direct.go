@@ -81,7 +81,7 @@ type encodedRows struct {
 func (f *File) writeRowChunks(ds *Packed, p chunkpipe.Pipeline, run []packedWrite) error {
 	eb := ds.elementBytes()
 	rowBytes := ds.cols * eb
-	k := rowsPerItem(rowBytes)
+	k := min(rowsPerItem(rowBytes), ds.fam.length) // a small dataset allocates its rows only
 	slots := make([]encodedRows, chunkpipe.Window())
 	srcs := make([][]byte, len(run))
 	for c, w := range run {
@@ -187,7 +187,7 @@ func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int
 // readRowChunks is readRowsDirect's work; errLeaveToHDF5 for a row HDF5 must read.
 func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use func(row []byte, t int)) error {
 	eb := ds.elementBytes()
-	k := rowsPerItem(ds.cols * eb)
+	k := min(rowsPerItem(ds.cols*eb), max(r1-r0, 1))
 	slots := make([]storedRows, chunkpipe.Window())
 	set := f.h5.sets[ds.varid]
 	offset := make([]uint64, 2+len(ds.eshape))
