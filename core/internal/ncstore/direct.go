@@ -156,23 +156,25 @@ func (f *File) canReadDirect(ds *Packed) (chunkpipe.Pipeline, bool) {
 	return f.pipelineOf(ds)
 }
 
-// storedRows is one slot's memory in a direct read: a group of rows as stored (nil for a row
-// the dataset's decoded rows hold), with their masks, and a decoded row.
+// storedRows is one slot's memory in a direct read: a group of rows as stored (empty for a
+// row the dataset's decoded rows hold), with their masks, and the rows decoded.
 type storedRows struct {
 	stored  [][]byte
 	mask    []uint32
-	raw     []byte
+	raws    [][]byte // the slot's own row buffers, when rows are not kept
+	decoded [][]byte
 	scratch chunkpipe.Scratch
 }
 
-// readRowsDirect hands each row t of ds in [r0, r1), decoded whole (every column), to use,
-// which runs on chunkpipe's workers and must write only memory of its own row. Rows the
+// readRowsDirect hands the rows of ds in [r0, r1), decoded whole (every column), to use, a
+// group at a time: rows[i] is row lo+i. use runs on chunkpipe's workers and must write only
+// memory of its own rows. Rows the
 // dataset keeps decoded (rowcache.go) are used as they are; the others are read as stored
 // chunks on this goroutine (under the lock the caller holds), a group of rows at a time,
 // and decoded on the workers. false: the file or dataset is not read this way, or a row is
 // left to HDF5 (errLeaveToHDF5); the caller reads through HDF5 (which overwrites whatever
 // use was given).
-func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int)) (bool, error) {
+func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(rows [][]byte, lo int)) (bool, error) {
 	p, ok := f.canReadDirect(ds)
 	if !ok {
 		return false, nil
@@ -185,7 +187,7 @@ func (f *File) readRowsDirect(ds *Packed, r0, r1 int, use func(row []byte, t int
 }
 
 // readRowChunks is readRowsDirect's work; errLeaveToHDF5 for a row HDF5 must read.
-func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use func(row []byte, t int)) error {
+func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use func(rows [][]byte, lo int)) error {
 	eb := ds.elementBytes()
 	k := min(rowsPerItem(ds.cols*eb), max(r1-r0, 1))
 	slots := make([]storedRows, chunkpipe.Window())
@@ -213,25 +215,29 @@ func (f *File) readRowChunks(ds *Packed, p chunkpipe.Pipeline, r0, r1 int, use f
 		return nil
 	}, func(slot, i int) error {
 		g := &slots[slot]
+		if g.decoded == nil {
+			g.decoded, g.raws = make([][]byte, k), make([][]byte, k)
+		}
 		lo, hi := rows(i)
 		for t := lo; t < hi; t++ {
 			if len(g.stored[t-lo]) == 0 {
-				use(kept.get(t), t)
+				g.decoded[t-lo] = kept.get(t)
 				continue
 			}
-			row := g.raw
+			row := g.raws[t-lo]
 			if kept != nil || row == nil {
 				row = AlignedBytes(ds.cols * eb) // kept rows are new memory each
 				if kept == nil {
-					g.raw = row
+					g.raws[t-lo] = row
 				}
 			}
 			if err := p.Decode(g.stored[t-lo], g.mask[t-lo], row, &g.scratch); err != nil {
 				return newErr(IO, "read", "", "row %d of %s: %v", t, ds.name, err)
 			}
 			kept.put(t, row)
-			use(row, t)
+			g.decoded[t-lo] = row
 		}
+		use(g.decoded[:hi-lo], lo)
 		return nil
 	})
 }
@@ -266,17 +272,21 @@ func (f *File) storedRow(ds *Packed, set h5.Dataset, offset []uint64, t int, buf
 	return buf, mask, nil
 }
 
-// spreadRow copies row t (every column's element) into the reads that hold that row.
-func spreadRow(row []byte, t, eb int, cols []*ColumnRead) {
+// spreadRows copies rows lo, lo+1, … (every column's element) into the reads that hold
+// them, a read at a time, so that each read's memory is written in order.
+func spreadRows(rows [][]byte, lo, eb int, cols []*ColumnRead) {
+	hi := lo + len(rows)
 	for _, c := range cols {
-		if t < c.First || t >= c.First+c.N {
-			continue
-		}
-		dst := (t - c.First) * eb
+		from, to := max(lo, c.First), min(hi, c.First+c.N)
 		if eb == 8 {
-			*(*uint64)(unsafe.Pointer(&c.Data[dst])) = *(*uint64)(unsafe.Pointer(&row[c.Col*8]))
+			at := c.Col * 8
+			for t := from; t < to; t++ {
+				*(*uint64)(unsafe.Pointer(&c.Data[(t-c.First)*8])) = *(*uint64)(unsafe.Pointer(&rows[t-lo][at]))
+			}
 			continue
 		}
-		copy(c.Data[dst:dst+eb], row[c.Col*eb:(c.Col+1)*eb])
+		for t := from; t < to; t++ {
+			copy(c.Data[(t-c.First)*eb:(t-c.First+1)*eb], rows[t-lo][c.Col*eb:(c.Col+1)*eb])
+		}
 	}
 }

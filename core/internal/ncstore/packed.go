@@ -441,7 +441,7 @@ func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 	}
 	buf := Into(dst, n*eb)
 	one := []*ColumnRead{{Col: slot.col, First: first, N: n, Data: buf}}
-	if done, err := f.readRowsDirect(ds, first, first+n, func(row []byte, t int) { spreadRow(row, t, eb, one) }); done {
+	if done, err := f.readRowsDirect(ds, first, first+n, func(rows [][]byte, lo int) { spreadRows(rows, lo, eb, one) }); done {
 		if err != nil {
 			return nil, err
 		}
@@ -462,8 +462,10 @@ func (f *File) readBlock(ds *Packed, lo, hi int) (*columnBlock, error) {
 	span := (hi - lo) * eb
 	buf := AlignedBytes(ds.fam.length * span)
 	block := &columnBlock{ds: ds, lo: lo, hi: hi, data: buf}
-	if done, err := f.readRowsDirect(ds, 0, ds.fam.length, func(row []byte, t int) {
-		copy(buf[t*span:(t+1)*span], row[lo*eb:hi*eb])
+	if done, err := f.readRowsDirect(ds, 0, ds.fam.length, func(rows [][]byte, r0 int) {
+		for i, row := range rows {
+			copy(buf[(r0+i)*span:(r0+i+1)*span], row[lo*eb:hi*eb])
+		}
 	}); done {
 		if err != nil {
 			return nil, err

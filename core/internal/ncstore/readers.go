@@ -32,7 +32,7 @@ func (f *File) ReadColumns(ds *Packed, cols []*ColumnRead) error {
 		r0, r1 = min(r0, c.First), max(r1, c.First+c.N)
 		c.Data = Into(c.Data, c.N*eb)
 	}
-	if done, err := f.readRowsDirect(ds, r0, r1, func(row []byte, t int) { spreadRow(row, t, eb, cols) }); done {
+	if done, err := f.readRowsDirect(ds, r0, r1, func(rows [][]byte, lo int) { spreadRows(rows, lo, eb, cols) }); done {
 		return err
 	}
 	span := hi - lo
