@@ -117,7 +117,11 @@ echo "negative control, the unrepaired package in the same namespace (must fail)
 rc=0
 hidden "$work/run-raw" env PYTHONPATH="$work/raw" "$work/venv/bin/python" - <"$work/quickstart.py" >"$work/raw-run.txt" 2>&1 || rc=$?
 [ $rc -ne 0 ] || { cat "$work/raw-run.txt"; fail "the unrepaired package ran with the system libraries hidden"; }
-grep -q "$work/raw/tsstore/_lib/libtsstore.so: .*lib\(netcdf\|hdf5\)" "$work/raw-run.txt" ||
+# Which hidden library the loader meets first follows the link order (netcdf-c, HDF5,
+# libdeflate, ...); any of them will do, as long as it is one the namespace emptied.
+missing=$(sed -n "s|^ *$work/raw/tsstore/_lib/libtsstore.so: \(/[^:]*\): file too short\$|\1|p" "$work/raw-run.txt")
+[ -n "$missing" ] && grep -qxF "$(readlink -f "$missing")" "$work/hide.txt" ||
   { cat "$work/raw-run.txt"; fail "the unrepaired package failed, but not for a hidden library"; }
+echo "it failed on $missing, which the namespace hides"
 grep -m1 "$work/raw/tsstore/_lib/libtsstore.so: " "$work/raw-run.txt"
 echo "wheel: OK ($(basename "$fixed"))"
