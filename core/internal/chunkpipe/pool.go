@@ -1,6 +1,7 @@
 package chunkpipe
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -19,15 +20,15 @@ func Threads() int {
 		return int(n)
 	}
 	n := runtime.NumCPU() // the CPUs of the process's affinity mask, on Linux
-	if v, err := ThreadsFromEnv(os.Getenv("TSSTORE_THREADS")); err == nil && v > 0 {
+	if v, err := threadsFromEnv(os.Getenv("TSSTORE_THREADS")); err == nil && v > 0 {
 		n = v
 	}
 	threads.CompareAndSwap(0, int64(n))
 	return int(threads.Load())
 }
 
-// ThreadsFromEnv reads a TSSTORE_THREADS value: a positive count, or "" for the default (0).
-func ThreadsFromEnv(v string) (int, error) {
+// threadsFromEnv reads a TSSTORE_THREADS value: a positive count, or "" for the default (0).
+func threadsFromEnv(v string) (int, error) {
 	if v == "" {
 		return 0, nil
 	}
@@ -43,6 +44,40 @@ func SetThreads(n int) int {
 	prev := Threads()
 	threads.Store(int64(max(n, 1)))
 	return prev
+}
+
+// workerPanic is a panic a worker recovered, to be raised again on the goroutine that started
+// the work: there the library's panic guards (capi) turn it into a status, as they did when
+// the work ran on that goroutine; left on the worker it would end the process.
+type workerPanic struct{ value any }
+
+func (w *workerPanic) Error() string { return fmt.Sprintf("chunkpipe: a worker panicked: %v", w.value) }
+
+// guarded runs fn, returning a panic in it as a *workerPanic.
+func guarded(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &workerPanic{v}
+		}
+	}()
+	return fn()
+}
+
+// Go runs fn on a new goroutine and returns a function that waits for it and returns its
+// error; a panic in fn is raised again by the wait, on the waiting goroutine.
+func Go(fn func() error) (wait func() error) {
+	done := make(chan error, 1)
+	go func() { done <- guarded(fn) }()
+	return func() error { return repanic(<-done) }
+}
+
+// repanic raises a worker's panic again on the calling goroutine, and returns other errors.
+func repanic(err error) error {
+	var wp *workerPanic
+	if errors.As(err, &wp) {
+		panic(wp.value)
+	}
+	return err
 }
 
 // Window is how many chunks Ordered holds encoded but not yet written (or read but not yet
@@ -85,7 +120,7 @@ func Ordered(n int, work func(slot, i int) error, done func(slot, i int) error) 
 		go func() {
 			defer wg.Done()
 			for i := range todo {
-				finished[i%window] <- work(i%window, i)
+				finished[i%window] <- guarded(func() error { return work(i%window, i) })
 			}
 		}()
 	}
@@ -119,7 +154,7 @@ func Ordered(n int, work func(slot, i int) error, done func(slot, i int) error) 
 	}()
 	close(stop)
 	wg.Wait()
-	return err
+	return repanic(err)
 }
 
 // Fanout runs prepare(slot, i) for every i in [0, n) in order on the calling goroutine, and
@@ -154,7 +189,7 @@ func Fanout(n int, prepare func(slot, i int) error, work func(slot, i int) error
 			defer wg.Done()
 			for it := range todo {
 				if failed.Load() == nil {
-					if err := work(it.slot, it.i); err != nil {
+					if err := guarded(func() error { return work(it.slot, it.i) }); err != nil {
 						failed.CompareAndSwap(nil, &err)
 					}
 				}
@@ -175,7 +210,7 @@ func Fanout(n int, prepare func(slot, i int) error, work func(slot, i int) error
 	if p := failed.Load(); p != nil && err == nil {
 		err = *p
 	}
-	return err
+	return repanic(err)
 }
 
 // Split runs fn over [0, n) cut into Threads() contiguous ranges, one per worker, and
@@ -193,13 +228,17 @@ func Split(n, minParallel int, fn func(lo, hi int) (int, error)) (int, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bad[w], errs[w] = fn(w*n/workers, (w+1)*n/workers)
+			bad[w] = -1
+			errs[w] = guarded(func() (err error) {
+				bad[w], err = fn(w*n/workers, (w+1)*n/workers)
+				return err
+			})
 		}()
 	}
 	wg.Wait()
 	for w := range workers { // ranges are in index order: the first failure is the lowest
-		if bad[w] >= 0 {
-			return bad[w], errs[w]
+		if errs[w] != nil {
+			return bad[w], repanic(errs[w])
 		}
 	}
 	return -1, nil

@@ -80,12 +80,12 @@ func TestOrderedStopsAtFirstError(t *testing.T) {
 
 func TestThreadsFromEnv(t *testing.T) {
 	for v, want := range map[string]int{"": 0, "1": 1, "16": 16} {
-		if n, err := ThreadsFromEnv(v); err != nil || n != want {
+		if n, err := threadsFromEnv(v); err != nil || n != want {
 			t.Errorf("%q: %d, %v", v, n, err)
 		}
 	}
 	for _, v := range []string{"0", "-2", "two", "1025"} {
-		if _, err := ThreadsFromEnv(v); err == nil {
+		if _, err := threadsFromEnv(v); err == nil {
 			t.Errorf("%q accepted", v)
 		}
 	}
@@ -145,6 +145,50 @@ func TestFanoutPreparesInOrderAndBoundsSlots(t *testing.T) {
 		}
 		if r := running.Load(); r != 0 {
 			t.Errorf("%s: %d workers running after Fanout returned", failIn, r)
+		}
+	}
+}
+
+// A panic in work on a worker is raised again on the caller's goroutine, where a recover can
+// catch it, for each way of running work; left on the worker it would end the process.
+func TestWorkerPanicsReachTheCaller(t *testing.T) {
+	prev := SetThreads(3)
+	defer SetThreads(prev)
+	runs := map[string]func(){
+		"Ordered": func() {
+			Ordered(50, func(slot, i int) error {
+				if i == 7 {
+					panic("boom")
+				}
+				return nil
+			}, func(slot, i int) error { return nil })
+		},
+		"Fanout": func() {
+			Fanout(50, func(slot, i int) error { return nil }, func(slot, i int) error {
+				if i == 7 {
+					panic("boom")
+				}
+				return nil
+			})
+		},
+		"Split": func() {
+			Split(50, 1, func(lo, hi int) (int, error) {
+				if lo > 0 {
+					panic("boom")
+				}
+				return -1, nil
+			})
+		},
+		"Go": func() { Go(func() error { panic("boom") })() },
+	}
+	for name, run := range runs {
+		got := func() (v any) {
+			defer func() { v = recover() }()
+			run()
+			return nil
+		}()
+		if got != "boom" {
+			t.Errorf("%s: the caller recovered %v, want the worker's panic", name, got)
 		}
 	}
 }
