@@ -170,9 +170,8 @@ func TestDirectChunksAreTheBytesHDF5Stores(t *testing.T) {
 	}
 }
 
-// A dataset whose filters chunkpipe does not encode (none here: a store made without
-// compression has no pipeline, which it can) is still written; one with a pipeline it cannot
-// encode is written through HDF5.
+// A store made without compression has no filter pipeline: its batch datasets are written as
+// whole chunks too, and read back as written.
 func TestUncompressedStoreWritesChunksDirectly(t *testing.T) {
 	f, err := Create(t.TempDir()+"/plain.nc", Compression{}, false)
 	if err != nil {

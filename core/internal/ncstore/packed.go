@@ -441,7 +441,7 @@ func (f *File) ReadColumn(slot Slot, first, n int, dst []byte) ([]byte, error) {
 	}
 	buf := Into(dst, n*eb)
 	one := []*ColumnRead{{Col: slot.col, First: first, N: n, Data: buf}}
-	if done, err := f.readRowsDirect(ds, first, first+n, func(rows [][]byte, lo int) { spreadRows(rows, lo, eb, one) }); done {
+	if done, err := f.readRowsDirect(ds, first, first+n, func(rows [][]byte, r0 int) { spreadRows(rows, r0, 0, eb, one) }); done {
 		if err != nil {
 			return nil, err
 		}

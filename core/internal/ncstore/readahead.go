@@ -16,15 +16,15 @@ type rowAhead struct {
 	last int // the row asked for last
 }
 
-// aheadRow is one row of the ring: its stored chunk and, once done has delivered, its
+// aheadRow is one row of the ring: its stored chunk and, once its decode is waited for, its
 // decoded bytes.
 type aheadRow struct {
 	row     int // -1: none
 	stored  []byte
 	mask    uint32
 	raw     []byte
-	done    chan error // the decode in flight, nil when none
-	ready   bool       // raw holds row
+	pending func() error // waits for the decode in flight, nil when none
+	ready   bool         // raw holds row
 	scratch chunkpipe.Scratch
 }
 
@@ -100,11 +100,8 @@ func (f *File) scheduleRow(set *RowSet, a *rowAhead, j int, kept *decodedRows) {
 	if f.fetchRow(set, e, j) != nil {
 		return
 	}
-	if e.done == nil {
-		e.done = make(chan error, 1)
-	}
-	done, ds := e.done, set.DS
-	go func() { done <- e.decode(a.p, ds, kept) }()
+	ds := set.DS
+	e.pending = chunkpipe.Go(func() error { return e.decode(a.p, ds, kept) })
 }
 
 // fetchRow reads row t's stored chunk into e (under the lock the caller holds).
@@ -121,27 +118,25 @@ func (f *File) fetchRow(set *RowSet, e *aheadRow, t int) error {
 	return nil
 }
 
-// decode inflates e's stored chunk, a row of ds, into e.raw, and keeps the row in kept (new
-// memory then, since kept rows never change). It runs on a worker while the row is in
-// flight, and touches only e and kept.
+// decode inflates e's stored chunk, a row of ds, into e.raw (decodeRow). It runs on a worker
+// while the row is in flight, and touches only e and kept.
 func (e *aheadRow) decode(p chunkpipe.Pipeline, ds *Packed, kept *decodedRows) error {
-	if e.raw == nil || kept != nil {
-		e.raw = AlignedBytes(ds.cols * ds.elementBytes())
+	row, err := decodeRow(p, ds, e.row, e.stored, e.mask, e.raw, &e.scratch, kept)
+	if err != nil {
+		return err
 	}
-	if err := p.Decode(e.stored, e.mask, e.raw, &e.scratch); err != nil {
-		return newErr(IO, "read", "", "row %d of %s: %v", e.row, ds.name, err)
-	}
-	kept.put(e.row, e.raw)
+	e.raw = row
 	return nil
 }
 
-// wait waits for e's decode in flight, if any, and says how it went.
+// wait waits for e's decode in flight, if any, and says how it went; a panic in the decode
+// is raised again here.
 func (e *aheadRow) wait() error {
-	if e.done == nil {
+	if e.pending == nil {
 		return nil
 	}
-	err := <-e.done
-	e.done = nil
+	err := e.pending()
+	e.pending = nil
 	if err == nil {
 		e.ready = true
 	} else {

@@ -289,15 +289,10 @@ func (f *File) writeColumns(ds *Packed, col0 int, run []packedWrite) error {
 	if p, ok := f.pipelineOf(ds); ok && col0 == 0 && n == ds.cols {
 		return f.writeRowChunks(ds, p, run)
 	}
-	eb := ds.elementBytes()
+	srcs := runData(ds, run)
 	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
 	return ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
-		for c, w := range run {
-			src := Aligned(w.data, ds.fam.dtype.Width())
-			for t := r0; t < r1; t++ {
-				copy(band[((t-r0)*n+c)*eb:((t-r0)*n+c+1)*eb], src[t*eb:(t+1)*eb])
-			}
-		}
+		gatherRows(band, srcs, r0, r1, ds.elementBytes())
 		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
 	})
 }
