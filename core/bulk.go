@@ -9,9 +9,6 @@ import (
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
-// parallelVerify is the smallest number of arrays of a bulk read verified on several workers.
-const parallelVerify = 64
-
 // GetMany reads many whole series and returns them in the order of keys. SingleTimeSeries
 // held in one packed dataset are read together, in row bands across their columns, so each
 // chunk of the dataset is decompressed once however many of its series are asked for;
@@ -125,7 +122,7 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 		}
 		// Every whole array is checked against its content address: a SHA-256 each, shared
 		// among the chunk workers (a quarter of a repeated bulk read on one core).
-		if _, err := chunkpipe.Split(len(cols), parallelVerify, func(lo, hi int) (int, error) {
+		if _, err := chunkpipe.Split(len(cols), parallelItems, func(lo, hi int) (int, error) {
 			for j := lo; j < hi; j++ {
 				if c := cols[j]; c.First == 0 && c.N == c.m.Length {
 					if err := verifyWhole(c.m, c.Data); err != nil {

@@ -59,7 +59,7 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 	slab := make([]prepared, len(items)) // one allocation for the batch, not one per item
 	// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
 	// one core; items are independent, so the chunk workers share them.
-	if i, err := chunkpipe.Split(len(items), parallelPrepare, func(lo, hi int) (int, error) {
+	if i, err := chunkpipe.Split(len(items), parallelItems, func(lo, hi int) (int, error) {
 		for i := lo; i < hi; i++ {
 			ps[i] = &slab[i]
 			if err := prepareItem(items[i], ps[i]); err != nil {
@@ -76,9 +76,6 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 	}
 	return keys, err
 }
-
-// parallelPrepare is the smallest batch whose items are prepared on several workers.
-const parallelPrepare = 64
 
 var noOptions AddOptions
 

@@ -12,3 +12,7 @@ func Threads() int { return chunkpipe.Threads() }
 // SetThreads sets the number of chunk workers (at least 1) for calls made from now on, and
 // returns the previous number.
 func SetThreads(n int) int { return chunkpipe.SetThreads(n) }
+
+// parallelItems is the fewest items (a batch's series to validate and hash, a bulk read's
+// arrays to verify) shared among the workers; fewer cost more in goroutines than they save.
+const parallelItems = 64

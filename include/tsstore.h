@@ -79,8 +79,10 @@
  * workers, TSSTORE_THREADS of them (read once, at the first such call; default: the CPUs the
  * process may run on), while HDF5 moves the encoded chunks on the calling thread. Memory:
  * a bulk call holds two groups of rows per worker, each at most 3 MiB (1 MiB of rows, their
- * encoded bytes, a scratch row); a static reader holds two decoded rows per worker and one
- * more for each dataset it reads, each at most 3 chunk sizes (a chunk is at most 1 MiB).
+ * encoded bytes, a scratch row); a static reader holds, for each dataset it reads, two rows
+ * per worker and one more, each at most 3 chunk sizes (a chunk is at most 1 MiB). A
+ * read-only store keeps the rows it decodes of each dataset whose rows fit in 128 MiB, as
+ * HDF5's chunk cache did before, until it is closed.
  * TSSTORE_THREADS=1 does all the work on the calling thread. Files are the same, byte for
  * byte, whatever the count.
  */
