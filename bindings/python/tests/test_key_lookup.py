@@ -43,3 +43,32 @@ def test_a_used_key_pickles_and_reads_in_its_new_home(tmp_path):
     assert copy == key and copy.features == {"scenario": "high"}
     with tsstore.Store.open(path, read_only=True) as s:
         np.testing.assert_array_equal(s.get_time_series(copy).data, np.arange(24.0))
+
+
+def test_a_held_key_reads_what_is_stored_now(tmp_path):
+    """A Key read again and again keeps its last read's size and start time to spare work;
+    a series removed and stored again under the same key with another start, length and
+    dtype reads as the new one, and a removed one is not found."""
+    key = tsstore.Key(5, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "load", "PT1H")
+    with tsstore.Store.in_memory() as s:
+        s.add_time_series(tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(24.0)),
+                          owner_id=5, owner_type="PowerLoad")
+        for _ in range(3):
+            ts = s.get_time_series(key)
+            assert ts.initial_timestamp == T0
+            assert ts.resolution == dt.timedelta(hours=1)
+            np.testing.assert_array_equal(ts.data, np.arange(24.0))
+        later = T0 + dt.timedelta(days=3)
+        for data in (np.arange(60, dtype=np.int32), np.arange(24.0) * 2):  # longer, then shorter again
+            s.remove_time_series(key)
+            with pytest.raises(tsstore.NotFoundError):
+                s.get_time_series(key)
+            s.add_time_series(tsstore.SingleTimeSeries("load", later, dt.timedelta(hours=1), data),
+                              owner_id=5, owner_type="PowerLoad")
+            ts = s.get_time_series(key)
+            assert ts.initial_timestamp == later
+            assert ts.data.dtype == data.dtype
+            np.testing.assert_array_equal(ts.data, data)
+            later += dt.timedelta(days=1)
+        ts.data[0] = 99.0  # the array is the caller's own
+        assert s.get_time_series(key).data[0] == 0.0

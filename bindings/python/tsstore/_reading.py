@@ -49,6 +49,13 @@ class Reading(StoreHandle):
         stop)) or start and length (steps); for forecasts, the windows starting in [start,
         stop], or count windows from start. A DeterministicSingleTimeSeries reads as a
         Deterministic. (stop is the name C and Julia use too; Julia cannot say end.)"""
+        if type(owner) is Key and name is None and time_series_type is SingleTimeSeries and resolution is None \
+                and interval is None and start is None and stop is None and length is None and count is None \
+                and features is None and not feature_values:  # a held Key, read whole: a loop's call
+            try:
+                return self._get_held(owner)
+            except (TsStoreError, TypeError, ValueError) as e:
+                raise in_operation(e, "get_time_series") from None
         try:
             if "end" in feature_values:  # the argument's name before the three bindings agreed
                 raise TypeError("end: the last point of a range is stop=; a feature named 'end' goes in features={...}")
@@ -62,6 +69,22 @@ class Reading(StoreHandle):
             return self._read_part(q, key, start, stop, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
+
+    def _get_held(self, key: Key) -> Any:
+        """A whole series by a Key read before: one C call into a buffer of the size the key
+        read last, and the series made from the key's own parts (_single_of_key). Anything
+        else (a first read, another type, a size that changed, a failure) goes the general way,
+        _read, which reads again."""
+        d = key.__dict__
+        guess, ref = d.get("_nbytes"), d.get("_lookup_ref")
+        if guess is None or ref is None or key.series_type is not SeriesType.SINGLE_TIME_SERIES \
+                or key.resolution is None:
+            return self._read(None, key, lib.tsstore_get)
+        info, info_ref = thread_info()
+        cbuf = (c_uint8 * guess)()
+        if lib.tsstore_get(self._handle(), ref, cbuf, guess, info_ref) or info.nbytes != guess or info.ndim != 1:
+            return self._read(None, key, lib.tsstore_get)
+        return _single_of_key(key, info, cbuf)
 
     def _read_part(self, q: Any, key: Key | None, start: Any, stop: Any, length: int | None,
                    count: int | None) -> Any:
@@ -143,6 +166,9 @@ class Reading(StoreHandle):
                 self._sizes[slot] = info.nbytes
             elif not bounds:
                 object.__setattr__(key, "_nbytes", info.nbytes)
+        if key is not None and not bounds and key.series_type is SeriesType.SINGLE_TIME_SERIES \
+                and key.resolution is not None and info.ndim == 1:
+            return _single_of_key(key, info, cbuf)
         return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
 
     def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
@@ -253,3 +279,19 @@ class Reading(StoreHandle):
             return open_forecast(self, series_type, resolution, keys)
         except TsStoreError as e:
             raise cv.respelled(e, resolution) from None
+
+
+def _single_of_key(key: Key, info: Any, cbuf: Any) -> SingleTimeSeries:
+    """The SingleTimeSeries a read by key wrote into cbuf, from the key's own name and
+    resolution (the series the library found has them) and as few reads of info as can be:
+    each ctypes field read makes a Python object. The start time is kept on the key while it
+    stays the same, and the array is made by its constructor, which costs half what
+    np.frombuffer does (issue 31: a get of 24 f64 at most C + 3 µs)."""
+    ims = info.initial_ms
+    start = key.__dict__.get("_start")
+    if start is None or start[0] != ims:
+        start = (ims, cv.from_millis(ims))
+        object.__setattr__(key, "_start", start)
+    dt = cv.DTYPES[info.dtype]
+    data = np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf)
+    return SingleTimeSeries._of(key.name, start[1], key.resolution, data)
