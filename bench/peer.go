@@ -17,6 +17,7 @@ var (
 	peerHasCalls  = flag.Int("peer-has-calls", 2000, "python-peer: has calls timed, hit and miss each")
 	peerForecasts = flag.String("peer-forecasts", "1000x365", "python-peer: ForecastReader over forecasts×daily windows of 24 h (0x0 skips it)")
 	peerRepeats   = flag.Int("peer-repeats", 3, "python-peer: runs of each side, alternating; the median is taken")
+	peerSingles   = flag.String("peer-singles", "1000x168,10000x168", "python-peer: durable single adds into stores of N series, N×steps (\"\" skips them)")
 )
 
 const peerVersion = "infrastore==0.15.1"
@@ -35,7 +36,7 @@ func peerWorkload(cfg *config) ([]result, error) {
 	}
 	figs, err := alternatingMedians(reps, []string{"tsstore", "infrastore"}, func(side string, r int) (map[string]float64, error) {
 		cmd := scriptCommand(py, "peer/peer.py", side, filepath.Join(cfg.dir, "peer_"+side), *peerAddCases, *peerReadCase,
-			strconv.Itoa(*peerHasCalls), *peerForecasts)
+			strconv.Itoa(*peerHasCalls), *peerForecasts, *peerSingles)
 		cmd.Env = builtLibraryEnv()
 		figs, err := keyValues(cmd)
 		if err != nil {
@@ -79,6 +80,13 @@ func peerWorkload(cfg *config) ([]result, error) {
 	pair(hasCase, "has, hit", "µs", "has_hit_us", "has_time_series", "has_exact_time_series")
 	pair(hasCase, "has, miss", "µs", "has_miss_us", "has_time_series", "has_exact_time_series")
 	pair(cs, "StaticReader sweep, per step (every series)", "µs", "sweep_us", "read_step", "static_read")
+	for _, c := range strings.Split(*peerSingles, ",") {
+		if n, steps, err := peerCase(c); err == nil {
+			scs := fmt.Sprintf("%s × %d f64 stored, median of 20 adds, %s", thousands(n), steps, med)
+			pair(scs, fmt.Sprintf("durable single add of %d f64", steps), "µs", fmt.Sprintf("single_%dx%d_us", n, steps),
+				"add_time_series + flush", "add_time_series + flush + fsync of the .h5")
+		}
+	}
 	if fn, windows, err := peerCase(*peerForecasts); err == nil && fn > 0 && windows > 0 {
 		fcs := fmt.Sprintf("%s Deterministic × %d daily windows of 24 h, read-only, %s", thousands(fn), windows, med)
 		pair(fcs, "read-only open of the forecasts' store (best of 3)", "ms", "open_fc_ms", "Store.open(read_only=True)", "Store.open(read_only=True)")

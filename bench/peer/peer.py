@@ -3,10 +3,11 @@ Python package (SIDE=tsstore) or through infrastore, the other implementation of
 (SIDE=infrastore, `pip install infrastore==0.15.1`; this script only calls it). tsbench runs
 the two sides in separate processes, alternately, and takes the median of each figure.
 
-    python peer.py SIDE DIR ADD_CASES READ_CASE HAS_CALLS FORECAST_CASE
+    python peer.py SIDE DIR ADD_CASES READ_CASE HAS_CALLS FORECAST_CASE SINGLE_CASES
 
 ADD_CASES is "100000x24,10000x168" (N series × steps), READ_CASE "10000x168", FORECAST_CASE
-"1000x365" (forecasts × daily windows of 24 hourly steps) or "0x0" to skip it. Prints
+"1000x365" (forecasts × daily windows of 24 hourly steps) or "0x0" to skip it, SINGLE_CASES
+"1000x168,10000x168" (series stored × steps of each series added) or "" to skip them. Prints
 key=value lines, times in µs:
 
     add_<N>x<L>_us        durable bulk add, per series (timed: the batch add and what makes
@@ -18,6 +19,8 @@ key=value lines, times in µs:
     has_miss_us           has on a key not stored (an owner id past the stored ones)
     sweep_us              StaticReader over READ_CASE, per step (every series at one step)
     forecast_us           ForecastReader over FORECAST_CASE, per window (every forecast)
+    single_<N>x<L>_us     durable single add into a store of N series added in bulk: one
+                          series of L steps added and made durable, median of 20 adds
 
 The calls on each side:
 
@@ -33,6 +36,8 @@ The calls on each side:
                     read_step(i) (returns the values)    static_read(reader, t_i)
     forecast read   forecast_reader(DETERMINISTIC,       build_forecast_reader(Deterministic,
                     "PT1H", keys), read_window(i)        "PT1H"), forecast_read(reader, t_i)
+    single add      add_time_series + flush()            add_time_series + flush()
+                                                         + os.fsync of the .h5 file
 
 Durability. tsstore's flush() ends with fdatasync of the NetCDF file (and of its journal
 when written) and a committed SQLite transaction (rollback journal, SQLite's default
@@ -75,7 +80,7 @@ def median(v):
 
 def cases(text):
     out = []
-    for c in text.split(","):
+    for c in filter(None, text.split(",")):
         n, length = c.lower().split("x")
         out.append((int(n), int(length)))
     return out
@@ -141,6 +146,20 @@ class TsStore:
                 if v[17] != i + 17:
                     fail(f"tsstore StaticReader read a wrong value at step {i}")
         return sum(took)
+
+    def single_adds(self, path, first, length, adds):
+        """Times adds durable single adds of owners first, first + 1, …; returns their times."""
+        base, took = np.arange(length, dtype=np.float64), []
+        with self.ts.Store.open(path) as s:
+            for i in range(first, first + adds):
+                ts = self.ts.SingleTimeSeries(NAME, T0, "PT1H", base + i)
+                t = clock()
+                s.add_time_series(ts, owner_id=i, owner_type="PowerLoad")
+                s.flush()
+                took.append(clock() - t)
+            if s.get_time_series(first + adds - 1, NAME).data[3] != first + adds - 1 + 3:
+                fail("tsstore read a single add back wrong")
+        return took
 
     def forecast_store(self, path, n, windows):
         base = np.arange(24 * windows, dtype=np.float64).reshape(24, windows)
@@ -226,6 +245,27 @@ class InfraStore:
                 fail(f"infrastore StaticReader read a wrong value at step {i}")
         return sum(took)
 
+    def single_adds(self, path, first, length, adds):
+        """Times adds durable single adds, each with the fsync of the array file that flush
+        leaves out (as add does); returns their times."""
+        I, base, took = self.I, np.arange(length, dtype=np.float64), []
+        s = I.Store.open(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            for i in range(first, first + adds):
+                ts = I.SingleTimeSeries(T0, "PT1H", base + i, NAME)
+                t = clock()
+                s.add_time_series(i, "PowerLoad", I.OwnerCategory.Component, ts)
+                s.flush()
+                os.fsync(fd)
+                took.append(clock() - t)
+            if not s.has_exact_time_series(**self.has_args([first + adds - 1])[0]):
+                fail("infrastore lost a single add")
+        finally:
+            os.close(fd)
+            s.close()
+        return took
+
     def forecast_store(self, path, n, windows):
         I = self.I
         base = np.arange(24 * windows, dtype=np.float64).reshape(24, windows)
@@ -276,7 +316,7 @@ def has_timed(side, impl, s, args, want):
     return median(took)
 
 
-def main(side, folder, add_cases, read_case, has_calls, forecast_case):
+def main(side, folder, add_cases, read_case, has_calls, forecast_case, single_cases):
     impl = {"tsstore": TsStore, "infrastore": InfraStore}[side]()
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
@@ -314,6 +354,10 @@ def main(side, folder, add_cases, read_case, has_calls, forecast_case):
         out["sweep_us"] = impl.sweep(s, keys, length) / length * 1e6
     finally:
         s.close()
+    for n, length in cases(single_cases):
+        path = os.path.join(folder, f"single_{n}x{length}{ext}")
+        impl.add(path, impl.items(n, length))
+        out[f"single_{n}x{length}_us"] = median(impl.single_adds(path, n, length, 20)) * 1e6
     (fn, windows), = cases(forecast_case)
     if fn > 0 and windows > 0:
         path = os.path.join(folder, f"forecast{ext}")
@@ -331,6 +375,6 @@ def main(side, folder, add_cases, read_case, has_calls, forecast_case):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 7:
+    if len(sys.argv) != 8:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6])
+    main(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6], sys.argv[7])
