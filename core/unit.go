@@ -224,7 +224,10 @@ func (s *Store) pendingArray(d hashing.Digest, packed bool) (*prepared, bool) {
 
 // writePending writes the unit's pending arrays into the file (uncommitted). Arrays whose
 // rows the unit has since deleted are dropped rather than written.
-func (s *Store) writePending() error {
+func (s *Store) writePending() error { return s.writePendingAs(s.nc.WriteArrays) }
+
+// writePendingAs is writePending through write, one of the file's WriteArrays.
+func (s *Store) writePendingAs(write func([]*ncstore.Array) ([]ncstore.ArrayKey, error)) error {
 	u := &s.unit
 	if len(u.pending) == 0 {
 		return nil
@@ -248,7 +251,7 @@ func (s *Store) writePending() error {
 	if err := s.checkRoom(ps); err != nil {
 		return err
 	}
-	written, err := s.nc.WriteArrays(storedArrays(ps))
+	written, err := write(storedArrays(ps))
 	seqOf := map[ncstore.ArrayKey]int64{}
 	for _, p := range ps {
 		seqOf[p.arrKey()] = p.seq
@@ -272,7 +275,7 @@ func (s *Store) commitUnit() error {
 	if s.cat.Depth() != 1 {
 		return newErr(ErrInternal, "", ArgNone, "commit with %d levels open", s.cat.Depth())
 	}
-	err := s.writePending()
+	err := s.writePendingAs(s.nc.WriteArraysBeforeSync) // the Sync below follows at once
 	var noRoom *lifecycle.NoRoom
 	if errors.As(err, &noRoom) {
 		return err // nothing was written: the unit stays, to be flushed once there is room

@@ -135,3 +135,12 @@ func (d Dataset) ReadChunk(offset []uint64, buf []byte) (uint32, error) {
 	}
 	return uint32(mask), nil
 }
+
+// Flush writes the chunks HDF5 holds changed in the dataset's cache to the file, so that
+// H5Dread_chunk and H5Dget_chunk_storage_size see them there.
+func (d Dataset) Flush() error {
+	if C.H5Dflush(d.id) < 0 {
+		return &Error{Op: "flushing a dataset"}
+	}
+	return nil
+}

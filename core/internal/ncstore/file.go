@@ -68,6 +68,9 @@ type File struct {
 	cacheTrims int64
 	// directChunks and directReads count chunks moved by chunkpipe (direct.go).
 	directChunks, directReads int64
+	// lastWrite is set during a unit's last write (WriteArraysBeforeSync); noPatch sends
+	// writes of some columns through HDF5's pipeline even then (tests' reference).
+	lastWrite, noPatch bool
 	// frees counts packed columns freed, so readers can tell their columns may have changed.
 	frees int64
 	// colCache keeps decoded blocks of packed columns for one-at-a-time reads (colcache.go).

@@ -283,13 +283,23 @@ func (f *File) fillColumns(run []packedWrite) error {
 }
 
 // writeColumns writes the run's bytes: whole chunks on chunkpipe's workers when the run fills
-// every column of the dataset (direct.go), else in row bands through HDF5's pipeline.
+// every column of the dataset (direct.go), else, in a unit's last write, the dataset's row
+// chunks patched on the workers (patch.go), else in row bands through HDF5's pipeline.
 func (f *File) writeColumns(ds *Packed, col0 int, run []packedWrite) error {
 	n := len(run)
 	if p, ok := f.pipelineOf(ds); ok && col0 == 0 && n == ds.cols {
 		return f.writeRowChunks(ds, p, run)
 	}
 	srcs := runData(ds, run)
+	eb := ds.elementBytes()
+	patched, err := f.patchRows(ds, func(row []byte, t int) {
+		for c, src := range srcs {
+			copy(row[(col0+c)*eb:(col0+c+1)*eb], src[t*eb:(t+1)*eb])
+		}
+	})
+	if patched || err != nil {
+		return err
+	}
 	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
 	return ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
 		gatherRows(band, srcs, r0, r1, ds.elementBytes())

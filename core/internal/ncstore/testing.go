@@ -80,3 +80,7 @@ func SetMaxOpenStandaloneForTesting(n int) int {
 	maxOpenStandalone = n
 	return old
 }
+
+// PatchRowsForTesting turns the patching of row chunks (patch.go) on or off; off, writes of
+// some columns go through HDF5's own pipeline, as the tests' reference.
+func (f *File) PatchRowsForTesting(on bool) { f.noPatch = !on }
