@@ -72,3 +72,30 @@ def test_a_held_key_reads_what_is_stored_now(tmp_path):
             later += dt.timedelta(days=1)
         ts.data[0] = 99.0  # the array is the caller's own
         assert s.get_time_series(key).data[0] == 0.0
+
+
+def test_calls_by_owner_and_name_read_each_owners_series():
+    """Calls by owner and name without features copy one converted lookup per name, type and
+    periods, with the owner id written in: each owner still reads its own series, each
+    spelling of a period finds it, features still narrow the choice, and a bad argument is
+    refused as before, by name."""
+    with tsstore.Store.in_memory() as s:
+        for i in range(4):
+            s.add_time_series(tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(6.0) + i),
+                              owner_id=i, owner_type="PowerLoad", features={"year": 2030 + i % 2})
+        for _ in range(2):
+            for i in range(4):
+                for res in (None, "PT1H", dt.timedelta(hours=1)):
+                    ts = s.get_time_series(i, "load", resolution=res)
+                    assert ts.name == "load" and ts.resolution == dt.timedelta(hours=1)
+                    np.testing.assert_array_equal(ts.data, np.arange(6.0) + i)
+                    assert s.has_time_series(i, "load", resolution=res)
+                assert s.get_time_series(i, "load", year=2030 + i % 2).data[0] == i
+                assert not s.has_time_series(i, "load", year=2031 - i % 2)
+        assert not s.has_time_series(4, "load")
+        with pytest.raises(tsstore.NotFoundError):
+            s.get_time_series(1, "load", resolution="PT2H")
+        with pytest.raises(TypeError, match="resolution: a period is"):
+            s.get_time_series(1, "load", resolution=["PT1H"])  # unhashable: converted, and refused
+        with pytest.raises(TypeError, match="time_series_type: True is not a series type"):
+            s.get_time_series(1, "load", time_series_type=True)

@@ -166,9 +166,12 @@ class Reading(StoreHandle):
                 self._sizes[slot] = info.nbytes
             elif not bounds:
                 object.__setattr__(key, "_nbytes", info.nbytes)
-        if key is not None and not bounds and key.series_type is SeriesType.SINGLE_TIME_SERIES \
-                and key.resolution is not None and info.ndim == 1:
-            return _single_of_key(key, info, cbuf)
+        if not bounds and info.ndim == 1:
+            if key is None:
+                if lookup.series_type == SeriesType.SINGLE_TIME_SERIES:
+                    return _single_of_lookup(lookup, info, cbuf)
+            elif key.series_type is SeriesType.SINGLE_TIME_SERIES and key.resolution is not None:
+                return _single_of_key(key, info, cbuf)
         return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
 
     def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
@@ -295,3 +298,12 @@ def _single_of_key(key: Key, info: Any, cbuf: Any) -> SingleTimeSeries:
     dt = cv.DTYPES[info.dtype]
     data = np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf)
     return SingleTimeSeries._of(key.name, start[1], key.resolution, data)
+
+
+def _single_of_lookup(lookup: Any, info: Any, cbuf: Any) -> SingleTimeSeries:
+    """The SingleTimeSeries a read by owner and name wrote into cbuf, as _single_of_key makes
+    it: the name the lookup asked for, the resolution the library found."""
+    dt = cv.DTYPES[info.dtype]
+    data = np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf)
+    return SingleTimeSeries._of(lookup.name.decode("utf-8"), cv.from_millis(info.initial_ms),
+                                cv.period_value(info.key.resolution), data)
