@@ -20,10 +20,15 @@ func Threads() int {
 		return int(n)
 	}
 	n := runtime.NumCPU() // the CPUs of the process's affinity mask, on Linux
-	if v, err := threadsFromEnv(os.Getenv("TSSTORE_THREADS")); err == nil && v > 0 {
+	v, err := threadsFromEnv(os.Getenv("TSSTORE_THREADS"))
+	if v > 0 {
 		n = v
 	}
-	threads.CompareAndSwap(0, int64(n))
+	if threads.CompareAndSwap(0, int64(n)) && err != nil {
+		// Said once, on stderr: a setting that no call takes as an argument has no call to
+		// refuse, and a typo left silent would leave the user guessing why nothing changed.
+		fmt.Fprintf(os.Stderr, "tsstore: %v; using %d worker threads\n", err, n)
+	}
 	return int(threads.Load())
 }
 

@@ -1,8 +1,13 @@
 package chunkpipe
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -88,6 +93,31 @@ func TestThreadsFromEnv(t *testing.T) {
 		if _, err := threadsFromEnv(v); err == nil {
 			t.Errorf("%q accepted", v)
 		}
+	}
+}
+
+// A TSSTORE_THREADS that is not a count is said once on stderr, naming the variable and its
+// value, and the default is used.
+func TestBadThreadCountIsSaidOnce(t *testing.T) {
+	if os.Getenv("TSSTORE_THREADS_CHILD") == "1" {
+		fmt.Println(Threads(), Threads())
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBadThreadCountIsSaidOnce$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TSSTORE_THREADS_CHILD=1", "TSSTORE_THREADS=two")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	want := fmt.Sprintf("%d %d", runtime.NumCPU(), runtime.NumCPU())
+	if !strings.HasPrefix(string(out), want+"\n") {
+		t.Errorf("threads %q, want %q (the default)", out, want)
+	}
+	said := `tsstore: TSSTORE_THREADS="two" is not a count from 1 to 1024; using`
+	if strings.Count(stderr.String(), said) != 1 {
+		t.Errorf("stderr %q does not say once %q", stderr.String(), said)
 	}
 }
 
