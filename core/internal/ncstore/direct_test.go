@@ -118,56 +118,91 @@ func storedChunks(t *testing.T, f *File, ds *Packed) (chunks [][]byte, masks []u
 	return chunks, masks
 }
 
+// chunkCase is a family of arrays a chunk test writes: n arrays of len rows of eshape
+// elements, of values that compress (smooth) or not.
+type chunkCase struct {
+	dt     DType
+	n, len int
+	eshape []int
+	smooth bool
+}
+
+func (c chunkCase) String() string {
+	return fmt.Sprintf("%s %d×%d %v smooth=%v", c.dt, c.n, c.len, c.eshape, c.smooth)
+}
+
+// eachCase runs fn on each case's arrays with 1 worker thread and with 3; name says which.
+func eachCase(t *testing.T, cases []chunkCase, fn func(name string, c chunkCase, arrays []*Array)) {
+	t.Helper()
+	for _, threads := range []int{1, 3} {
+		func() {
+			defer chunkpipe.SetThreads(chunkpipe.SetThreads(threads))
+			for _, c := range cases {
+				fn(fmt.Sprintf("%v threads=%d", c, threads), c, batchArrays(c.dt, c.n, c.len, c.eshape, c.smooth))
+			}
+		}()
+	}
+}
+
+// sameStoredChunks fails the test unless every row chunk of ds in f is stored as the one of
+// refDS in ref, bytes and filter mask.
+func sameStoredChunks(t *testing.T, name string, f *File, ds *Packed, ref *File, refDS *Packed) {
+	t.Helper()
+	got, gotMasks := storedChunks(t, f, ds)
+	want, wantMasks := storedChunks(t, ref, refDS)
+	for r := range want {
+		if !bytes.Equal(got[r], want[r]) || gotMasks[r] != wantMasks[r] {
+			t.Fatalf("%s: row %d stored as %d bytes (mask %d), HDF5's pipeline stores %d (mask %d)",
+				name, r, len(got[r]), gotMasks[r], len(want[r]), wantMasks[r])
+		}
+	}
+}
+
+// readsBackAsWritten fails the test unless each array of arrays still indexed in f reads
+// back whole as written (skip: arrays no longer stored).
+func readsBackAsWritten(t *testing.T, name string, f *File, arrays []*Array, skip map[int]bool) {
+	t.Helper()
+	for i, p := range arrays {
+		s, ok := f.Column(p.Digest)
+		if skip[i] {
+			if ok {
+				t.Fatalf("%s: freed column %d still indexed", name, i)
+			}
+			continue
+		}
+		back, err := f.ReadColumn(s, 0, p.Shape[0], nil)
+		if err != nil || !bytes.Equal(back, p.Data) {
+			t.Fatalf("%s: column %d reads back wrong (%v)", name, i, err)
+		}
+	}
+}
+
 // A batch's dataset written as whole chunks by chunkpipe holds the bytes HDF5's own shuffle
 // and deflate store for the same rows, chunk for chunk, and reads back through HDF5's
 // pipeline as written, whatever the thread count: every dtype, element shapes, data that
 // compresses and data that does not, narrow and wide rows, chunks of one column.
 func TestDirectChunksAreTheBytesHDF5Stores(t *testing.T) {
-	cases := []struct {
-		dt     DType
-		n, len int
-		eshape []int
-		smooth bool
-	}{
+	cases := []chunkCase{
 		{F64, 40, 30, nil, true}, {F64, 40, 30, nil, false}, {F32, 7, 12, []int{3}, true},
 		{I64, 3, 24, nil, false}, {I32, 5, 9, []int{2, 2}, false}, {U64, 2, 5, nil, true},
 		{Bool, 9, 10, nil, false}, {F64, 1, 16, nil, false},
 		{F64, 700, 6, nil, true}, {F64, 700, 6, nil, false}, {F32, 1100, 4, []int{3}, true},
 		{Bool, 5000, 3, nil, false}, {I64, 600, 5, nil, true},
 	}
-	for _, threads := range []int{1, 3} {
-		prev := chunkpipe.SetThreads(threads)
-		for _, c := range cases {
-			name := fmt.Sprintf("%s %d×%d %v smooth=%v threads=%d", c.dt, c.n, c.len, c.eshape, c.smooth, threads)
-			arrays := batchArrays(c.dt, c.n, c.len, c.eshape, c.smooth)
-			direct := newH5WrittenFile(t)
-			if _, err := direct.WriteArrays(arrays); err != nil {
-				t.Fatal(err)
-			}
-			if got := direct.Counters().DirectChunks; got != int64(c.len) {
-				t.Fatalf("%s: %d chunks written directly, want all %d rows", name, got, c.len)
-			}
-			slot, _ := direct.Column(arrays[0].Digest)
-			ref := newH5WrittenFile(t)
-			refDS := writeThroughPipeline(t, ref, arrays)
-			got, gotMasks := storedChunks(t, direct, slot.Dataset())
-			want, wantMasks := storedChunks(t, ref, refDS)
-			for r := range want {
-				if !bytes.Equal(got[r], want[r]) || gotMasks[r] != wantMasks[r] {
-					t.Fatalf("%s: row %d stored as %d bytes (mask %d), HDF5's pipeline stores %d (mask %d)",
-						name, r, len(got[r]), gotMasks[r], len(want[r]), wantMasks[r])
-				}
-			}
-			for i, p := range arrays {
-				s, _ := direct.Column(p.Digest)
-				back, err := direct.ReadColumn(s, 0, c.len, nil)
-				if err != nil || !bytes.Equal(back, p.Data) {
-					t.Fatalf("%s: column %d reads back wrong (%v)", name, i, err)
-				}
-			}
+	eachCase(t, cases, func(name string, c chunkCase, arrays []*Array) {
+		direct := newH5WrittenFile(t)
+		if _, err := direct.WriteArrays(arrays); err != nil {
+			t.Fatal(err)
 		}
-		chunkpipe.SetThreads(prev)
-	}
+		if got := direct.Counters().DirectChunks; got != int64(c.len) {
+			t.Fatalf("%s: %d chunks written directly, want all %d rows", name, got, c.len)
+		}
+		slot, _ := direct.Column(arrays[0].Digest)
+		ref := newH5WrittenFile(t)
+		refDS := writeThroughPipeline(t, ref, arrays)
+		sameStoredChunks(t, name, direct, slot.Dataset(), ref, refDS)
+		readsBackAsWritten(t, name, direct, arrays, nil)
+	})
 }
 
 // A store made without compression has no filter pipeline: its batch datasets are written as

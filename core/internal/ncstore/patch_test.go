@@ -1,11 +1,8 @@
 package ncstore
 
 import (
-	"bytes"
-	"fmt"
 	"testing"
 
-	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
@@ -36,12 +33,7 @@ func oneAtATime(t *testing.T, f *File, arrays []*Array, free int) {
 // Writes that are not a unit's last go through HDF5, whose cache spares encoding each chunk
 // once per write.
 func TestPatchedChunksAreTheBytesHDF5Stores(t *testing.T) {
-	cases := []struct {
-		dt     DType
-		n, len int
-		eshape []int
-		smooth bool
-	}{
+	cases := []chunkCase{
 		{F64, 6, 30, nil, true}, {F64, 5, 24, nil, false}, {F32, 4, 12, []int{3}, true},
 		{I64, 3, 40, nil, false}, {Bool, 4, 70, nil, false},
 	}
@@ -56,50 +48,25 @@ func TestPatchedChunksAreTheBytesHDF5Stores(t *testing.T) {
 	if got := mid.Counters().DirectChunks; got != 0 {
 		t.Fatalf("writes within a unit patched %d chunks; HDF5's cache should take them", got)
 	}
-	for _, threads := range []int{1, 3} {
-		prev := chunkpipe.SetThreads(threads)
-		for _, c := range cases {
-			name := fmt.Sprintf("%s %d×%d %v smooth=%v threads=%d", c.dt, c.n, c.len, c.eshape, c.smooth, threads)
-			arrays := batchArrays(c.dt, c.n, c.len, c.eshape, c.smooth)
-			patched := newH5WrittenFile(t)
-			oneAtATime(t, patched, arrays, 1)
-			// Every array after the first patched every row.
-			if got, want := patched.Counters().DirectChunks, int64((c.n-1)*c.len); got != want {
-				t.Fatalf("%s: %d chunks written directly, want %d", name, got, want)
-			}
-			ref := newH5WrittenFile(t)
-			ref.PatchRowsForTesting(false)
-			oneAtATime(t, ref, arrays, 1)
-			if got := ref.Counters().DirectChunks; got != 0 {
-				t.Fatalf("%s: the reference wrote %d chunks directly", name, got)
-			}
-			slot, _ := patched.Column(arrays[0].Digest)
-			refSlot, _ := ref.Column(arrays[0].Digest)
-			got, gotMasks := storedChunks(t, patched, slot.Dataset())
-			want, wantMasks := storedChunks(t, ref, refSlot.Dataset())
-			for r := range want {
-				if !bytes.Equal(got[r], want[r]) || gotMasks[r] != wantMasks[r] {
-					t.Fatalf("%s: row %d stored as %d bytes (mask %d), HDF5's pipeline stores %d (mask %d)",
-						name, r, len(got[r]), gotMasks[r], len(want[r]), wantMasks[r])
-				}
-			}
-			for i, p := range arrays {
-				s, ok := patched.Column(p.Digest)
-				if i == 1 {
-					if ok {
-						t.Fatalf("%s: freed column %d still indexed", name, i)
-					}
-					continue
-				}
-				back, err := patched.ReadColumn(s, 0, c.len, nil)
-				if err != nil || !bytes.Equal(back, p.Data) {
-					t.Fatalf("%s: column %d reads back wrong (%v)", name, i, err)
-				}
-			}
-			if got, _ := patched.Column(arrays[2].Digest); got.col != 1 {
-				t.Fatalf("%s: the array after the freed one went to column %d, not the freed 1", name, got.col)
-			}
+	eachCase(t, cases, func(name string, c chunkCase, arrays []*Array) {
+		patched := newH5WrittenFile(t)
+		oneAtATime(t, patched, arrays, 1)
+		// Every array after the first patched every row.
+		if got, want := patched.Counters().DirectChunks, int64((c.n-1)*c.len); got != want {
+			t.Fatalf("%s: %d chunks written directly, want %d", name, got, want)
 		}
-		chunkpipe.SetThreads(prev)
-	}
+		ref := newH5WrittenFile(t)
+		ref.PatchRowsForTesting(false)
+		oneAtATime(t, ref, arrays, 1)
+		if got := ref.Counters().DirectChunks; got != 0 {
+			t.Fatalf("%s: the reference wrote %d chunks directly", name, got)
+		}
+		slot, _ := patched.Column(arrays[0].Digest)
+		refSlot, _ := ref.Column(arrays[0].Digest)
+		sameStoredChunks(t, name, patched, slot.Dataset(), ref, refSlot.Dataset())
+		readsBackAsWritten(t, name, patched, arrays, map[int]bool{1: true})
+		if got, _ := patched.Column(arrays[2].Digest); got.col != 1 {
+			t.Fatalf("%s: the array after the freed one went to column %d, not the freed 1", name, got.col)
+		}
+	})
 }
