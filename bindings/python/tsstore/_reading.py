@@ -53,7 +53,7 @@ class Reading(StoreHandle):
                 and interval is None and start is None and stop is None and length is None and count is None \
                 and features is None and not feature_values:  # a held Key, read whole: a loop's call
             try:
-                return self._get_held(owner)
+                return self._read(None, owner, lib.tsstore_get)  # the key's own lookup
             except (TsStoreError, TypeError, ValueError) as e:
                 raise in_operation(e, "get_time_series") from None
         try:
@@ -69,22 +69,6 @@ class Reading(StoreHandle):
             return self._read_part(q, key, start, stop, length, count)
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(cv.respelled(e, resolution, interval), "get_time_series") from None
-
-    def _get_held(self, key: Key) -> Any:
-        """A whole series by a Key read before: one C call into a buffer of the size the key
-        read last, and the series made from the key's own parts (_single_of_key). Anything
-        else (a first read, another type, a size that changed, a failure) goes the general way,
-        _read, which reads again."""
-        d = key.__dict__
-        guess, ref = d.get("_nbytes"), d.get("_lookup_ref")
-        if guess is None or ref is None or key.series_type is not SeriesType.SINGLE_TIME_SERIES \
-                or key.resolution is None:
-            return self._read(None, key, lib.tsstore_get)
-        info, info_ref = thread_info()
-        cbuf = (c_uint8 * guess)()
-        if lib.tsstore_get(self._handle(), ref, cbuf, guess, info_ref) or info.nbytes != guess or info.ndim != 1:
-            return self._read(None, key, lib.tsstore_get)
-        return _single_of_key(key, info, cbuf)
 
     def _read_part(self, q: Any, key: Key | None, start: Any, stop: Any, length: int | None,
                    count: int | None) -> Any:
@@ -151,7 +135,8 @@ class Reading(StoreHandle):
             slot = (lookup.name, lookup.series_type, len(bounds))  # a guess: a wrong one costs a call
             q, guess = byref(lookup), self._sizes.get(slot, 0)
         else:  # lookup is key's own: its byref is made once per Key
-            q, guess = key.lookup_ref(), key.__dict__.get("_nbytes", 0)
+            d = key.__dict__
+            q, guess = d.get("_lookup_ref") or key.lookup_ref(), d.get("_nbytes", 0)
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
@@ -160,12 +145,14 @@ class Reading(StoreHandle):
             found = raw.tsstore_lookup.from_buffer_copy(info.key)
             cbuf = (c_uint8 * info.nbytes)()
             st = call(h, byref(found), *bounds, cbuf, info.nbytes, info_ref)
-        check(st)
-        if info.nbytes != guess:
+        if st:
+            raise error(st)
+        nbytes = info.nbytes
+        if nbytes != guess:
             if key is None:
-                self._sizes[slot] = info.nbytes
+                self._sizes[slot] = nbytes
             elif not bounds:
-                object.__setattr__(key, "_nbytes", info.nbytes)
+                object.__setattr__(key, "_nbytes", nbytes)
         if not bounds and info.ndim == 1:
             if key is None:
                 if lookup.series_type == SeriesType.SINGLE_TIME_SERIES:
@@ -288,22 +275,24 @@ def _single_of_key(key: Key, info: Any, cbuf: Any) -> SingleTimeSeries:
     """The SingleTimeSeries a read by key wrote into cbuf, from the key's own name and
     resolution (the series the library found has them) and as few reads of info as can be:
     each ctypes field read makes a Python object. The start time is kept on the key while it
-    stays the same, and the array is made by its constructor, which costs half what
-    np.frombuffer does (issue 31: a get of 24 f64 at most C + 3 µs)."""
+    stays the same (issue 31: a get of 24 f64 at most C + 3 µs)."""
     ims = info.initial_ms
     start = key.__dict__.get("_start")
     if start is None or start[0] != ims:
         start = (ims, cv.from_millis(ims))
         object.__setattr__(key, "_start", start)
-    dt = cv.DTYPES[info.dtype]
-    data = np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf)
-    return SingleTimeSeries._of(key.name, start[1], key.resolution, data)
+    return _single_of(info, cbuf, key.name, start[1], key.resolution)
 
 
 def _single_of_lookup(lookup: Any, info: Any, cbuf: Any) -> SingleTimeSeries:
-    """The SingleTimeSeries a read by owner and name wrote into cbuf, as _single_of_key makes
-    it: the name the lookup asked for, the resolution the library found."""
+    """The SingleTimeSeries a read by owner and name wrote into cbuf: the name the lookup
+    asked for, the resolution the library found."""
+    return _single_of(info, cbuf, lookup.name.decode("utf-8"), cv.from_millis(info.initial_ms),
+                      cv.period_value(info.key.resolution))
+
+
+def _single_of(info: Any, cbuf: Any, name: str, start: Any, resolution: Any) -> SingleTimeSeries:
+    """A 1-D SingleTimeSeries over the bytes info describes at the start of cbuf; the array
+    is made by its constructor, which costs half what np.frombuffer does."""
     dt = cv.DTYPES[info.dtype]
-    data = np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf)
-    return SingleTimeSeries._of(lookup.name.decode("utf-8"), cv.from_millis(info.initial_ms),
-                                cv.period_value(info.key.resolution), data)
+    return SingleTimeSeries._of(name, start, resolution, np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf))
