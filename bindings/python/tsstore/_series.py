@@ -586,8 +586,10 @@ def _checked_lookup(k: Key) -> tuple:
     return q, name, feats
 
 
-# The checked templates Key.lookup shares between keys of one name, type, periods and
-# features; emptied when it grows past _MAX_TEMPLATES (keys keep what their bytes point to).
+# The checked templates shared by lookups that differ only in owner id and id hint: keys of
+# one name, type, periods and features (Key.lookup), and lookups by owner and name without
+# features (_args.lookup_of). Emptied when it grows past _MAX_TEMPLATES (each lookup keeps
+# what its bytes point to).
 _TEMPLATES: dict = {}
 _MAX_TEMPLATES = 4096
 
@@ -595,9 +597,35 @@ _MAX_TEMPLATES = 4096
 def _template(k: Key) -> tuple:
     """The lookup bytes of k around its owner id and id hint, and what they point to: the
     shared part of every key of k's name, type, periods and features."""
-    checked = _checked_lookup(k)
+    return _split(_checked_lookup(k))
+
+
+def _split(checked: tuple) -> tuple:
+    """A checked lookup's bytes before its owner id, between it and the id hint, and after
+    the hint, with the checked lookup (what those bytes point to)."""
     raw_bytes = string_at(addressof(checked[0]), _LOOKUP_SIZE)
     return raw_bytes[:_OWNER_OFF], raw_bytes[_OWNER_OFF + 8:_ID_OFF], raw_bytes[_ID_OFF + 8:], checked
+
+
+def shared_template(group: Any, make: Any, *args: Any) -> tuple:
+    """The template of a group of lookups (a tuple of each part and its type: values that
+    compare equal but convert differently, 1 and 1.0 and True, must not share one), made from
+    make(*args), a checked lookup tuple, on its first use; an unhashable group is not kept."""
+    try:
+        t = _TEMPLATES.get(group)
+    except TypeError:
+        return _split(make(*args))
+    if t is None:
+        t = _split(make(*args))
+        if len(_TEMPLATES) >= _MAX_TEMPLATES:
+            _TEMPLATES.clear()
+        _TEMPLATES[group] = t
+    return t
+
+
+def lookup_bytes(t: tuple, owner_id: int, hint: int) -> bytes:
+    """A template's lookup with an owner id and an id hint written in."""
+    return t[0] + owner_id.to_bytes(8, "little", signed=True) + t[1] + hint.to_bytes(8, "little", signed=True) + t[2]
 
 
 def _key_lookup_bytes(k: Key) -> tuple:
@@ -605,31 +633,21 @@ def _key_lookup_bytes(k: Key) -> tuple:
     owner id and id hint written in."""
     t = k.__dict__.get("_template")
     if t is not None and type(k.owner_id) is int:  # a key the library handed back
-        owner, hint = k.owner_id.to_bytes(8, "little", signed=True), k.__dict__["_id"].to_bytes(8, "little", signed=True)
-        c = (t[0] + owner + t[1] + hint + t[2], t[3])
+        c = (lookup_bytes(t, k.owner_id, k.__dict__["_id"]), t[3])
         object.__setattr__(k, "_lookup_bytes", c)
         return c
-    # Values that compare equal but convert differently (1 and 1.0 and True) must not share
-    # a lookup: each value's type is part of the group.
     st, oc, res, iv, f = k.series_type, k.owner_category, k.resolution, k.interval, k.features
     try:
         g: Any = (type(st), st, type(oc), oc, k.name, type(res), res, type(iv), iv,
                   tuple(sorted((a, type(b), b) for a, b in f.items())) if f else type(f))
-        t = _TEMPLATES.get(g)
-    except TypeError:  # unhashable or unorderable: the key's own lookup, checked as it is
-        t = g = None
-    if t is None:
-        t = _template(k)
-        if g is not None:
-            if len(_TEMPLATES) >= _MAX_TEMPLATES:
-                _TEMPLATES.clear()
-            _TEMPLATES[g] = t
+    except TypeError:  # unorderable features: a group that is not kept (a list), the key's own lookup
+        g = [k]
+    t = shared_template(g, _checked_lookup, k)
     o = k.owner_id
     if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
         _checked_lookup(k)  # a bool passes; what Key.lookup refuses raises here, as it says
         o = int(o)
     # Each key's own owner id and id hint written in.
-    hint = k.__dict__.get("_id", 0).to_bytes(8, "little", signed=True)
-    c = (t[0] + o.to_bytes(8, "little", signed=True) + t[1] + hint + t[2], t[3])
+    c = (lookup_bytes(t, o, k.__dict__.get("_id", 0)), t[3])
     object.__setattr__(k, "_lookup_bytes", c)
     return c
