@@ -75,12 +75,14 @@
  * (neither library is thread-safe); key and association lists may be used from any thread,
  * but a single reader handle must not be used by two threads at once.
  *
- * Worker threads: bulk adds and reads shuffle, deflate and inflate chunks on a pool of
- * workers, TSSTORE_THREADS of them (read once, at the first such call; default: the CPUs the
- * process may run on; a value that is not a count from 1 to 1024 is said once on stderr and
- * the default used), while HDF5 moves the encoded chunks on the calling thread. Memory:
- * a bulk call holds two groups of rows per worker, each at most 3 MiB (1 MiB of rows, their
- * encoded bytes, a scratch row); a static reader holds, for each dataset it reads, two rows
+ * Worker threads: bulk adds and reads, and the flush that writes one-at-a-time adds into
+ * datasets holding other series, shuffle, deflate and inflate chunks on a pool of workers,
+ * TSSTORE_THREADS of them (read once, at the first such call; default: the CPUs the process
+ * may run on; a value that is not a count from 1 to 1024 is said once on stderr and the
+ * default used), while HDF5 moves the encoded chunks on the calling thread. Memory: a bulk
+ * call holds two groups of rows per worker, each at most 3 MiB (1 MiB of rows, their encoded
+ * bytes, a scratch row); a flush holds one such group and a row per worker; a static reader
+ * holds, for each dataset it reads, two rows
  * per worker and one more, each at most 3 chunk sizes (a chunk is at most 1 MiB). A
  * read-only store keeps the rows it decodes of each dataset whose rows fit in 128 MiB, as
  * HDF5's chunk cache did before, until it is closed.

@@ -66,17 +66,18 @@ func (s *Scratch) take(n int) []byte {
 // Encode returns raw as the pipeline stores it, in dst's memory (dst must hold Bound(len(raw))
 // bytes), and the chunk's filter mask.
 func (p Pipeline) Encode(raw, dst []byte, s *Scratch) ([]byte, uint32) {
+	if !p.Deflate {
+		if p.Shuffle {
+			shuffle(dst[:len(raw)], raw, p.ElemSize)
+		} else {
+			copy(dst, raw)
+		}
+		return dst[:len(raw)], 0
+	}
 	src := raw
 	if p.Shuffle {
-		if !p.Deflate {
-			shuffle(dst[:len(raw)], raw, p.ElemSize)
-			return dst[:len(raw)], 0
-		}
 		src = s.take(len(raw))
 		shuffle(src, raw, p.ElemSize)
-	}
-	if !p.Deflate {
-		return dst[:copy(dst, raw)], 0
 	}
 	n, ok := deflate(dst[:deflateBound(len(src))], src, p.Level)
 	if !ok {

@@ -106,7 +106,8 @@ func (d Dataset) WriteChunk(offset []uint64, mask uint32, data []byte) error {
 
 // StoredChunkSize is how many bytes the chunk at offset holds in the file, 0 for a chunk
 // never written. What it says of a chunk changed in HDF5's cache and not yet flushed is not
-// relied on: ncstore reads chunks directly only from read-only files.
+// relied on: ncstore reads chunks directly from read-only files, and from a writable file's
+// dataset only after Flush.
 func (d Dataset) StoredChunkSize(offset []uint64) (int, error) {
 	off, err := chunkOffset(offset)
 	if err != nil {

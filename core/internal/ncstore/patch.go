@@ -30,12 +30,13 @@ const minPatchBytes = 64 << 10
 
 // patchRows rewrites every row chunk of ds with change(row, t) applied to row t decoded
 // (every column, row-major); change must only touch its own row. false, with nothing
-// written, when ds is not patched here (not a unit's last write, another pipeline, too small,
-// a row never written or stored oddly): the caller writes through HDF5. A row group at a time (about itemBytes of
-// rows): this goroutine reads the group's stored chunks, the workers decode, change and
-// encode them, and this goroutine writes them. Should a later group hold a row HDF5 must
-// handle, false comes back with the earlier groups written: the caller's HDF5 write then
-// writes the same values into them again. The caller holds the lock.
+// written, when ds is not patched here (not a unit's last write, another pipeline, too
+// small, a row never written or stored oddly): the caller writes through HDF5. A row group
+// at a time (about itemBytes of rows): this goroutine reads the group's stored chunks, the
+// workers decode, change and encode them, and this goroutine writes them. Should a later
+// group hold a row HDF5 must handle, false comes back with the earlier groups written: the
+// caller's HDF5 write then writes the same values into them again. The caller holds the
+// lock.
 func (f *File) patchRows(ds *Packed, change func(row []byte, t int)) (bool, error) {
 	p, ok := f.pipelineOf(ds)
 	rowBytes, length := ds.cols*ds.elementBytes(), ds.fam.length
@@ -53,8 +54,6 @@ func (f *File) patchRows(ds *Packed, change func(row []byte, t int)) (bool, erro
 	encoded := make([]byte, k*p.Bound(rowBytes))
 	out := make([][]byte, k)
 	offset := make([]uint64, 2+len(ds.eshape))
-	f.ncWrites++
-	f.colCache.reset() // its blocks may hold the bytes this write replaces
 	for lo := 0; lo < length; lo += k {
 		hi := min(lo+k, length)
 		for t := lo; t < hi; t++ {
@@ -72,6 +71,10 @@ func (f *File) patchRows(ds *Packed, change func(row []byte, t int)) (bool, erro
 		})
 		if err != nil {
 			return false, err
+		}
+		if lo == 0 { // counted once something is written: a new dataset's probe writes nothing
+			f.ncWrites++
+			f.colCache.reset() // its blocks may hold the bytes this write replaces
 		}
 		for t := lo; t < hi; t++ {
 			offset[0] = uint64(t)

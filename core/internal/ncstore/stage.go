@@ -302,7 +302,7 @@ func (f *File) writeColumns(ds *Packed, col0 int, run []packedWrite) error {
 	}
 	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
 	return ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
-		gatherRows(band, srcs, r0, r1, ds.elementBytes())
+		gatherRows(band, srcs, r0, r1, eb)
 		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
 	})
 }
