@@ -33,14 +33,7 @@ func TestReadOnlyOpenIsLazy(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := func(i int) TypedArray { return seriesData(items[i].Series) }
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := reopenReadOnly(t, s, path)
 	if n := ro.nc.OpenDatasetsForTesting(); n != 2 {
 		t.Fatalf("after open, %d datasets open; want 2 (the packed dataset and its _h)", n)
 	}

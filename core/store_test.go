@@ -46,6 +46,20 @@ func reopen(t *testing.T, s *Store, path string) *Store {
 	return s2
 }
 
+// reopenReadOnly closes s and opens its path read-only, closed when the test ends.
+func reopenReadOnly(t *testing.T, s *Store, path string) *Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	return ro
+}
+
 // openAgain reopens a store the test closed (for example to let ncdump read it: HDF5 locks
 // a file open for writing against other processes).
 func openAgain(t *testing.T, path string) *Store {

@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
@@ -16,11 +15,7 @@ func threadsWorkload(t *testing.T, threads int) []byte {
 	t.Helper()
 	prev := chunkpipe.SetThreads(threads)
 	defer chunkpipe.SetThreads(prev)
-	path := filepath.Join(t.TempDir(), "s.nc")
-	s, err := Create(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, path := newStore(t)
 	var items []BatchItem
 	for i := 0; i < 300; i++ {
 		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("wide", ramp(1000, float64(i)))})
@@ -35,14 +30,7 @@ func threadsWorkload(t *testing.T, threads int) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := reopenReadOnly(t, s, path)
 	got, err := ro.GetMany(keys)
 	if err != nil {
 		t.Fatal(err)
