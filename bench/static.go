@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -31,24 +32,23 @@ func threadsMetric(metric string, threads int) string {
 // staticBatchAdd loads n year-long hourly series in one batch into a new store and flushes
 // it, with the given number of chunk workers.
 func staticBatchAdd(cfg *config, n, length, threads int) (string, time.Duration, error) {
+	defer core.SetThreads(core.SetThreads(threads))
 	path := storePath(cfg, fmt.Sprintf("static_batch_%d", threads))
 	s, err := core.Create(path, nil)
 	if err != nil {
 		return "", 0, err
 	}
-	defer s.Close()
 	items := make([]core.BatchItem, n)
 	for i := range items {
 		items[i] = core.BatchItem{Owner: gen(i), Series: hourlySeries(i, length)}
 	}
 	t := time.Now()
-	if _, err := s.AddBatch(items); err != nil {
-		return "", 0, err
+	_, err = s.AddBatch(items)
+	if err == nil {
+		err = s.Flush()
 	}
-	if err := s.Flush(); err != nil {
-		return "", 0, err
-	}
-	return path, time.Since(t), s.Close()
+	took := time.Since(t)
+	return path, took, errors.Join(err, s.Close())
 }
 
 func hourlySeries(id, n int) *core.SingleTimeSeries {
@@ -66,9 +66,7 @@ func staticWorkload(cfg *config) ([]result, error) {
 	var path string
 	var batches []time.Duration
 	for _, threads := range staticThreads {
-		prev := core.SetThreads(threads)
 		p, batch, err := staticBatchAdd(cfg, n, length, threads)
-		core.SetThreads(prev)
 		if err != nil {
 			return nil, err
 		}
@@ -209,8 +207,7 @@ func batchGets(path string, n int) ([]result, error) {
 // staticSweep reads steps steps of keys with a StaticReader built with the given number of
 // chunk workers, and returns how long the steps took.
 func staticSweep(s *core.Store, keys []core.Key, steps, threads int) (time.Duration, error) {
-	prev := core.SetThreads(threads)
-	defer core.SetThreads(prev)
+	defer core.SetThreads(core.SetThreads(threads))
 	rd, err := s.NewStaticReader(core.Hours(1), core.Lookups(keys))
 	if err != nil {
 		return 0, err
