@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // Items are done in order, each after its work, with at most Window() in flight, for one
@@ -49,7 +50,9 @@ func TestOrderedKeepsOrderAndWindow(t *testing.T) {
 }
 
 // The first error stops the run: nothing after the failing item is done, and no worker runs
-// once Ordered has returned.
+// once Ordered has returned. Items after the failing one take a while, so that some are still
+// in a worker when the error comes: an Ordered that did not wait for them would return with
+// them running. (A correct Ordered passes however long they take.)
 func TestOrderedStopsAtFirstError(t *testing.T) {
 	prev := SetThreads(4)
 	defer SetThreads(prev)
@@ -62,6 +65,9 @@ func TestOrderedStopsAtFirstError(t *testing.T) {
 			defer running.Add(-1)
 			if failIn == "work" && i == 10 {
 				return boom
+			}
+			if i > 10 {
+				time.Sleep(20 * time.Millisecond)
 			}
 			return nil
 		}, func(slot, i int) error {
