@@ -364,7 +364,7 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 }
 
 // reserveSlot marks column col of ds taken by d in memory. The file's hash slot is written
-// by fillColumns after the data; until then a reopen sees the column free.
+// by fillRuns after the data; until then a reopen sees the column free.
 func (f *File) reserveSlot(ds *Packed, col int, d hashing.Digest) Slot {
 	ds.slots[col] = hex.EncodeToString(d[:])
 	ds.nfree--

@@ -70,3 +70,31 @@ func TestPatchedChunksAreTheBytesHDF5Stores(t *testing.T) {
 		}
 	})
 }
+
+// A last write that fills columns of one dataset apart from each other (freed ones between
+// kept ones) patches the dataset's row chunks once, not once per run of adjacent columns.
+func TestOneLastWritePatchesADatasetOnce(t *testing.T) {
+	f := newH5WrittenFile(t)
+	arrays := batchArrays(F64, 8, 30, nil, true)
+	first, later := arrays[:6], arrays[6:]
+	oneAtATime(t, f, first, -1)
+	if err := f.Free([]hashing.Digest{first[1].Digest, first[3].Digest}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.Counters().DirectChunks
+	for _, a := range later {
+		a.Batch = 0
+	}
+	if _, err := f.WriteArraysBeforeSync(later); err != nil {
+		t.Fatal(err)
+	}
+	for i, col := range []int{1, 3} {
+		if got, _ := f.Column(later[i].Digest); got.col != col {
+			t.Fatalf("array %d went to column %d, not the freed %d", i, got.col, col)
+		}
+	}
+	if got := f.Counters().DirectChunks - before; got != 30 {
+		t.Errorf("two runs of one dataset patched %d chunks, want its 30 rows once", got)
+	}
+	readsBackAsWritten(t, "two runs", f, arrays, map[int]bool{1: true, 3: true})
+}

@@ -117,13 +117,21 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 	if err := f.endDefine(); err != nil {
 		return written, f.abandon(cols, err)
 	}
-	for _, run := range columnRuns(cols) {
-		if err := f.fillColumns(run); err != nil {
+	runs := columnRuns(cols)
+	for i := 0; i < len(runs); {
+		j := i + 1 // columnRuns puts the runs of one dataset next to each other
+		for j < len(runs) && runs[j][0].slot.ds == runs[i][0].slot.ds {
+			j++
+		}
+		if err := f.fillRuns(runs[i:j]); err != nil {
 			return written, f.abandon(cols, err)
 		}
-		for _, w := range run {
-			written = append(written, ArrayKey{w.d, true})
+		for _, run := range runs[i:j] {
+			for _, w := range run {
+				written = append(written, ArrayKey{w.d, true})
+			}
 		}
+		i = j
 	}
 	for _, s := range singles {
 		if err := f.fillStandalone(s.sv, s.p.Data, s.p.Digest); err != nil {
@@ -265,46 +273,61 @@ func columnRuns(ws []packedWrite) [][]packedWrite {
 	return runs
 }
 
-// fillColumns writes a run of adjacent reserved columns in row bands — every chunk a band
-// touches is written once — then their hash slots: data first, so a half-written run stays
+// fillRuns writes runs of adjacent reserved columns of one dataset — every chunk is written
+// once per band or patch — then their hash slots: data first, so a half-written run stays
 // invisible to a reopen.
-func (f *File) fillColumns(run []packedWrite) error {
-	ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
-	if err := f.writeColumns(ds, col0, run); err != nil {
+func (f *File) fillRuns(runs [][]packedWrite) error {
+	if err := f.writeRuns(runs); err != nil {
 		return err
 	}
-	if err := f.putSlots(ds, col0, ds.slots[col0:col0+n]); err != nil {
-		return err
-	}
-	for _, w := range run {
-		f.packed[w.d] = w.slot
+	for _, run := range runs {
+		ds, col0, n := run[0].slot.ds, run[0].slot.col, len(run)
+		if err := f.putSlots(ds, col0, ds.slots[col0:col0+n]); err != nil {
+			return err
+		}
+		for _, w := range run {
+			f.packed[w.d] = w.slot
+		}
 	}
 	return nil
 }
 
-// writeColumns writes the run's bytes: whole chunks on chunkpipe's workers when the run fills
-// every column of the dataset (direct.go), else, in a unit's last write, the dataset's row
-// chunks patched on the workers (patch.go), else in row bands through HDF5's pipeline.
-func (f *File) writeColumns(ds *Packed, col0 int, run []packedWrite) error {
-	n := len(run)
-	if p, ok := f.pipelineOf(ds); ok && col0 == 0 && n == ds.cols {
-		return f.writeRowChunks(ds, p, run)
+// writeRuns writes the bytes of one dataset's runs: whole chunks on chunkpipe's workers when
+// a run fills every column of the dataset (direct.go), else, in a unit's last write, the
+// dataset's row chunks patched once for every run (patch.go), else each run in row bands
+// through HDF5's pipeline.
+func (f *File) writeRuns(runs [][]packedWrite) error {
+	ds := runs[0][0].slot.ds
+	if p, ok := f.pipelineOf(ds); ok && len(runs) == 1 && len(runs[0]) == ds.cols {
+		return f.writeRowChunks(ds, p, runs[0])
 	}
-	srcs := runData(ds, run)
 	eb := ds.elementBytes()
+	srcs := make([][][]byte, len(runs))
+	for i, run := range runs {
+		srcs[i] = runData(ds, run)
+	}
 	patched, err := f.patchRows(ds, func(row []byte, t int) {
-		for c, src := range srcs {
-			copy(row[(col0+c)*eb:(col0+c+1)*eb], src[t*eb:(t+1)*eb])
+		for i, run := range runs {
+			col0 := run[0].slot.col
+			for c, src := range srcs[i] {
+				copy(row[(col0+c)*eb:(col0+c+1)*eb], src[t*eb:(t+1)*eb])
+			}
 		}
 	})
 	if patched || err != nil {
 		return err
 	}
-	b := bandSpan{from: 0, to: ds.fam.length, lo: col0, span: n, maxBytes: bandBytes}
-	return ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
-		gatherRows(band, srcs, r0, r1, eb)
-		return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
-	})
+	for i, run := range runs {
+		b := bandSpan{from: 0, to: ds.fam.length, lo: run[0].slot.col, span: len(run), maxBytes: bandBytes}
+		err := ds.walkBands(b, ds.bandBuffer(b), func(r0, r1 int, band []byte, start, count []uint64) error {
+			gatherRows(band, srcs[i], r0, r1, eb)
+			return f.writeSlice(ds.varid, ds.fam.dtype, band, start, count)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeSlice and putSlots are the two netcdf write calls of the packed paths; ncWrites
