@@ -72,8 +72,8 @@ def test_an_add_returns_the_keys_the_library_stored(tmp_path):
         listed = s.list_keys()
         assert [one] + bulk == listed
         # Each carries its series' id, the hint a later lookup hands back to the library.
-        ids = [k.__dict__["_id"] for k in [one] + bulk]
-        assert ids == [k.__dict__["_id"] for k in listed] and len(set(ids)) == 4 and min(ids) > 0
+        ids = [k._id for k in [one] + bulk]
+        assert ids == [k._id for k in listed] and len(set(ids)) == 4 and min(ids) > 0
         assert one.resolution == dt.timedelta(hours=1) and one.features == {"zone": 2.5}
         # A hint never changes what a key reads: a key whose id now names another series
         # (its own removed, another added) reads its own identity or nothing.
@@ -82,7 +82,7 @@ def test_an_add_returns_the_keys_the_library_stored(tmp_path):
         assert s.get_time_series(bulk[0]).data[0] == 7.0 and readded == bulk[0]
         stale = tsstore.Key(1, tsstore.OwnerCategory.COMPONENT, tsstore.SeriesType.SINGLE_TIME_SERIES, "p",
                             dt.timedelta(hours=1))
-        object.__setattr__(stale, "_id", readded.__dict__["_id"])  # the id of owner 0's series
+        object.__setattr__(stale, "_id", readded._id)  # the id of owner 0's series
         np.testing.assert_array_equal(s.get_time_series(stale).data, np.arange(24.0))
 
 

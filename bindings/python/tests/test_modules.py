@@ -24,7 +24,7 @@ def test_no_module_imports_itself_through_others():
     graph = {p.stem: imports_of(p) for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
     # Store's parts (each concern its module, _store the class made of them) and the rest.
     assert {"_store", "_handle", "_lifecycle", "_adding", "_add_columns", "_descriptors", "_reading", "_bulk_read",
-            "_catalog", "_editing", "_associations", "_maintenance", "_args", "_cstructs", "_gc_pause", "_readers",
+            "_catalog", "_editing", "_associations", "_maintenance", "_args", "_cstructs", "_readers",
             "_series", "_convert", "_errors", "_ffi"} <= graph.keys()
 
     def cycle_from(start):

@@ -2,6 +2,7 @@
 add_time_series_bulk alike), and the descriptor columns the checked series make."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 import numpy as np
@@ -10,31 +11,38 @@ from . import _convert as cv
 from ._args import INT64_MAX, INT64_MIN, int64_arg
 from ._errors import InvalidParameterError
 from ._series import (Deterministic, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios, Series,
-                      SingleTimeSeries)
+                      SeriesType, SingleTimeSeries)
 
 _FORECASTS = (Deterministic, Probabilistic, Scenarios)
 _SERIES_TYPES = (SingleTimeSeries, NonSequentialTimeSeries) + _FORECASTS
-_CATEGORY_OF = {c.value: c for c in OwnerCategory}
+# Codes by enum member or int alike (an IntEnum hashes as its value).
+_CATEGORY_CODE = {c.value: c.value for c in OwnerCategory}
+_TYPE_CODE = {t: t.value for t in SeriesType}
 _COMPONENT = OwnerCategory.COMPONENT
 _UNSET = object()  # what no item holds: the first item is converted
+_FIELDS = [operator.itemgetter(i) for i in range(10)]  # a row's fields, in order
 
 
 class Columns:
     """The descriptor columns of the series of one add, in order. append() checks a series
     and its owner and keeps what its descriptor holds; fields() hands the columns over."""
 
-    __slots__ = ("rows", "rare", "_seen")
+    __slots__ = ("rows", "series", "rare", "_seen")
 
     def __init__(self) -> None:
         # One tuple an item, in the order fields() unpacks: a bulk add keeps a row where ten
         # lists would take ten appends, and fields() turns the rows into columns at once.
+        # A row holds ints, bytes and the array only, none of which the cyclic collector
+        # tracks, so it stops tracking the row at its first collection: 100,000 rows held
+        # until the add ends then set off no full collection of the process.
         self.rows: list[tuple] = []
+        self.series: list[Series] = []  # each item's series, for its periods as written
         # Fields a SingleTimeSeries without features, units or ext leaves unset (every item of
         # the usual bulk add): field → {index: value} of the items that set them.
         self.rare: dict[str, dict[int, Any]] = {}
         # The last item's (dtype, code, owner type, its bytes, name, its bytes, initial
-        # timestamp, its milliseconds, resolution, its period): see append.
-        self._seen: tuple = (None, 0, _UNSET, b"", _UNSET, b"", _UNSET, 0, _UNSET, cv.NO_PERIOD)
+        # timestamp, its milliseconds, resolution, its period's value and unit): see append.
+        self._seen: tuple = (None, 0, _UNSET, b"", _UNSET, b"", _UNSET, 0, _UNSET, 0, 0)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -52,10 +60,10 @@ class Columns:
             raise TypeError(f"ts: {type(ts).__name__} is not a tsstore series type")
         if type(owner_id) is not int or not INT64_MIN <= owner_id <= INT64_MAX:
             owner_id = int64_arg(owner_id, "owner_id")
-        category = _CATEGORY_OF.get(owner_category) if type(owner_category) in (int, OwnerCategory) else None
+        category = _CATEGORY_CODE.get(owner_category) if type(owner_category) in (int, OwnerCategory) else None
         if category is None:
-            category = cv.enum_arg(OwnerCategory, owner_category, "owner_category")
-        dtype, code, ot, ot_b, name, name_b, t, ms, r, res = self._seen
+            category = cv.enum_arg(OwnerCategory, owner_category, "owner_category").value
+        dtype, code, ot, ot_b, name, name_b, t, ms, r, rv, ru = self._seen
         arr = ts.data
         if type(arr) is not np.ndarray or arr.dtype is not dtype or not arr.ndim or not arr.flags.c_contiguous \
                 or 0 in arr.shape:
@@ -71,13 +79,16 @@ class Columns:
                 t, ms = ts.initial_timestamp, cv.millis(ts.initial_timestamp)
             if ts.resolution is not r:
                 r, res = ts.resolution, cv.period(ts.resolution, "ts.resolution")
-            initial, period, timeline = ms, res, None
+                rv, ru = res.value, res.unit
+            initial, value, unit, timeline = ms, rv, ru, None
         else:
-            initial, period, timeline = _timeline(ts, arr)
-        self._seen = (dtype, code, ot, ot_b, name, name_b, t, ms, r, res)
+            initial, res, timeline = _timeline(ts, arr)
+            value, unit = res.value, res.unit
+        self._seen = (dtype, code, ot, ot_b, name, name_b, t, ms, r, rv, ru)
         if texts or timeline:
             self._set_rare(len(self.rows), texts, timeline)
-        self.rows.append((ts, ts.series_type, owner_id, category, code, initial, period, arr, ot_b, name_b))
+        self.rows.append((_TYPE_CODE[ts.series_type], owner_id, category, code, initial, value, unit, arr, ot_b, name_b))
+        self.series.append(ts)
 
     def _set_rare(self, i: int, texts: tuple | None, timeline: dict | None) -> None:
         fields = dict(zip(("features_json", "units", "ext"), texts or ()), **(timeline or {}))
@@ -88,18 +99,23 @@ class Columns:
     def respell(self, i: int, message: str) -> str:
         """message with item i's periods as the caller wrote them, not the library's
         canonical text (a horizon given as 48 hours must not read "P2D")."""
-        ts = self.rows[i][0]
+        ts = self.series[i]
         return cv.respell(message, *(getattr(ts, f, None) for f in ("resolution", "horizon", "interval")))
 
     def fields(self) -> dict:
         """The columns by descriptor field (_descriptors); a column of one value is given as
         that value, which numpy sets at once, not item by item."""
         n = len(self.rows)
-        _, types, owner_ids, categories, codes, initial, res, arrs, owner_types, names = zip(*self.rows)
+        # A column at a time: zip(*rows) would make an iterator per row, 100,000 objects for
+        # the collector to count, which set off a full collection of the process.
+        rows = self.rows
+        types, owner_ids, categories, codes, initial, res_values, res_units, arrs, owner_types, names = (
+            list(map(get, rows)) for get in _FIELDS)
         none = (None,) * n
-        return dict(series_type=_ints(_one_or_all(types)), owner_id=owner_ids,
+        return dict(series_type=_one_or_all(types), owner_id=owner_ids,
                     owner_category=_one_or_all(categories), dtype=_one_or_all(codes),
-                    initial_ms=_one_or_all(initial), count=self._rare("count", 0) or 0, resolution=res,
+                    initial_ms=_one_or_all(initial), count=self._rare("count", 0) or 0,
+                    resolution=(_one_or_all(res_values), _one_or_all(res_units)),
                     horizon=self._rare("horizon", cv.NO_PERIOD) or [cv.NO_PERIOD] * n,
                     interval=self._rare("interval", cv.NO_PERIOD) or [cv.NO_PERIOD] * n, arrs=arrs,
                     stamps=self._rare("stamps", None), pct=self._rare("pct", None),
@@ -157,7 +173,3 @@ def _one_or_all(values: Sequence) -> Any:
     """values[0] when every value is it, else values."""
     return values[0] if values.count(values[0]) == len(values) else values
 
-
-def _ints(types: Any) -> Any:
-    """Series types as ints (numpy converts an enum member slowly): one, or a list."""
-    return int(types) if isinstance(types, int) else [int(t) for t in types]

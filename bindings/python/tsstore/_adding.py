@@ -9,7 +9,6 @@ from typing import Iterable, Iterator
 from ._add_columns import Columns
 from ._descriptors import send
 from ._errors import InvalidHandleError, TsStoreError, in_operation
-from ._gc_pause import gc_paused
 from ._handle import STATUS_CLOSED, StoreHandle
 from ._series import Key, OwnerCategory, Series
 
@@ -34,10 +33,6 @@ class Adding(StoreHandle):
     def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
         of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order."""
-        with gc_paused():
-            return self._add_bulk(items)
-
-    def _add_bulk(self, items: Iterable[dict]) -> list[Key]:
         columns = Columns()
         append = columns.append
         for i, item in enumerate(items):

@@ -50,7 +50,8 @@ def descriptors(cols: dict) -> tuple[np.ndarray, list]:
     d["struct_size"] = _DESC_SIZE
     for field in ("series_type", "owner_id", "owner_category", "dtype", "initial_ms", "count"):
         d[field] = cols[field]
-    for field in ("resolution", "horizon", "interval"):
+    d["resolution"]["value"], d["resolution"]["unit"] = cols["resolution"]
+    for field in ("horizon", "interval"):
         periods = cols[field]
         if periods.count(periods[0]) == n:  # one period object for all (structs compare by identity): one value
             d[field]["value"], d[field]["unit"] = periods[0].value, periods[0].unit

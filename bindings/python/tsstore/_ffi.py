@@ -189,3 +189,22 @@ def set_log_callback(fn: Callable[[str], None] | None) -> None:
 
 __all__ = ["lib", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
            "sizeof", "addressof", "memmove", "numpy_dtype", "c_uint8", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]
+
+
+def _gc_untrack() -> Any:
+    """CPython's PyObject_GC_UnTrack, which takes an object out of the cyclic collector's
+    lists (a no-op on another Python). For objects that can be part of no cycle only: the
+    keys a store hands back (_series.Key._stored), which refer to strings, numbers, enum
+    members, a dict of features and shared lookup templates, none of which refers back to a
+    key. Left tracked, the 100,000 keys of a bulk add set off full collections, each walking
+    every object of the process (about 2 µs a series of the add, docs/benchmarks.md, "Keys
+    without a dict"). Reference counting still frees them."""
+    try:
+        f = ctypes.pythonapi.PyObject_GC_UnTrack
+    except AttributeError:
+        return lambda obj: None
+    f.argtypes, f.restype = [ctypes.py_object], None
+    return f
+
+
+gc_untrack = _gc_untrack()

@@ -14,7 +14,6 @@ from ._args import INT64_MAX, INT64_MIN, hash_bytes, lookup_of
 from ._cstructs import new_info, new_infos, thread_info
 from ._errors import TsStoreError, in_operation, operation
 from ._ffi import byref, c_int32, c_size_t, c_uint8, check, error, lib, raw
-from ._gc_pause import gc_paused
 from ._handle import StoreHandle
 from ._readers import open_forecast, open_static
 from ._series import (Key, NonSequentialTimeSeries, OwnerCategory, SeriesType, SingleTimeSeries, array_view,
@@ -135,8 +134,7 @@ class Reading(StoreHandle):
             slot = (lookup.name, lookup.series_type, len(bounds))  # a guess: a wrong one costs a call
             q, guess = byref(lookup), self._sizes.get(slot, 0)
         else:  # lookup is key's own: its byref is made once per Key
-            d = key.__dict__
-            q, guess = d.get("_lookup_ref") or key.lookup_ref(), d.get("_nbytes", 0)
+            q, guess = key._lookup_ref or key.lookup_ref(), key._nbytes
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
@@ -188,10 +186,6 @@ class Reading(StoreHandle):
         asked by one small call), else two (sizes, then values by the keys the first call
         returned, whose ids spare a second search): the arrays are views into one block of
         memory the library fills."""
-        with gc_paused():  # a series object per key, none cyclic: as a bulk add's keys
-            return self._get_many(keys)
-
-    def _get_many(self, keys: Sequence[Key]) -> list[Any]:
         n = len(keys)
         if n == 0:
             return []
@@ -277,7 +271,7 @@ def _single_of_key(key: Key, info: Any, cbuf: Any) -> SingleTimeSeries:
     each ctypes field read makes a Python object. The start time is kept on the key while it
     stays the same (issue 31: a get of 24 f64 at most C + 3 µs)."""
     ims = info.initial_ms
-    start = key.__dict__.get("_start")
+    start = key._start
     if start is None or start[0] != ims:
         start = (ims, cv.from_millis(ims))
         object.__setattr__(key, "_start", start)

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _convert as cv
-from ._ffi import addressof, byref, check, lib, raw, sizeof, string_at
+from ._ffi import addressof, byref, check, gc_untrack, lib, raw, sizeof, string_at
 
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 
@@ -50,12 +50,22 @@ _CATEGORIES = list(OwnerCategory)
 _TYPES = list(SeriesType)
 
 
-@dataclasses.dataclass(frozen=True)
+def _cache(default: Any = None) -> Any:
+    """A Key slot that caches what the library needs of it; not part of its identity."""
+    return dataclasses.field(default=default, init=False, repr=False, compare=False)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
 class Key:
     """The identity of a stored series: owner, type, name, the periods that belong to the
     identity (resolution; interval for forecasts) and the features. Keys compare equal when
     every part does; features do not take part in the hash. Treat a Key as immutable: it
-    caches the lookup struct the library reads."""
+    caches the lookup struct the library reads.
+
+    Slots, not a __dict__: a key is then one object the cyclic collector tracks, not three
+    (key, dict, cached tuple), and a bulk add of 100,000 keys no longer sets off full
+    collections that walk every object of the process (docs/benchmarks.md, "Keys without
+    a dict")."""
     owner_id: int
     owner_category: OwnerCategory
     series_type: SeriesType
@@ -63,6 +73,13 @@ class Key:
     resolution: Any = None
     interval: Any = None
     features: dict = dataclasses.field(default_factory=dict, hash=False)
+    _id: int = _cache(0)  # the series' id in the catalog: a hint the library checks
+    _template: Any = _cache()  # the shared lookup template of its group (shared_template)
+    _lookup_bytes: Any = _cache()  # its tsstore_lookup as bytes, pointing into _keep
+    _keep: Any = _cache()  # what _lookup_bytes' pointers name (a checked lookup)
+    _lookup_ref: Any = _cache()  # byref of its tsstore_lookup structure
+    _nbytes: int = _cache(0)  # the size of its last whole read
+    _start: Any = _cache()  # (initial ms, datetime) of its last read
 
     def __post_init__(self) -> None:
         # Codes as their enums, so a Key prints and compares as a listed one does.
@@ -78,48 +95,34 @@ class Key:
                 object.__setattr__(self, field, cv.as_period_value(v, f"key.{field}"))
 
     def __getstate__(self) -> dict:
-        # The cached lookup struct (and read size) hold ctypes memory, which neither pickles
-        # nor means anything in another process: a Key travels as its fields (to dask
-        # workers, say) and builds its lookup again there.
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
+        # The cached lookup (and read size) hold ctypes memory, which neither pickles nor
+        # means anything in another process: a Key travels as its fields (to dask workers,
+        # say) and builds its lookup again there.
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.init}
 
     def __setstate__(self, state: dict) -> None:
-        for k, v in state.items():
-            object.__setattr__(self, k, v)
+        for f in dataclasses.fields(self):
+            object.__setattr__(self, f.name, state[f.name] if f.init else f.default)
 
     def lookup(self) -> Any:
         """The tsstore_lookup naming exactly this series, its feature set included (built once
         per Key; it keeps the bytes its pointers name alive). Keys that differ only in owner id
         and id hint share one checked template (_key_lookup_bytes), so a key fresh from
         list_keys costs a copy of bytes here, not a ctypes structure built field by field."""
-        cached = self.__dict__.get("_lookup")
-        if cached is not None:
-            return cached[0]
-        c = self.__dict__.get("_lookup_bytes")
-        if c is None:
-            c = _key_lookup_bytes(self)
-        q = raw.tsstore_lookup.from_buffer_copy(c[0])
-        object.__setattr__(self, "_lookup", (q, c[1]))
-        return q
+        return self.lookup_ref()._obj
 
     def lookup_ref(self) -> Any:
         """byref(self.lookup()), made once per Key: a loop of has_time_series over the same
-        keys then converts nothing but the call's own arguments."""
-        ref = self.__dict__.get("_lookup_ref")
+        keys then converts nothing but the call's own arguments. The structure points into
+        self._keep, which the key holds."""
+        ref = self._lookup_ref
         if ref is None:
-            ref = byref(self.lookup())
+            c = self._lookup_bytes
+            if c is None:
+                c = _key_lookup_bytes(self)
+            ref = byref(raw.tsstore_lookup.from_buffer_copy(c))
             object.__setattr__(self, "_lookup_ref", ref)
         return ref
-
-    @classmethod
-    def _of(cls, owner_id: int, owner_category: OwnerCategory, series_type: SeriesType, name: str,
-            resolution: Any, interval: Any, features: dict) -> "Key":
-        """A key from parts already checked and converted (a bulk add makes 100,000): the
-        fields set directly, as the frozen dataclass's __init__ would set them."""
-        k = object.__new__(cls)
-        k.__dict__.update(owner_id=owner_id, owner_category=owner_category, series_type=series_type, name=name,
-                          resolution=resolution, interval=interval, features=features)
-        return k
 
     @classmethod
     def from_lookup(cls, q: Any) -> "Key":
@@ -150,29 +153,42 @@ class Key:
                 v = feats[addr] = cv.features_from_json(string_at(addr)) if addr else {}
             return v
 
-        new, setattr_ = object.__new__, object.__setattr__
-        out = []
+        out: list[Key] = []
         templates: dict = {}
+        untrack = gc_untrack
         cols = (qs["owner_id"].tolist(), qs["owner_category"].tolist(), qs["series_type"].tolist(),
                 qs["name"].tolist(), qs["resolution"]["unit"].tolist(), qs["resolution"]["value"].tolist(),
                 qs["interval"]["unit"].tolist(), qs["interval"]["value"].tolist(), qs["features_json"].tolist(),
                 qs["series_id"].tolist())
         for oid, cat, typ, name, ru, rv, iu, iv, fj, sid in zip(*cols):
-            k = new(cls)
-            f = features(fj)
-            d = {"owner_id": oid, "owner_category": _CATEGORIES[cat], "series_type": _TYPES[typ],
-                 "name": text(name), "resolution": cv._value_of(rv, ru), "interval": cv._value_of(iv, iu),
-                 "features": dict(f) if f else {}, "_id": sid}
-            setattr_(k, "__dict__", d)
             # Keys of one name, type, periods and feature set share the template of their
             # lookup, so their first has / get builds no ctypes structure (_key_lookup_bytes).
             group = (cat, typ, name, ru, rv, iu, iv, fj)
             t = templates.get(group)
+            f = features(fj)
+            k: Any = _KeyParts(oid, _CATEGORIES[cat], _TYPES[typ], text(name), cv._value_of(rv, ru), cv._value_of(iv, iu),
+                               dict(f) if f else {}, sid, t)
+            k.__class__ = cls
             if t is None:
                 t = templates[group] = _template(k)
-            d["_template"] = t
+                object.__setattr__(k, "_template", t)
+            untrack(k)
             out.append(k)
         return out
+
+
+class _KeyParts:
+    """A Key under construction: Key's slots, set by plain assignments, then given the class
+    Key (the layouts are the same), which its frozen __setattr__ would not allow. A bulk add's
+    100,000 keys cost 0.27 µs each so, against 0.65 through object.__setattr__."""
+    __slots__ = Key.__slots__
+
+    def __init__(self, owner_id: int, owner_category: OwnerCategory, series_type: SeriesType, name: str,
+                 resolution: Any, interval: Any, features: dict, series_id: int, template: Any) -> None:
+        self.owner_id, self.owner_category, self.series_type, self.name = owner_id, owner_category, series_type, name
+        self.resolution, self.interval, self.features = resolution, interval, features
+        self._id, self._template, self._lookup_bytes, self._keep = series_id, template, None, None
+        self._lookup_ref, self._nbytes, self._start = None, 0, None
 
 
 def _owner_id(value: Any) -> int:
@@ -563,13 +579,7 @@ def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     share one lookup built and checked once (_checked_lookup), whose bytes are copied with each owner
     id written in (a few hundred nanoseconds a key rather than a ctypes structure each); they
     point to its strings, which each key's bytes keep alive."""
-    parts = []
-    for k in keys:
-        c = k.__dict__.get("_lookup_bytes")
-        if c is None:
-            c = _key_lookup_bytes(k)
-        parts.append(c[0])
-    return np.frombuffer(b"".join(parts), dtype=np.uint8)
+    return np.frombuffer(b"".join([k._lookup_bytes or _key_lookup_bytes(k) for k in keys]), dtype=np.uint8)
 
 
 def _checked_lookup(k: Key) -> tuple:
@@ -582,7 +592,7 @@ def _checked_lookup(k: Key) -> tuple:
                            raw.TSSTORE_LOOKUP_EXACT_FEATURES,
                            name, cv.optional_period(k.resolution, "key.resolution"),
                            cv.optional_period(k.interval, "key.interval"), feats,
-                           series_id=k.__dict__.get("_id", 0))
+                           series_id=k._id)
     return q, name, feats
 
 
@@ -628,14 +638,12 @@ def lookup_bytes(t: tuple, owner_id: int, hint: int) -> bytes:
     return t[0] + owner_id.to_bytes(8, "little", signed=True) + t[1] + hint.to_bytes(8, "little", signed=True) + t[2]
 
 
-def _key_lookup_bytes(k: Key) -> tuple:
-    """k's lookup bytes and what they point to, kept on k: its group's template with its own
+def _key_lookup_bytes(k: Key) -> bytes:
+    """k's lookup bytes, kept on k with what they point to: its group's template with its own
     owner id and id hint written in."""
-    t = k.__dict__.get("_template")
+    t = k._template
     if t is not None and type(k.owner_id) is int:  # a key the library handed back
-        c = (lookup_bytes(t, k.owner_id, k.__dict__["_id"]), t[3])
-        object.__setattr__(k, "_lookup_bytes", c)
-        return c
+        return _kept(k, lookup_bytes(t, k.owner_id, k._id), t)
     st, oc, res, iv, f = k.series_type, k.owner_category, k.resolution, k.interval, k.features
     try:
         g: Any = (type(st), st, type(oc), oc, k.name, type(res), res, type(iv), iv,
@@ -648,6 +656,12 @@ def _key_lookup_bytes(k: Key) -> tuple:
         _checked_lookup(k)  # a bool passes; what Key.lookup refuses raises here, as it says
         o = int(o)
     # Each key's own owner id and id hint written in.
-    c = (lookup_bytes(t, o, k.__dict__.get("_id", 0)), t[3])
-    object.__setattr__(k, "_lookup_bytes", c)
-    return c
+    return _kept(k, lookup_bytes(t, o, k._id), t)
+
+
+def _kept(k: Key, lookup: bytes, t: tuple) -> bytes:
+    """lookup, made from template t, kept on k with what its pointers name."""
+    setattr_ = object.__setattr__
+    setattr_(k, "_lookup_bytes", lookup)
+    setattr_(k, "_keep", t[3])
+    return lookup
