@@ -69,6 +69,8 @@ func peerWorkload(cfg *config) ([]result, error) {
 		cs := fmt.Sprintf("%s × %d f64, durable, %s", thousands(n), steps, med)
 		pair(cs, "durable bulk add", "µs/series", key+"_us", "add_time_series_bulk + flush", "add_time_series_bulk + flush + fsync of the .h5")
 		out = append(out, result{"python-peer", cs, "durable bulk add, infrastore without the .h5 fsync (its flush alone)", in[key+"_own_us"], "µs/series"})
+		pair(cs, "peak RSS of the process after the items are built and added", "MiB", key+"_rss_mib",
+			"add_time_series_bulk", "add_time_series_bulk")
 	}
 	n, steps, err := peerCase(*peerReadCase)
 	if err != nil {

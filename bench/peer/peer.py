@@ -21,6 +21,9 @@ key=value lines, times in µs:
     forecast_us           ForecastReader over FORECAST_CASE, per window (every forecast)
     single_<N>x<L>_us     durable single add into a store of N series added in bulk: one
                           series of L steps added and made durable, median of 20 adds
+    add_<N>x<L>_rss_mib   peak RSS of the process once the first add case is done: the
+                          interpreter, its imports, the items built and the add (printed
+                          for the first case only; a later case would include it)
 
 The calls on each side:
 
@@ -63,6 +66,7 @@ values written.
 """
 import datetime as dt
 import os
+import resource
 import shutil
 import sys
 import time
@@ -331,6 +335,8 @@ def main(side, folder, add_cases, read_case, has_calls, forecast_case, single_ca
         if len(keys) != n:
             fail(f"{side} added {len(keys)} series of {n}")
         out[f"add_{n}x{length}_us"] = took / n * 1e6
+        if not stores:  # ru_maxrss only grows: the first case's peak is its own
+            out[f"add_{n}x{length}_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         if own is not None:
             out[f"add_{n}x{length}_own_us"] = own / n * 1e6
         stores[(n, length)] = (path, keys)
