@@ -5,7 +5,9 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"testing"
+	"weak"
 )
 
 func row(owner int64, name string) *Row {
@@ -111,6 +113,45 @@ func TestInsertRowsReportsTheDuplicate(t *testing.T) {
 		sameIndexes(t, c, schema)
 		c.Rollback()
 		c.Close()
+	}
+}
+
+// InsertRows keeps nothing of the rows it was given: a bulk add's rows and hashes live in
+// one slab of its pending series, which the driver statement's arguments (the last row's
+// values) once kept alive after the call, with every array the slab referred to.
+func TestInsertRowsKeepsNoRowAlive(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	type item struct {
+		row    Row
+		digest [32]byte
+	}
+	add := func(first, n int) weak.Pointer[item] {
+		slab := make([]item, n)
+		rows := make([]*Row, n)
+		for i := range slab {
+			slab[i].row = *row(int64(first+i), "a")
+			slab[i].digest[0] = byte(i)
+			slab[i].row.DataHash = slab[i].digest[:]
+			rows[i] = &slab[i].row
+		}
+		if done, err := c.InsertRows(rows); err != nil || done != n {
+			t.Fatalf("InsertRows = %d, %v", done, err)
+		}
+		return weak.Make(&slab[0])
+	}
+	for i, n := range []int{insertRowsMin, 3 * insertRowsMin} { // the statement's path, twice
+		slab := add(i*1000, n)
+		runtime.GC()
+		if slab.Value() != nil {
+			t.Fatalf("batch %d: the rows given to InsertRows are still reachable after it returned", i)
+		}
+	}
+	if got := count(t, c); got != 4*insertRowsMin {
+		t.Fatalf("%d rows stored, want %d", got, 4*insertRowsMin)
 	}
 }
 

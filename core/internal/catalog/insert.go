@@ -56,6 +56,13 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 			return fmt.Errorf("catalog: the driver statement %T cannot execute", ds.stmt)
 		}
 		args := ds.args
+		// The statement outlives the call: its argument values are dropped after, or the last
+		// row's hash slices, which point into the caller's batch, keep the whole batch alive.
+		defer func() {
+			for i := range args {
+				args[i].Value = nil
+			}
+		}()
 		for _, r := range rows {
 			for i, v := range [19]any{r.OwnerID, r.OwnerType, r.OwnerCategory, r.SeriesType, r.Name, str(r.InitialTimestamp),
 				str(r.Resolution), num(r.Length), str(r.Horizon), str(r.Interval), num(r.Count), str(r.TimestampsJSON),
