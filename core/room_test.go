@@ -161,7 +161,7 @@ func TestRoomCheckCountsNewDatasetsWhole(t *testing.T) {
 				return string(b) + "\x00" + string(c)
 			}
 			was := digest()
-			need, _, _ := s.nc.Room(storedArrays([]*prepared{{packed: true, arr: ArrayOf(ramp(length, 0)), res: Hours(1)}}))
+			need, _, _ := s.nc.Room(storedArrays([]*staged{{packed: true, arr: ArrayOf(ramp(length, 0)), res: Hours(1)}}))
 			lift, err := underFileSizeLimit(p, 8<<20)
 			if err != nil {
 				return "rlimit: " + err.Error()

@@ -125,7 +125,6 @@ type prepared struct {
 	interval Period   // forecasts only
 	chunks   []uint64 // standalone chunking; nil is one whole-array chunk
 	batchID  int64    // the batch add it came from (0: a one-at-a-time add); new packed datasets are sized to the batch
-	seq      int64    // staging order within the unit of work
 }
 
 // prepareAdd validates one series and returns the add it becomes.
@@ -345,9 +344,7 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 		}
 		return wrapIO("", err, "writing the catalog row")
 	}
-	for _, p := range ps {
-		s.stage(p)
-	}
+	s.stageAll(ps)
 	s.unit.changes += len(ps)
 	return nil
 }
@@ -608,7 +605,7 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 
 // pendingRows serves rows of an array the unit holds in memory, under the same check as a
 // read from the file.
-func pendingRows(m *Metadata, p *prepared, first, n int, dst []byte) ([]byte, error) {
+func pendingRows(m *Metadata, p *staged, first, n int, dst []byte) ([]byte, error) {
 	full := append([]int{m.Length}, m.ElementShape...)
 	if p.arr.DType != m.DType || !slices.Equal(p.arr.Shape, full) {
 		return nil, corruptAt("", "data_hash", "row says %s %v but the pending array is %s %v",

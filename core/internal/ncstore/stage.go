@@ -50,8 +50,11 @@ const bandBytes = 64 << 20
 func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 	serial.Lock()
 	defer serial.Unlock()
-	var written []ArrayKey
-	var cols []packedWrite
+	// Sized for the call up front: grown by appends, these and the file's index made a bulk
+	// add of 100,000 allocate three times their final size, all of it in the flush's peak.
+	written := make([]ArrayKey, 0, len(ps))
+	cols := make([]packedWrite, 0, len(ps))
+	f.packed = grownIndex(f.packed, len(ps))
 	type single struct {
 		p  *Array
 		sv *Variable
@@ -205,7 +208,7 @@ func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 // by the chunk budget, spilling into __1, __2, …), one-at-a-time adds into datasets of the
 // default width, whose free columns later adds fill.
 func (f *File) placeColumns(fam familyKey, ps []*Array) ([]packedWrite, error) {
-	var out []packedWrite
+	out := make([]packedWrite, 0, len(ps))
 	rest := ps
 	for _, ds := range f.families[fam] {
 		for col := 0; col < ds.cols && ds.nfree > 0 && len(rest) > 0; col++ {
@@ -454,4 +457,18 @@ func (f *File) emptySlots(ds *Packed, cols []int) error {
 		i = j
 	}
 	return nil
+}
+
+// grownIndex is index with room for n more entries without growing: a copy into a map sized
+// for them when n is large against it (one rehash rather than a doubling every few thousand
+// entries), else index itself.
+func grownIndex(index map[hashing.Digest]Slot, n int) map[hashing.Digest]Slot {
+	if n < 1024 || n < len(index)/4 {
+		return index
+	}
+	grown := make(map[hashing.Digest]Slot, len(index)+n)
+	for k, v := range index {
+		grown[k] = v
+	}
+	return grown
 }
