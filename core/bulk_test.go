@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -243,5 +244,61 @@ func TestBatchObjectCommitsOrDiscards(t *testing.T) {
 	wantKind(t, err, ErrDuplicateTimeSeries)
 	if ok, _ := s.Has(Key{OwnerID: 20, Name: "p", Resolution: Hours(1)}); ok {
 		t.Fatal("a failed batch added part of itself")
+	}
+}
+
+// A batch larger than addSlice is prepared and committed a slice at a time inside one
+// savepoint: a refusal in a later slice (a duplicate of an item of the first, or a bad item)
+// names the item by its index in the whole batch and leaves nothing of the earlier slices;
+// an accepted one hands back every key and id in order, and reads back.
+func TestBatchAcrossSlicesIsAllOrNothing(t *testing.T) {
+	s, _ := newStore(t)
+	n := 2*addSlice + 5
+	items := func() []BatchItem {
+		out := make([]BatchItem, n)
+		for i := range out {
+			out[i] = BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(4, float64(i)))}
+		}
+		return out
+	}
+	wantNothing := func(what string) {
+		t.Helper()
+		if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 0 || s.Stats().Pending != 0 {
+			t.Fatalf("%s: %d series stored, %d arrays pending after a refused batch (%v)", what, len(ks),
+				s.Stats().Pending, err)
+		}
+	}
+	dup := items()
+	dup[n-1].Owner = gen(3)
+	_, err := s.AddBatch(dup)
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrDuplicateTimeSeries) || e.Items != "items" || e.Item != n-1 ||
+		!strings.Contains(err.Error(), "also item 3 of this batch") {
+		t.Fatalf("a duplicate of item 3 at item %d: %v", n-1, err)
+	}
+	wantNothing("duplicate")
+	bad := items()
+	bad[addSlice+1].Series = hourly("", ramp(4, 0))
+	_, err = s.AddBatch(bad)
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Item != addSlice+1 {
+		t.Fatalf("an unnamed series at item %d: %v", addSlice+1, err)
+	}
+	wantNothing("bad item")
+	good := items()
+	keys, err := s.AddBatch(good)
+	if err != nil || len(keys) != n {
+		t.Fatalf("AddBatch: %d keys, %v", len(keys), err)
+	}
+	for _, i := range []int{0, addSlice - 1, addSlice, n - 1} {
+		if keys[i].OwnerID != int64(i) || good[i].ID == 0 || (i > 0 && good[i].ID <= good[i-1].ID) {
+			t.Fatalf("item %d: key %v, id %d", i, keys[i], good[i].ID)
+		}
+		got, err := s.Get(keys[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := Values[float64](got.(*SingleTimeSeries).Data); err != nil || v[1] != float64(i)+1 {
+			t.Fatalf("item %d reads %v, %v", i, v, err)
+		}
 	}
 }

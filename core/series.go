@@ -44,37 +44,74 @@ func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
 	return s.addItems("add_time_series_batch", items, true)
 }
 
-// storedIDs sets each item's ID from the row its add inserted.
-func storedIDs(items []BatchItem, ps []*prepared) {
-	for i, p := range ps {
-		items[i].ID = p.row.ID
-	}
-}
-
 // batchSeq numbers batch adds, so that each batch's arrays get datasets of their own width.
 var batchSeq atomic.Int64
 
+// addSlice is how many items of an add are prepared and committed at a time, inside the
+// call's one savepoint. A prepared series takes 688 bytes until its row is inserted and its
+// array staged: a slab for all of a batch of 100,000 was most of the add's live heap, and so
+// of the process's peak RSS.
+const addSlice = 8192
+
 func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
-	ps := make([]*prepared, len(items))
-	slab := make([]prepared, len(items)) // one allocation for the batch, not one per item
+	var batchID int64
+	if batch {
+		batchID = batchSeq.Add(1) // a batch's arrays get datasets of their own, sized to it
+	}
+	keys := make([]Key, len(items))
+	if err := s.mutate(op, func() error { return s.addSlices(items, batch, batchID, keys) }); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// addSlices adds items a slice at a time into keys, all or nothing (the caller's savepoint
+// undoes the slices before a refusal), its catalog rows indexed as one bulk insert.
+func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []Key) error {
+	if err := s.cat.BeginInserts(len(items)); err != nil {
+		return wrapIO("", err, "preparing the catalog for %d rows", len(items))
+	}
+	slab := make([]prepared, min(len(items), addSlice)) // reused by every slice
+	ps := make([]*prepared, len(slab))
+	seen := make(map[catalog.IdentityKey]int, len(items))
+	var err error
+	for lo := 0; lo < len(items) && err == nil; lo += len(slab) {
+		part := items[lo:min(lo+len(slab), len(items))]
+		err = s.addSlice(part, lo, batch, batchID, slab, ps[:len(part)], seen, keys[lo:])
+	}
+	if eerr := s.cat.EndInserts(); err == nil && eerr != nil {
+		err = wrapIO("", eerr, "indexing the catalog rows")
+	}
+	return err
+}
+
+// addSlice prepares items[first:first+len(part)], part, into slab, commits them, and sets
+// their keys and ids.
+func (s *Store) addSlice(part []BatchItem, first int, batch bool, batchID int64, slab []prepared, ps []*prepared,
+	seen map[catalog.IdentityKey]int, keys []Key) error {
 	// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
 	// one core; items are independent, so the chunk workers share them.
-	if i, err := chunkpipe.Split(len(items), parallelItems, func(lo, hi int) (int, error) {
+	if i, err := chunkpipe.Split(len(part), parallelItems, func(lo, hi int) (int, error) {
 		for i := lo; i < hi; i++ {
 			ps[i] = &slab[i]
-			if err := prepareItem(items[i], ps[i]); err != nil {
+			if err := prepareItem(part[i], ps[i]); err != nil {
 				return i, err
 			}
 		}
 		return -1, nil
 	}); err != nil {
-		return nil, withOp(op, itemErr(err, i, batch))
+		return itemErr(err, first+i, batch)
 	}
-	keys, err := s.commitItems(op, ps, batch)
-	if err == nil {
-		storedIDs(items, ps)
+	for _, p := range ps {
+		p.batchID = batchID
 	}
-	return keys, err
+	if err := s.commitPrepared(ps, seen, first); err != nil {
+		return err
+	}
+	for i, p := range ps {
+		part[i].ID, keys[i] = p.row.ID, p.key
+	}
+	return nil
 }
 
 var noOptions AddOptions
@@ -95,7 +132,8 @@ func (s *Store) commitItems(op string, ps []*prepared, batch bool) ([]Key, error
 			p.batchID = id
 		}
 	}
-	if err := s.mutate(op, func() error { return s.commitPrepared(ps) }); err != nil {
+	seen := make(map[catalog.IdentityKey]int, len(ps))
+	if err := s.mutate(op, func() error { return s.commitPrepared(ps, seen, 0) }); err != nil {
 		return nil, err
 	}
 	keys := make([]Key, len(ps))
@@ -309,18 +347,17 @@ func cloneFeatures(f Features) Features {
 // Deterministic / DeterministicSingleTimeSeries exclusion is broken, then stages the new
 // arrays in the unit of work and inserts the rows, writing each distinct feature set once.
 // It runs inside the call's savepoint: a failure undoes all of it.
-func (s *Store) commitPrepared(ps []*prepared) error {
-	seen := make(map[catalog.IdentityKey]int, len(ps))
+func (s *Store) commitPrepared(ps []*prepared, seen map[catalog.IdentityKey]int, first int) error {
 	for i, p := range ps {
 		id := identityOf(&p.row).MapKey()
 		if j, dup := seen[id]; dup {
 			return atItem(newErr(ErrDuplicateTimeSeries, "", ArgLookup,
-				"%s is also item %d of this batch", p.key, j), "items", i)
+				"%s is also item %d of this batch", p.key, j), "items", first+i)
 		}
-		seen[id] = i
+		seen[id] = first + i
 		if p.key.Type == DeterministicType {
 			if err := s.checkExclusion(identityOf(&p.row), DeterministicSingleTimeSeriesType); err != nil {
-				return itemErr(err, i, p.batchID != 0)
+				return itemErr(err, first+i, p.batchID != 0)
 			}
 		}
 	}
@@ -340,7 +377,8 @@ func (s *Store) commitPrepared(ps []*prepared) error {
 	}
 	if i, err := s.cat.InsertRows(rows); err != nil {
 		if errors.Is(err, catalog.ErrUnique) {
-			return itemErr(newErr(ErrDuplicateTimeSeries, "", ArgLookup, "%s is already stored", ps[i].key), i, ps[i].batchID != 0)
+			return itemErr(newErr(ErrDuplicateTimeSeries, "", ArgLookup, "%s is already stored", ps[i].key), first+i,
+				ps[i].batchID != 0)
 		}
 		return wrapIO("", err, "writing the catalog row")
 	}

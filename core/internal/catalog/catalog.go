@@ -40,6 +40,10 @@ type Catalog struct {
 	// tables caches HasTable: a read-only catalog cannot gain tables, a writable one has
 	// them all from its DDL.
 	tables map[string]bool
+	// bulk is open between BeginInserts and EndInserts; aside holds the statements that
+	// rebuild the indexes BeginInserts set aside.
+	bulk  bool
+	aside []string
 }
 
 var ctx = context.Background()

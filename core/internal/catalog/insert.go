@@ -41,9 +41,12 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 		}
 		return len(rows), nil
 	}
-	rebuild, err := c.setIndexesAside(len(rows))
-	if err != nil {
-		return 0, err
+	var rebuild []string
+	var err error
+	if !c.bulk {
+		if rebuild, err = c.setIndexesAside(len(rows)); err != nil {
+			return 0, err
+		}
 	}
 	done := 0
 	err = c.conn.Raw(func(dc any) error {
@@ -84,6 +87,31 @@ func (c *Catalog) InsertRows(rows []*Row) (int, error) {
 		return done, rerr
 	}
 	return done, err
+}
+
+// BeginInserts opens a bulk insert of n rows by the InsertRows calls that follow, until
+// EndInserts: the non-unique indexes are set aside once for all n, as InsertRows sets them
+// aside for its own rows, so that a batch inserted a slice at a time (core's bulk add) is
+// indexed as fast as one inserted at once.
+func (c *Catalog) BeginInserts(n int) error {
+	if c.bulk {
+		return errors.New("catalog: BeginInserts inside a bulk insert")
+	}
+	aside, err := c.setIndexesAside(n)
+	if err != nil {
+		return err
+	}
+	c.bulk, c.aside = true, aside
+	return nil
+}
+
+// EndInserts ends the bulk insert BeginInserts opened, building the indexes it set aside;
+// it is called also when an insert failed (a rollback of the caller's transaction would
+// restore them, but the level may be released).
+func (c *Catalog) EndInserts() error {
+	aside := c.aside
+	c.bulk, c.aside = false, nil
+	return c.rebuildIndexes(aside)
 }
 
 // insertRowsMin is the batch from which InsertRows goes through the driver's statement.
