@@ -66,18 +66,35 @@ func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error
 }
 
 // addSlices adds items a slice at a time into keys, all or nothing (the caller's savepoint
-// undoes the slices before a refusal), its catalog rows indexed as one bulk insert.
+// undoes the slices before a refusal), its catalog rows indexed as one bulk insert. While a
+// slice's rows go into the catalog and its arrays into the unit on this goroutine, the next
+// slice is checked and hashed on the chunk workers (issue 32: catalog inserts overlap the
+// array work), into the other of two slabs.
 func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []Key) error {
 	if err := s.cat.BeginInserts(len(items)); err != nil {
 		return wrapIO("", err, "preparing the catalog for %d rows", len(items))
 	}
-	slab := make([]prepared, min(len(items), addSlice)) // reused by every slice
-	ps := make([]*prepared, len(slab))
+	size := min(len(items), addSlice)
+	var slabs [2][]prepared
 	seen := make(map[catalog.IdentityKey]int, len(items))
 	var err error
-	for lo := 0; lo < len(items) && err == nil; lo += len(slab) {
-		part := items[lo:min(lo+len(slab), len(items))]
-		err = s.addSlice(part, lo, batch, batchID, slab, ps[:len(part)], seen, keys[lo:])
+	next := prepareSlice(items, 0, size, &slabs[0])
+	for k, lo := 0, 0; lo < len(items); k, lo = k+1, lo+size {
+		ps, i, perr := next()
+		next = nil
+		if perr != nil {
+			err = itemErr(perr, lo+i, batch)
+			break
+		}
+		if lo+size < len(items) {
+			next = prepareSlice(items, lo+size, size, &slabs[(k+1)%2])
+		}
+		if err = s.commitSlice(ps, items[lo:], lo, batchID, seen, keys[lo:]); err != nil {
+			break
+		}
+	}
+	if next != nil {
+		next() // the slice being prepared writes into a slab: wait for it
 	}
 	if eerr := s.cat.EndInserts(); err == nil && eerr != nil {
 		err = wrapIO("", eerr, "indexing the catalog rows")
@@ -85,23 +102,59 @@ func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []K
 	return err
 }
 
-// addSlice prepares items[first:first+len(part)], part, into slab, commits them, and sets
-// their keys and ids.
-func (s *Store) addSlice(part []BatchItem, first int, batch bool, batchID int64, slab []prepared, ps []*prepared,
-	seen map[catalog.IdentityKey]int, keys []Key) error {
-	// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
-	// one core; items are independent, so the chunk workers share them.
-	if i, err := chunkpipe.Split(len(part), parallelItems, func(lo, hi int) (int, error) {
-		for i := lo; i < hi; i++ {
-			ps[i] = &slab[i]
-			if err := prepareItem(part[i], ps[i]); err != nil {
-				return i, err
-			}
-		}
-		return -1, nil
-	}); err != nil {
-		return itemErr(err, first+i, batch)
+// prepareSlice starts preparing items[first:first+size] (fewer at the end) into *slab (made on
+// first use) on the chunk workers, and returns what waits for them: the prepared items, or
+// the index in the slice of the first that failed and why; it may be called again. A panic in
+// the workers is raised again by the wait, on the caller's goroutine.
+func prepareSlice(items []BatchItem, first, size int, slab *[]prepared) func() ([]*prepared, int, error) {
+	part := items[first:min(first+size, len(items))]
+	if *slab == nil {
+		*slab = make([]prepared, size)
 	}
+	ps := make([]*prepared, len(part))
+	for i := range ps {
+		ps[i] = &(*slab)[i]
+	}
+	type result struct {
+		i     int
+		err   error
+		panic any
+	}
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() {
+			r.panic = recover()
+			done <- r
+		}()
+		// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
+		// one core; items are independent, so the chunk workers share them.
+		r.i, r.err = chunkpipe.Split(len(part), parallelItems, func(lo, hi int) (int, error) {
+			for i := lo; i < hi; i++ {
+				if err := prepareItem(part[i], ps[i]); err != nil {
+					return i, err
+				}
+			}
+			return -1, nil
+		})
+	}()
+	var r *result
+	return func() ([]*prepared, int, error) { // a second call returns what the first did
+		if r == nil {
+			got := <-done
+			r = &got
+		}
+		if r.panic != nil {
+			panic(r.panic)
+		}
+		return ps, r.i, r.err
+	}
+}
+
+// commitSlice commits the prepared items ps, items[first:first+len(ps)] of the call, and
+// sets their ids in part and their keys in keys.
+func (s *Store) commitSlice(ps []*prepared, part []BatchItem, first int, batchID int64,
+	seen map[catalog.IdentityKey]int, keys []Key) error {
 	for _, p := range ps {
 		p.batchID = batchID
 	}
