@@ -127,6 +127,7 @@ def _templated_lookup(owner_id: int, name: Any, time_series_type: Any, owner_cat
     q = raw.tsstore_lookup.from_buffer_copy(t[3][0])  # the checked struct: cheaper than joining bytes
     q.owner_id = owner_id
     q._template = t  # the bytes its name pointer points at stay alive with it
+    q._name = name  # as given: a read names its series so without reading the struct back
     return q
 
 

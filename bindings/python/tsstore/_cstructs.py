@@ -1,6 +1,7 @@
 """The C structs and handles Store's calls fill: series infos, out handles, string lists."""
 from __future__ import annotations
 
+import struct
 import threading
 from typing import Any
 
@@ -24,6 +25,36 @@ def new_infos(n: int) -> Any:
 
 
 _per_thread = threading.local()
+
+
+def _head_format() -> str:
+    """The struct format that reads, in one call, the fields of a tsstore_series_info a read
+    of a whole series needs: dtype, the resolution's value and unit (in its key), ndim,
+    nbytes and initial_ms, at their offsets in the struct, the bytes between skipped."""
+    info, key, period = raw.tsstore_series_info, raw.tsstore_lookup, raw.tsstore_period
+    fields = [(info.dtype.offset, "i"), (info.key.offset + key.resolution.offset + period.value.offset, "q"),
+              (info.key.offset + key.resolution.offset + period.unit.offset, "i"), (info.ndim.offset, "i"),
+              (info.nbytes.offset, "Q"), (info.initial_ms.offset, "q")]
+    out, at = "<", 0
+    for offset, code in fields:
+        out += f"{offset - at}x{code}"
+        at = offset + struct.calcsize("<" + code)
+    return out
+
+
+#: (dtype, resolution value, resolution unit, ndim, nbytes, initial_ms) of an info's bytes:
+#: one unpack_from where six ctypes field reads made six objects (two for the nested ones).
+INFO_HEAD = struct.Struct(_head_format())
+
+
+def thread_read() -> tuple:
+    """thread_info's struct and byref, and a memoryview of the struct for INFO_HEAD."""
+    try:
+        return _per_thread.read  # type: ignore[no-any-return]
+    except AttributeError:
+        info, ref = thread_info()
+        _per_thread.read = (info, ref, memoryview(info).cast("B"))
+        return _per_thread.read  # type: ignore[no-any-return]
 
 
 def thread_info() -> tuple:

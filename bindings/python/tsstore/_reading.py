@@ -11,10 +11,10 @@ import numpy as np
 from . import _bulk_read as bulk
 from . import _convert as cv
 from ._args import INT64_MAX, INT64_MIN, hash_bytes, lookup_of
-from ._cstructs import new_info, new_infos, thread_info
-from ._errors import TsStoreError, in_operation, operation
+from ._cstructs import INFO_HEAD, new_info, new_infos, thread_read
+from ._errors import InvalidHandleError, TsStoreError, in_operation, operation
 from ._ffi import byref, c_int32, c_size_t, c_uint8, check, error, lib, raw
-from ._handle import StoreHandle
+from ._handle import STATUS_CLOSED, StoreHandle
 from ._readers import open_forecast, open_static
 from ._series import (Key, NonSequentialTimeSeries, OwnerCategory, SeriesType, SingleTimeSeries, array_view,
                       lookup_array, series_of)
@@ -52,7 +52,7 @@ class Reading(StoreHandle):
                 and interval is None and start is None and stop is None and length is None and count is None \
                 and features is None and not feature_values:  # a held Key, read whole: a loop's call
             try:
-                return self._read(None, owner, lib.tsstore_get)  # the key's own lookup
+                return self._get_key(owner)
             except (TsStoreError, TypeError, ValueError) as e:
                 raise in_operation(e, "get_time_series") from None
         try:
@@ -121,6 +121,37 @@ class Reading(StoreHandle):
         lo = cv.millis(first)
         return self._read(key.lookup(), key, lib.tsstore_get_windows, lo, lo if last is None else cv.millis(last))
 
+    def _get_key(self, key: Key) -> Any:
+        """get_time_series(key) of a whole series, the call a simulation loop makes: _read's
+        work for a held key in one frame, a SingleTimeSeries built without the calls of
+        _single_of_key (each Python call costs about 0.1 µs of a 5 µs get, issue 31's bar
+        being C + 3 µs). Anything but a whole 1-D SingleTimeSeries that fits the key's last
+        size goes the general way."""
+        h = self._h
+        if not h:
+            raise InvalidHandleError("the store is closed", STATUS_CLOSED)
+        info, info_ref, view = thread_read()
+        guess = key._nbytes
+        cbuf = (c_uint8 * guess)()
+        st = lib.tsstore_get(h, key._lookup_ref or key.lookup_ref(), cbuf, guess, info_ref)
+        if st == _TOO_SMALL:  # it grew since the key's last read: again by the key found, sized
+            found = raw.tsstore_lookup.from_buffer_copy(info.key)
+            cbuf = (c_uint8 * info.nbytes)()
+            st = lib.tsstore_get(h, byref(found), cbuf, info.nbytes, info_ref)
+        if st:
+            raise error(st)
+        dtype, _, _, ndim, nbytes, ims = INFO_HEAD.unpack_from(view)
+        if nbytes != guess:
+            object.__setattr__(key, "_nbytes", nbytes)
+        if ndim != 1 or key.series_type is not SeriesType.SINGLE_TIME_SERIES or key.resolution is None:
+            return self._series(info, array_view(cbuf, info), (), key.name)
+        # The start kept on the key while it stays the same.
+        start = key._start
+        if start is None or start[0] != ims:
+            start = (ims, cv.from_millis(ims))
+            object.__setattr__(key, "_start", start)
+        return _single_of(cbuf, dtype, nbytes, key.name, start[1], key.resolution)
+
     def _read(self, lookup: Any, key: Key | None, call: Any, *bounds: int) -> Any:
         """One read into a numpy array: one C call when the buffer offered holds the answer,
         the usual case in a loop. A Key offers the size of its own last read; a lookup by
@@ -129,9 +160,13 @@ class Reading(StoreHandle):
         spares a second search of the catalog. NonSequential timestamps and percentiles take
         one more call each, by that key too. The info struct is this thread's: it is read
         into Python values before the next read of the thread."""
-        h, (info, info_ref) = self._handle(), thread_info()
+        h, (info, info_ref, view) = self._handle(), thread_read()
         if key is None:
-            slot = (lookup.name, lookup.series_type, len(bounds))  # a guess: a wrong one costs a call
+            # A guess: a wrong one costs a call. A templated lookup's template stands for its
+            # name, type, category and periods (reading them back from the struct cost 0.15
+            # µs); by its id, as it holds a ctypes struct (a reused id is a wrong guess).
+            t = lookup.__dict__.get("_template")
+            slot = (lookup.name, lookup.series_type, len(bounds)) if t is None else (id(t), len(bounds))
             q, guess = byref(lookup), self._sizes.get(slot, 0)
         else:  # lookup is key's own: its byref is made once per Key
             q, guess = key._lookup_ref or key.lookup_ref(), key._nbytes
@@ -154,9 +189,10 @@ class Reading(StoreHandle):
         if not bounds and info.ndim == 1:
             if key is None:
                 if lookup.series_type == SeriesType.SINGLE_TIME_SERIES:
-                    return _single_of_lookup(lookup, info, cbuf)
+                    return _single_of_lookup(lookup, cbuf, INFO_HEAD.unpack_from(view))
             elif key.series_type is SeriesType.SINGLE_TIME_SERIES and key.resolution is not None:
-                return _single_of_key(key, info, cbuf)
+                dtype, _, _, _, nbytes, ims = INFO_HEAD.unpack_from(view)
+                return _single_of(cbuf, dtype, nbytes, key.name, cv.from_millis(ims), key.resolution)
         return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
 
     def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
@@ -265,28 +301,17 @@ class Reading(StoreHandle):
             raise cv.respelled(e, resolution) from None
 
 
-def _single_of_key(key: Key, info: Any, cbuf: Any) -> SingleTimeSeries:
-    """The SingleTimeSeries a read by key wrote into cbuf, from the key's own name and
-    resolution (the series the library found has them) and as few reads of info as can be:
-    each ctypes field read makes a Python object. The start time is kept on the key while it
-    stays the same (issue 31: a get of 24 f64 at most C + 3 µs)."""
-    ims = info.initial_ms
-    start = key._start
-    if start is None or start[0] != ims:
-        start = (ims, cv.from_millis(ims))
-        object.__setattr__(key, "_start", start)
-    return _single_of(info, cbuf, key.name, start[1], key.resolution)
+def _single_of_lookup(lookup: Any, cbuf: Any, head: tuple) -> SingleTimeSeries:
+    """The SingleTimeSeries a read by owner and name wrote into cbuf (head: the info's
+    INFO_HEAD fields): the name the lookup asked for, the resolution the library found."""
+    dtype, res_value, res_unit, _, nbytes, ims = head
+    name = lookup.__dict__.get("_name")
+    return _single_of(cbuf, dtype, nbytes, name if type(name) is str else lookup.name.decode("utf-8"),
+                      cv.from_millis(ims), cv._value_of(res_value, res_unit))
 
 
-def _single_of_lookup(lookup: Any, info: Any, cbuf: Any) -> SingleTimeSeries:
-    """The SingleTimeSeries a read by owner and name wrote into cbuf: the name the lookup
-    asked for, the resolution the library found."""
-    return _single_of(info, cbuf, lookup.name.decode("utf-8"), cv.from_millis(info.initial_ms),
-                      cv.period_value(info.key.resolution))
-
-
-def _single_of(info: Any, cbuf: Any, name: str, start: Any, resolution: Any) -> SingleTimeSeries:
-    """A 1-D SingleTimeSeries over the bytes info describes at the start of cbuf; the array
-    is made by its constructor, which costs half what np.frombuffer does."""
-    dt = cv.DTYPES[info.dtype]
-    return SingleTimeSeries._of(name, start, resolution, np.ndarray((info.nbytes // dt.itemsize,), dt, cbuf))
+def _single_of(cbuf: Any, dtype: int, nbytes: int, name: str, start: Any, resolution: Any) -> SingleTimeSeries:
+    """A 1-D SingleTimeSeries over the nbytes of dtype (its code) at the start of cbuf; the
+    array is made by its constructor, which costs half what np.frombuffer does."""
+    dt = cv.DTYPES[dtype]
+    return SingleTimeSeries._of(name, start, resolution, np.ndarray((nbytes // dt.itemsize,), dt, cbuf))
