@@ -78,7 +78,7 @@ func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []K
 	var slabs [2][]prepared
 	seen := make(map[catalog.IdentityKey]int, len(items))
 	var err error
-	next := prepareSlice(items, 0, size, &slabs[0])
+	next := prepareSlice(items, 0, size, &slabs[0], false) // nothing to overlap yet
 	for k, lo := 0, 0; lo < len(items); k, lo = k+1, lo+size {
 		ps, i, perr := next()
 		next = nil
@@ -87,7 +87,7 @@ func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []K
 			break
 		}
 		if lo+size < len(items) {
-			next = prepareSlice(items, lo+size, size, &slabs[(k+1)%2])
+			next = prepareSlice(items, lo+size, size, &slabs[(k+1)%2], true)
 		}
 		if err = s.commitSlice(ps, items[lo:], lo, batchID, seen, keys[lo:]); err != nil {
 			break
@@ -105,8 +105,9 @@ func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []K
 // prepareSlice starts preparing items[first:first+size] (fewer at the end) into *slab (made on
 // first use) on the chunk workers, and returns what waits for them: the prepared items, or
 // the index in the slice of the first that failed and why; it may be called again. A panic in
-// the workers is raised again by the wait, on the caller's goroutine.
-func prepareSlice(items []BatchItem, first, size int, slab *[]prepared) func() ([]*prepared, int, error) {
+// the workers is raised again by the wait, on the caller's goroutine. Unless async, the work
+// is done before it returns (a single add spawns no goroutine).
+func prepareSlice(items []BatchItem, first, size int, slab *[]prepared, async bool) func() ([]*prepared, int, error) {
 	part := items[first:min(first+size, len(items))]
 	if *slab == nil {
 		*slab = make([]prepared, size)
@@ -121,7 +122,7 @@ func prepareSlice(items []BatchItem, first, size int, slab *[]prepared) func() (
 		panic any
 	}
 	done := make(chan result, 1)
-	go func() {
+	work := func() {
 		var r result
 		defer func() {
 			r.panic = recover()
@@ -137,7 +138,12 @@ func prepareSlice(items []BatchItem, first, size int, slab *[]prepared) func() (
 			}
 			return -1, nil
 		})
-	}()
+	}
+	if async {
+		go work()
+	} else {
+		work()
+	}
 	var r *result
 	return func() ([]*prepared, int, error) { // a second call returns what the first did
 		if r == nil {
