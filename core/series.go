@@ -37,9 +37,10 @@ type BatchItem struct {
 }
 
 // AddBatch stores many series of any types in one call, all or nothing: every item is
-// validated and checked against the store and the rest of the batch before anything is
-// written, every new array is defined in one netCDF define phase, and every catalog row goes
-// in one transaction. It returns the keys in item order.
+// validated and checked against the store and the rest of the batch, a slice at a time inside
+// the call's savepoint (a refusal undoes the slices before it), every new array is defined in
+// one netCDF define phase, and every catalog row goes in one transaction. It returns the keys
+// in item order.
 func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
 	return s.addItems("add_time_series_batch", items, true)
 }
