@@ -159,7 +159,7 @@ func prepareSlice(items []BatchItem, first, size int, slab *[]prepared, async bo
 }
 
 // commitSlice commits the prepared items ps, items[first:first+len(ps)] of the call, and
-// sets their ids in part and their keys in keys.
+// sets their keys in keys and, when part is given, their ids in part.
 func (s *Store) commitSlice(ps []*prepared, part []BatchItem, first int, batchID int64,
 	seen map[catalog.IdentityKey]int, keys []Key) error {
 	for _, p := range ps {
@@ -169,7 +169,10 @@ func (s *Store) commitSlice(ps []*prepared, part []BatchItem, first int, batchID
 		return err
 	}
 	for i, p := range ps {
-		part[i].ID, keys[i] = p.row.ID, p.key
+		keys[i] = p.key
+		if part != nil {
+			part[i].ID = p.row.ID
+		}
 	}
 	return nil
 }
@@ -186,19 +189,14 @@ func prepareItem(it BatchItem, p *prepared) error {
 
 // commitItems adds validated series in one call; a batch's get datasets sized to it.
 func (s *Store) commitItems(op string, ps []*prepared, batch bool) ([]Key, error) {
+	var batchID int64
 	if batch {
-		id := batchSeq.Add(1)
-		for _, p := range ps {
-			p.batchID = id
-		}
-	}
-	seen := make(map[catalog.IdentityKey]int, len(ps))
-	if err := s.mutate(op, func() error { return s.commitPrepared(ps, seen, 0) }); err != nil {
-		return nil, err
+		batchID = batchSeq.Add(1)
 	}
 	keys := make([]Key, len(ps))
-	for i, p := range ps {
-		keys[i] = p.key
+	seen := make(map[catalog.IdentityKey]int, len(ps))
+	if err := s.mutate(op, func() error { return s.commitSlice(ps, nil, 0, batchID, seen, keys) }); err != nil {
+		return nil, err
 	}
 	return keys, nil
 }
@@ -213,16 +211,11 @@ func itemErr(err error, i int, batch bool) error {
 
 // prepared is a validated add: the row to insert and the array to store.
 type prepared struct {
+	staged   // the array and where it goes: what the unit keeps of the add (stage)
 	key      Key
 	row      catalog.Row
 	features []hashing.Feature
-	arr      TypedArray
-	digest   hashing.Digest
-	packed   bool     // packed (SingleTimeSeries) or standalone
-	res      Period   // resolution (the packed family's, for a SingleTimeSeries)
-	interval Period   // forecasts only
-	chunks   []uint64 // standalone chunking; nil is one whole-array chunk
-	batchID  int64    // the batch add it came from (0: a one-at-a-time add); new packed datasets are sized to the batch
+	interval Period // forecasts only
 }
 
 // prepareAdd validates one series and returns the add it becomes.

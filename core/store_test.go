@@ -33,31 +33,25 @@ func newStore(t *testing.T) (*Store, string) {
 	return s, path
 }
 
-func reopen(t *testing.T, s *Store, path string) *Store {
+// reopen closes s and opens its path again, closed when the test ends.
+func reopen(t *testing.T, s *Store, path string) *Store { return reopenWith(t, s, path, Open) }
+
+// reopenReadOnly closes s and opens its path read-only, closed when the test ends.
+func reopenReadOnly(t *testing.T, s *Store, path string) *Store {
+	return reopenWith(t, s, path, OpenReadOnly)
+}
+
+func reopenWith(t *testing.T, s *Store, path string, open func(string) (*Store, error)) *Store {
 	t.Helper()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := Open(path)
+	s2, err := open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s2.Close() })
 	return s2
-}
-
-// reopenReadOnly closes s and opens its path read-only, closed when the test ends.
-func reopenReadOnly(t *testing.T, s *Store, path string) *Store {
-	t.Helper()
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ro.Close() })
-	return ro
 }
 
 // openAgain reopens a store the test closed (for example to let ncdump read it: HDF5 locks

@@ -207,15 +207,14 @@ func (s *Store) stage(p *prepared, into *staged) {
 	if s.nc.Holds(k) || s.unit.pendingIx[k] != nil {
 		return
 	}
-	arr := p.arr
-	arr.Data = ncstore.AlignedBytes(len(p.arr.Data))
-	copy(arr.Data, p.arr.Data)
-	*into = staged{arr: arr, digest: p.digest, packed: p.packed, res: p.res, chunks: p.chunks,
-		batchID: p.batchID, seq: s.unit.seq}
+	*into = p.staged
+	into.arr.Data = ncstore.AlignedBytes(len(p.arr.Data))
+	copy(into.arr.Data, p.arr.Data)
+	into.seq = s.unit.seq
 	s.unit.seq++
 	s.unit.pending = append(s.unit.pending, into)
 	s.unit.pendingIx[k] = into
-	s.unit.pendingBytes += len(arr.Data)
+	s.unit.pendingBytes += len(into.arr.Data)
 }
 
 // stageAll stages the arrays of ps (stage), their bookkeeping sized for all of them at once.
@@ -232,9 +231,10 @@ func (s *Store) stageAll(ps []*prepared) {
 }
 
 // staged is an array the unit holds until it writes it to the file: the unit's own copy of
-// the data and what the file needs to place it. The add's catalog row and key stay behind
-// (they are in the catalog and with the caller): 190 bytes a pending series rather than a
-// prepared's 688, which a bulk add of 100,000 held until its flush.
+// the data and what the file needs to place it. A prepared add embeds one, with the array
+// as the caller gave it; the add's catalog row and key stay behind (they are in the catalog
+// and with the caller): 160 bytes a pending series rather than a prepared's 688, which a bulk
+// add of 100,000 held until its flush.
 type staged struct {
 	arr     TypedArray
 	digest  hashing.Digest
@@ -465,12 +465,6 @@ func (s *Store) InTransactionDepth() int {
 	return s.unit.user
 }
 
-// arrKey is the content address and storage mode under which the unit and the file know p's
-// array.
-func (p *prepared) arrKey() ncstore.ArrayKey {
-	return ncstore.ArrayKey{Digest: p.digest, Packed: p.packed}
-}
-
 // checkRoom refuses a write of arrays, with nothing written, when the file has no room for
 // them (lifecycle.CheckRoom).
 func (s *Store) checkRoom(arrays []*ncstore.Array) error {
@@ -480,8 +474,8 @@ func (s *Store) checkRoom(arrays []*ncstore.Array) error {
 	return nil
 }
 
-// arrKey is the content address and storage mode under which the unit and the file know a
-// staged array.
+// arrKey is the content address and storage mode under which the unit and the file know an
+// array.
 func (p *staged) arrKey() ncstore.ArrayKey {
 	return ncstore.ArrayKey{Digest: p.digest, Packed: p.packed}
 }

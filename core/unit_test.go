@@ -276,13 +276,13 @@ func TestOrphanArraysCleanedOnWritableOpen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.nc.WriteArrays([]*ncstore.Array{storedOf(p)}); err != nil {
+		if _, err := s.nc.WriteArrays([]*ncstore.Array{p.stored()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// The forecast variable is defined and then left unfilled, as a crash mid-write would.
 	p, _ := prepareAdd(gen(3), sampleForecast(ScenariosType, F64, nil, 4, 3, 2, Hours(4), 9), &AddOptions{})
-	if err := s.nc.DefineOnlyForTesting(storedOf(p)); err != nil {
+	if err := s.nc.DefineOnlyForTesting(p.stored()); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -372,9 +372,4 @@ func crashChild(path string) {
 	s.writePending()
 	s.nc.Sync()
 	syscall.Kill(os.Getpid(), syscall.SIGKILL)
-}
-
-// storedOf is the array an add of p stages, as the NetCDF layer writes it.
-func storedOf(p *prepared) *ncstore.Array {
-	return (&staged{arr: p.arr, digest: p.digest, packed: p.packed, res: p.res, chunks: p.chunks}).stored()
 }
