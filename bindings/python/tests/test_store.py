@@ -447,16 +447,20 @@ def test_get_many_mixed_keys_equal_single_reads(path):
 
 
 def test_a_batch_of_small_and_large_arrays_reads_back_each(path):
-    """A batch joins small arrays into one block and hands large ones over where they are;
-    mixed in any order, every series reads back its own values."""
+    """A batch hands the library each array where it is: writable ones, read-only ones (their
+    address taken another way) and the copies the add made of arrays it had to convert (a
+    strided view, a list), which must live until the call ends. Mixed in any order, every
+    series reads back its own values."""
     rng = np.random.default_rng(3)
+    read_only = np.frombuffer(np.arange(48.0).tobytes())
     datas = [rng.random(8760), rng.random(24), rng.random((3000, 3)), np.arange(5, dtype=np.int32),
-             rng.random(2049), rng.random(2048)]  # 2,049 f64 is just over the join bound, 2,048 at it
+             read_only, [1.5, 2.5, 3.5], rng.random(2048)] + [rng.random(48)[::2] for _ in range(300)]
+    assert not read_only.flags.writeable
     with tsstore.Store.create(path) as s:
         keys = s.add_time_series_bulk(dict(ts=hourly("p", d), owner_id=i, owner_type="G") for i, d in enumerate(datas))
     with tsstore.Store.open(path, read_only=True) as s:
         for k, d in zip(keys, datas):
-            np.testing.assert_array_equal(s.get_time_series(k).data, d)
+            np.testing.assert_array_equal(s.get_time_series(k).data, np.asarray(d))
 
 
 def test_get_many_after_a_long_series_does_not_size_every_item_by_it(path):

@@ -188,7 +188,8 @@ def set_log_callback(fn: Callable[[str], None] | None) -> None:
 
 
 __all__ = ["lib", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
-           "sizeof", "addressof", "memmove", "numpy_dtype", "c_uint8", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p"]
+           "sizeof", "addressof", "memmove", "numpy_dtype", "c_uint8", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p",
+           "gc_untrack", "buffer_addresses"]
 
 
 def _gc_untrack() -> Any:

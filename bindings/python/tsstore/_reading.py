@@ -48,7 +48,7 @@ class Reading(StoreHandle):
         stop)) or start and length (steps); for forecasts, the windows starting in [start,
         stop], or count windows from start. A DeterministicSingleTimeSeries reads as a
         Deterministic. (stop is the name C and Julia use too; Julia cannot say end.)"""
-        if type(owner) is Key and name is None and time_series_type is SingleTimeSeries and resolution is None \
+        if isinstance(owner, Key) and name is None and time_series_type is SingleTimeSeries and resolution is None \
                 and interval is None and start is None and stop is None and length is None and count is None \
                 and features is None and not feature_values:  # a held Key, read whole: a loop's call
             try:
@@ -123,10 +123,9 @@ class Reading(StoreHandle):
 
     def _get_key(self, key: Key) -> Any:
         """get_time_series(key) of a whole series, the call a simulation loop makes: _read's
-        work for a held key in one frame, a SingleTimeSeries built without the calls of
-        _single_of_key (each Python call costs about 0.1 µs of a 5 µs get, issue 31's bar
-        being C + 3 µs). Anything but a whole 1-D SingleTimeSeries that fits the key's last
-        size goes the general way."""
+        work for a held key in one frame (each Python call costs about 0.1 µs of a 5 µs get,
+        issue 31's bar being C + 3 µs), the SingleTimeSeries made from the key's own name and
+        resolution. Anything but a 1-D SingleTimeSeries is made by _series."""
         h = self._h
         if not h:
             raise InvalidHandleError("the store is closed", STATUS_CLOSED)
@@ -180,19 +179,11 @@ class Reading(StoreHandle):
             st = call(h, byref(found), *bounds, cbuf, info.nbytes, info_ref)
         if st:
             raise error(st)
-        nbytes = info.nbytes
-        if nbytes != guess:
-            if key is None:
-                self._sizes[slot] = nbytes
-            elif not bounds:
-                object.__setattr__(key, "_nbytes", nbytes)
-        if not bounds and info.ndim == 1:
-            if key is None:
-                if lookup.series_type == SeriesType.SINGLE_TIME_SERIES:
-                    return _single_of_lookup(lookup, cbuf, INFO_HEAD.unpack_from(view))
-            elif key.series_type is SeriesType.SINGLE_TIME_SERIES and key.resolution is not None:
-                dtype, _, _, _, nbytes, ims = INFO_HEAD.unpack_from(view)
-                return _single_of(cbuf, dtype, nbytes, key.name, cv.from_millis(ims), key.resolution)
+        if key is None:  # by owner and name (a key reaches here only for a part: _get_key reads it whole)
+            if info.nbytes != guess:
+                self._sizes[slot] = info.nbytes
+            if not bounds and info.ndim == 1 and lookup.series_type == SeriesType.SINGLE_TIME_SERIES:
+                return _single_of_lookup(lookup, cbuf, INFO_HEAD.unpack_from(view))
         return self._series(info, array_view(cbuf, info), bounds, None if key is None else key.name)
 
     def _series(self, info: Any, arr: np.ndarray, bounds: tuple = (), name: str | None = None) -> Any:
