@@ -3,15 +3,7 @@ package chunkpipe
 // #cgo pkg-config: zlib libdeflate
 // #include <zlib.h>
 // #include <libdeflate.h>
-//
-// /* compress2 takes uLongf lengths; this keeps the Go side to size_t. */
-// static int tsstore_deflate(unsigned char *dst, size_t *dst_len, const unsigned char *src,
-//                            size_t src_len, int level) {
-//     uLongf n = (uLongf)*dst_len;
-//     int rc = compress2(dst, &n, src, (uLong)src_len, level);
-//     *dst_len = (size_t)n;
-//     return rc;
-// }
+// #include "deflate.h"
 import "C"
 
 import (
@@ -79,7 +71,11 @@ func (p Pipeline) Encode(raw, dst []byte, s *Scratch) ([]byte, uint32) {
 		src = s.take(len(raw))
 		shuffle(src, raw, p.ElemSize)
 	}
-	n, ok := deflate(dst[:deflateBound(len(src))], src, p.Level)
+	planes := 0
+	if p.Shuffle {
+		planes = p.ElemSize
+	}
+	n, ok := deflate(dst[:deflateBound(len(src))], src, p.Level, planes)
 	if !ok {
 		// HDF5 skips an optional filter whose output does not fit, and says so in the mask.
 		return dst[:copy(dst, src)], p.deflateBit()
@@ -119,21 +115,57 @@ func (p Pipeline) Decode(stored []byte, mask uint32, raw []byte, s *Scratch) err
 	return nil
 }
 
-// deflate compresses src into dst with zlib at level; false when the stream does not fit.
-func deflate(dst, src []byte, level int) (int, bool) {
+// deflaters keeps zlib deflaters (two streams of about 270 KB each, made on first use) for
+// reuse: at most as many as were ever in use at once, which is the workers and the caller.
+var deflaters struct {
+	sync.Mutex
+	free []*C.tsstore_deflater
+}
+
+// deflate compresses src into dst as one zlib stream at level; false when the stream does
+// not fit. When planes > 1, src is shuffle's output of planes-byte elements, and byte planes
+// that deflate's matching cannot shorten are coded with Huffman codes alone (deflate.c,
+// docs/format.md §7.9); otherwise the bytes are compress2's.
+func deflate(dst, src []byte, level, planes int) (int, bool) {
 	if len(dst) == 0 {
 		return 0, false
 	}
+	deflaters.Lock()
+	var d *C.tsstore_deflater
+	if l := deflaters.free; len(l) > 0 {
+		d, deflaters.free = l[len(l)-1], l[:len(l)-1]
+	}
+	deflaters.Unlock()
+	if d == nil {
+		if d = C.tsstore_deflater_new(); d == nil {
+			panic("chunkpipe: no memory for a zlib deflater")
+		}
+	}
 	n := C.size_t(len(dst))
-	rc := C.tsstore_deflate((*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src), C.size_t(len(src)), C.int(level))
+	planeLen := 0
+	if planes > 1 {
+		planeLen = len(src) / planes
+	}
+	rc := C.tsstore_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
+		C.size_t(len(src)), C.int(level), C.size_t(planeLen), C.int(planes))
+	deflaters.Lock()
+	deflaters.free = append(deflaters.free, d)
+	deflaters.Unlock()
 	if rc == C.Z_BUF_ERROR {
 		return 0, false
 	}
 	if rc != C.Z_OK {
 		// Only Z_MEM_ERROR or Z_STREAM_ERROR (a bad level, which Pipeline never holds) remain.
-		panic(fmt.Sprintf("chunkpipe: zlib compress2 returned %d", int(rc)))
+		panic(fmt.Sprintf("chunkpipe: zlib deflate returned %d", int(rc)))
 	}
 	return int(n), true
+}
+
+// planeIsNoise says whether deflate.c codes plane with Huffman codes alone.
+func planeIsNoise(plane []byte) bool {
+	d := C.tsstore_deflater_new()
+	defer C.tsstore_deflater_free(d)
+	return C.tsstore_plane_is_noise(d, bytesPtr(plane), C.size_t(len(plane))) != 0
 }
 
 // decompressors keeps libdeflate's decompressors (not safe for concurrent use) for reuse: at
