@@ -33,6 +33,7 @@ def hourly(name, values):
 @pytest.mark.parametrize("n", [10, 1000])
 def test_bulk_paths_cross_a_constant_number_of_times(tmp_path, counting, n):
     with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        s.has_time_series(0, "p", resolution="PT1H")  # period texts are parsed once a process
         del counting.calls[:]
         keys = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G")
                                        for i in range(n)])
@@ -84,6 +85,24 @@ def test_an_add_returns_the_keys_the_library_stored(tmp_path):
                             dt.timedelta(hours=1))
         object.__setattr__(stale, "_id", readded._id)  # the id of owner 0's series
         np.testing.assert_array_equal(s.get_time_series(stale).data, np.arange(24.0))
+
+
+def test_keys_of_one_group_share_what_they_can_and_nothing_mutable(tmp_path):
+    """The keys of a bulk add that differ only in owner (made by a two-column loop) are the
+    keys a listing makes one by one: they share one lookup template, each has its own
+    features dict, and each names and reads its own series."""
+    with tsstore.Store.create(str(tmp_path / "s.nc")) as s:
+        keys = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0) + i), owner_id=i, owner_type="G",
+                                            features={"zone": "north"}) for i in range(5)])
+        mixed = s.add_time_series_bulk([dict(ts=hourly("p", np.arange(24.0)), owner_id=9, owner_type="G"),
+                                        dict(ts=hourly("q", np.arange(24.0)), owner_id=9, owner_type="G"),
+                                        dict(ts=hourly("p", np.arange(24.0)), owner_id=8, owner_type="G")])
+        assert keys + mixed == s.list_keys()
+        assert len({id(k._template) for k in keys}) == 1 and len({id(k._template) for k in mixed}) == 2
+        assert [k.owner_id for k in keys] == list(range(5)) and len({k._id for k in keys}) == 5
+        keys[1].features["zone"] = "south"
+        assert keys[2].features == {"zone": "north"}
+        assert [s.get_time_series(k).data[0] for k in keys[2:]] == [2.0, 3.0, 4.0]
 
 
 def test_a_read_by_owner_and_name_is_one_call_once_its_size_is_known(tmp_path, counting):

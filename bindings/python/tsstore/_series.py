@@ -138,6 +138,8 @@ class Key:
         """The keys of a tsstore_lookup array the library filled (numpy's view of it): what an
         add stored, or a listing found, ids included. Its strings and feature sets are the store's, one copy
         each, so each distinct pointer is read once however many keys share it."""
+        if len(qs) > 2 and _one_group(qs):
+            return cls._stored_of_one_group(qs)
         names: dict = {}
         feats: dict = {}
 
@@ -175,6 +177,42 @@ class Key:
             untrack(k)
             out.append(k)
         return out
+
+
+    @classmethod
+    def _stored_of_one_group(cls, qs: np.ndarray) -> "list[Key]":
+        """_stored for keys that differ only in owner id (a bulk add of one name, type and
+        resolution): the first key is made as _stored makes any, the others share its
+        name, periods, feature set and template, and the loop reads two columns, not ten
+        (0.6 µs a key against 1.8)."""
+        first = cls._stored(qs[:1])[0]
+        cat, typ, name, res, itv = first.owner_category, first.series_type, first.name, first.resolution, first.interval
+        feats, t = first.features, first._template
+        untrack = gc_untrack
+        out = [first]
+        for oid, sid in zip(qs["owner_id"][1:].tolist(), qs["series_id"][1:].tolist()):
+            k: Any = _KeyParts(oid, cat, typ, name, res, itv, dict(feats) if feats else {}, sid, t)
+            k.__class__ = cls
+            untrack(k)
+            out.append(k)
+        return out
+
+
+# The lookup fields keys of one group share: all but the owner id and the series id.
+_GROUP_FIELDS = (("owner_category",), ("series_type",), ("name",), ("resolution", "unit"), ("resolution", "value"),
+                 ("interval", "unit"), ("interval", "value"), ("features_json",))
+
+
+def _one_group(qs: np.ndarray) -> bool:
+    """Whether every lookup of qs has the first one's group fields (texts compared by
+    address: the library hands out one copy of each)."""
+    for path in _GROUP_FIELDS:
+        col = qs[path[0]]
+        for part in path[1:]:
+            col = col[part]
+        if not (col == col[0]).all():
+            return False
+    return True
 
 
 class _KeyParts:
