@@ -385,3 +385,14 @@ func TestReadRowsAheadGivesTheRowsWritten(t *testing.T) {
 		chunkpipe.SetThreads(prev)
 	}
 }
+
+// A sweep holds eight rows ahead per worker, fewer when they would pass 2 MiB, and never
+// fewer than two per worker and the one being copied.
+func TestReadAheadDepthIsBoundedByBytes(t *testing.T) {
+	defer chunkpipe.SetThreads(chunkpipe.SetThreads(2))
+	for _, c := range []struct{ rowBytes, want int }{{8, 17}, {80_000, 17}, {200_000, 10}, {1 << 20, 5}} {
+		if got := readAheadDepth(c.rowBytes); got != c.want {
+			t.Errorf("rows of %d bytes: %d read ahead, want %d", c.rowBytes, got, c.want)
+		}
+	}
+}
