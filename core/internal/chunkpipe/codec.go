@@ -114,12 +114,33 @@ func (p Pipeline) Decode(stored []byte, mask uint32, raw []byte, s *Scratch) err
 	return nil
 }
 
-// deflaters keeps zlib deflaters (two streams of about 270 KB each, made on first use) for
-// reuse: at most as many as were ever in use at once, which is the workers and the caller.
-var deflaters struct {
+// freeList keeps C objects that one goroutine at a time may use, for reuse: at most as
+// many as were ever in use at once.
+type freeList[T any] struct {
 	sync.Mutex
-	free []*C.tsstore_deflater
+	free []T
 }
+
+// take hands out a kept object, or the zero T when none is kept.
+func (l *freeList[T]) take() (x T) {
+	l.Lock()
+	defer l.Unlock()
+	if len(l.free) > 0 {
+		x, l.free = l.free[len(l.free)-1], l.free[:len(l.free)-1]
+	}
+	return x
+}
+
+// put keeps x for the next take.
+func (l *freeList[T]) put(x T) {
+	l.Lock()
+	l.free = append(l.free, x)
+	l.Unlock()
+}
+
+// deflaters are zlib deflaters (two streams of about 270 KB each, made on first use): as
+// many as the workers and the caller ever deflated with at once.
+var deflaters freeList[*C.chunkpipe_deflater]
 
 // deflate compresses src into dst as one zlib stream at level; false when the stream does
 // not fit. When planes > 1, src is shuffle's output of planes-byte elements, and byte planes
@@ -129,14 +150,9 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 	if len(dst) == 0 {
 		return 0, false
 	}
-	deflaters.Lock()
-	var d *C.tsstore_deflater
-	if l := deflaters.free; len(l) > 0 {
-		d, deflaters.free = l[len(l)-1], l[:len(l)-1]
-	}
-	deflaters.Unlock()
+	d := deflaters.take()
 	if d == nil {
-		if d = C.tsstore_deflater_new(); d == nil {
+		if d = C.chunkpipe_deflater_new(); d == nil {
 			panic("chunkpipe: no memory for a zlib deflater")
 		}
 	}
@@ -145,11 +161,9 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 	if planes > 1 {
 		planeLen = len(src) / planes
 	}
-	rc := C.tsstore_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
+	rc := C.chunkpipe_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
 		C.size_t(len(src)), C.int(level), C.size_t(planeLen), C.int(planes))
-	deflaters.Lock()
-	deflaters.free = append(deflaters.free, d)
-	deflaters.Unlock()
+	deflaters.put(d)
 	if rc == C.Z_BUF_ERROR {
 		return 0, false
 	}
@@ -160,19 +174,26 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 	return int(n), true
 }
 
-// planeIsNoise says whether deflate.c codes plane with Huffman codes alone.
-func planeIsNoise(plane []byte) bool {
-	d := C.tsstore_deflater_new()
-	defer C.tsstore_deflater_free(d)
-	return C.tsstore_plane_is_noise(d, bytesPtr(plane), C.size_t(len(plane))) != 0
+// deflateFresh is deflate with a deflater of its own, made and freed for the call: what the
+// pool's reused ones must match.
+func deflateFresh(dst, src []byte, level, planes int) (int, bool) {
+	d := C.chunkpipe_deflater_new()
+	defer C.chunkpipe_deflater_free(d)
+	n := C.size_t(len(dst))
+	rc := C.chunkpipe_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
+		C.size_t(len(src)), C.int(level), C.size_t(len(src)/max(planes, 1)), C.int(planes))
+	return int(n), rc == C.Z_OK
 }
 
-// decompressors keeps libdeflate's decompressors (not safe for concurrent use) for reuse: at
-// most as many as were ever in use at once.
-var decompressors struct {
-	sync.Mutex
-	free []*C.struct_libdeflate_decompressor
+// planeIsNoise says whether deflate.c codes plane with Huffman codes alone.
+func planeIsNoise(plane []byte) bool {
+	d := C.chunkpipe_deflater_new()
+	defer C.chunkpipe_deflater_free(d)
+	return C.chunkpipe_plane_is_noise(d, bytesPtr(plane), C.size_t(len(plane))) != 0
 }
+
+// decompressors are libdeflate's decompressors, not safe for concurrent use.
+var decompressors freeList[*C.struct_libdeflate_decompressor]
 
 // inflate decompresses the zlib stream src into dst and returns the bytes it wrote, with
 // libdeflate: 2.6× zlib's inflate on these chunks (docs/benchmarks.md).
@@ -180,12 +201,7 @@ func inflate(dst, src []byte) (int, error) {
 	if len(dst) == 0 || len(src) == 0 {
 		return 0, fmt.Errorf("chunk of %d stored bytes cannot inflate to %d", len(src), len(dst))
 	}
-	decompressors.Lock()
-	var d *C.struct_libdeflate_decompressor
-	if l := decompressors.free; len(l) > 0 {
-		d, decompressors.free = l[len(l)-1], l[:len(l)-1]
-	}
-	decompressors.Unlock()
+	d := decompressors.take()
 	if d == nil {
 		if d = C.libdeflate_alloc_decompressor(); d == nil {
 			return 0, fmt.Errorf("no memory for a libdeflate decompressor")
@@ -194,9 +210,7 @@ func inflate(dst, src []byte) (int, error) {
 	var n C.size_t
 	rc := C.libdeflate_zlib_decompress(d, unsafe.Pointer(&src[0]), C.size_t(len(src)),
 		unsafe.Pointer(&dst[0]), C.size_t(len(dst)), &n)
-	decompressors.Lock()
-	decompressors.free = append(decompressors.free, d)
-	decompressors.Unlock()
+	decompressors.put(d)
 	switch rc {
 	case C.LIBDEFLATE_SUCCESS:
 		return int(n), nil

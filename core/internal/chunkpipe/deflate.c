@@ -12,23 +12,26 @@
 /* Bytes whose histogram decides whether the rest of a plane is looked at. */
 #define SAMPLE 1024
 #define MATCH_SLOTS 1024
+/* Planes longer than this are coded whole: nearlyUniform's sums stay within 64 bits, and
+   chunks are at most 1 MiB (format §7.3). */
+#define MAX_PLANE (1u << 26)
 
-struct tsstore_deflater {
+struct chunkpipe_deflater {
     z_stream whole;  /* default strategy only: its streams are compress2's bytes */
     z_stream planes; /* switches strategy plane by plane */
     int whole_level, planes_level;
     uint32_t slots[MATCH_SLOTS];
 };
 
-tsstore_deflater *tsstore_deflater_new(void) {
-    tsstore_deflater *d = calloc(1, sizeof *d);
+chunkpipe_deflater *chunkpipe_deflater_new(void) {
+    chunkpipe_deflater *d = calloc(1, sizeof *d);
     if (d) {
         d->whole_level = d->planes_level = -1;
     }
     return d;
 }
 
-void tsstore_deflater_free(tsstore_deflater *d) {
+void chunkpipe_deflater_free(chunkpipe_deflater *d) {
     if (!d) {
         return;
     }
@@ -43,8 +46,8 @@ void tsstore_deflater_free(tsstore_deflater *d) {
 
 /* ready makes z a fresh stream at level. deflateReset keeps the stream's memory (compress2
    allocates and clears about 270 KB per call, most of a small chunk's cost) and gives the
-   same bytes as a new stream. It keeps the strategy the stream last had, which byPlanes sets
-   again before its first input. */
+   same bytes as a new stream. It keeps the strategy the stream last had, which byPlanesInto
+   sets again before its first input. */
 static int ready(z_stream *z, int *have, int level) {
     if (*have == level) {
         return deflateReset(z) == Z_OK ? Z_OK : Z_STREAM_ERROR;
@@ -61,8 +64,9 @@ static int ready(z_stream *z, int *have, int level) {
     return rc;
 }
 
-/* feed deflates n bytes of src into the stream with the given flush; Z_OK while the stream
-   is open, Z_STREAM_END once finished, Z_BUF_ERROR when dst filled first. */
+/* feed deflates n bytes of src into the stream with the given flush: Z_OK while the stream
+   is open, Z_STREAM_END once finished, Z_BUF_ERROR when dst filled first, or zlib's own
+   error. */
 static int feed(z_stream *z, const unsigned char *src, size_t n, int flush) {
     z->next_in = (unsigned char *)src;
     z->avail_in = (uInt)n;
@@ -70,7 +74,17 @@ static int feed(z_stream *z, const unsigned char *src, size_t n, int flush) {
     if (rc == Z_STREAM_END || (rc == Z_OK && z->avail_in == 0 && flush != Z_FINISH)) {
         return rc;
     }
-    return Z_BUF_ERROR;
+    return rc == Z_OK || rc == Z_BUF_ERROR ? Z_BUF_ERROR : rc;
+}
+
+/* forget drops the caller's buffers from z once a call is done: C must not keep Go's
+   pointers past the call, and a reset stream must not find stale input (zlib before 1.2.12
+   compresses it on a change of strategy). */
+static void forget(z_stream *z) {
+    z->next_in = Z_NULL;
+    z->avail_in = 0;
+    z->next_out = Z_NULL;
+    z->avail_out = 0;
 }
 
 static void histogram(uint32_t h[256], const unsigned char *p, size_t from, size_t to) {
@@ -130,8 +144,8 @@ static int repeats(uint32_t *slots, const unsigned char *p, size_t n) {
     return hits * 32 > seen;
 }
 
-int tsstore_plane_is_noise(tsstore_deflater *d, const unsigned char *p, size_t n) {
-    if (n < MIN_PLANE || n > UINT32_MAX - 1) {
+int chunkpipe_plane_is_noise(chunkpipe_deflater *d, const unsigned char *p, size_t n) {
+    if (n < MIN_PLANE || n > MAX_PLANE) {
         return 0;
     }
     uint32_t h[256] = {0};
@@ -143,59 +157,67 @@ int tsstore_plane_is_noise(tsstore_deflater *d, const unsigned char *p, size_t n
     return nearlyUniform(h, n) && !repeats(d->slots, p, n);
 }
 
-static int whole(tsstore_deflater *d, unsigned char *dst, size_t *dst_len,
+static int whole(chunkpipe_deflater *d, unsigned char *dst, size_t *dst_len,
                  const unsigned char *src, size_t src_len, int level) {
     int rc = ready(&d->whole, &d->whole_level, level);
     if (rc != Z_OK) {
-        return rc == Z_MEM_ERROR ? rc : Z_STREAM_ERROR;
+        return rc;
     }
     d->whole.next_out = dst;
     d->whole.avail_out = (uInt)*dst_len;
-    if (feed(&d->whole, src, src_len, Z_FINISH) != Z_STREAM_END) {
-        return Z_BUF_ERROR;
-    }
+    rc = feed(&d->whole, src, src_len, Z_FINISH);
     *dst_len = d->whole.total_out;
-    return Z_OK;
+    forget(&d->whole);
+    return rc == Z_STREAM_END ? Z_OK : rc;
 }
 
-/* byPlanes codes each plane flagged in noise with Huffman codes only, the others with the
-   level's matching, in one stream; Z_BUF_ERROR when it does not fit or zlib refuses a
-   change of strategy, and the caller codes the chunk whole instead. */
-static int byPlanes(tsstore_deflater *d, unsigned char *dst, size_t *dst_len,
-                    const unsigned char *src, size_t src_len, int level, size_t plane_len,
-                    int planes, uint32_t noise) {
-    z_stream *z = &d->planes;
-    int rc = ready(z, &d->planes_level, level);
-    if (rc != Z_OK) {
-        return rc == Z_MEM_ERROR ? rc : Z_STREAM_ERROR;
-    }
-    /* The output is set before the first deflateParams: zlib before 1.2.12 may write the
-       stream's header there on a change of strategy. */
-    z->next_out = dst;
-    z->avail_out = (uInt)*dst_len;
+/* byPlanesInto feeds z every plane with its strategy, then the bytes left over with
+   Z_FINISH: Z_STREAM_END when the stream is whole. The stream's strategy is set before its
+   first input, as a reset stream keeps the last chunk's. */
+static int byPlanesInto(z_stream *z, const unsigned char *src, size_t src_len, int level,
+                        size_t plane_len, int planes, uint32_t noise) {
     int strategy = -1;
     size_t done = 0;
     for (int p = 0; p < planes; p++) {
         int want = (noise >> p) & 1 ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY;
         if (want != strategy) {
-            if (deflateParams(z, level, want) != Z_OK) {
-                return Z_BUF_ERROR;
+            int rc = deflateParams(z, level, want);
+            if (rc != Z_OK) {
+                return rc == Z_STREAM_ERROR ? rc : Z_BUF_ERROR;
             }
             strategy = want;
         }
-        if (feed(z, src + done, plane_len, Z_NO_FLUSH) != Z_OK) {
-            return Z_BUF_ERROR;
+        int rc = feed(z, src + done, plane_len, Z_NO_FLUSH);
+        if (rc != Z_OK) {
+            return rc;
         }
         done += plane_len;
     }
-    if (feed(z, src + done, src_len - done, Z_FINISH) != Z_STREAM_END) {
-        return Z_BUF_ERROR;
-    }
-    *dst_len = z->total_out;
-    return Z_OK;
+    return feed(z, src + done, src_len - done, Z_FINISH);
 }
 
-int tsstore_deflate_chunk(tsstore_deflater *d, unsigned char *dst, size_t *dst_len,
+/* byPlanes codes each plane flagged in noise with Huffman codes only, the others with the
+   level's matching, in one stream; Z_BUF_ERROR when it does not fit or zlib refuses a
+   change of strategy, and the caller codes the chunk whole instead. */
+static int byPlanes(chunkpipe_deflater *d, unsigned char *dst, size_t *dst_len,
+                    const unsigned char *src, size_t src_len, int level, size_t plane_len,
+                    int planes, uint32_t noise) {
+    z_stream *z = &d->planes;
+    int rc = ready(z, &d->planes_level, level);
+    if (rc != Z_OK) {
+        return rc;
+    }
+    /* The output is set before byPlanesInto's first deflateParams: zlib before 1.2.12 may
+       write the stream's header on a change of strategy. */
+    z->next_out = dst;
+    z->avail_out = (uInt)*dst_len;
+    rc = byPlanesInto(z, src, src_len, level, plane_len, planes, noise);
+    *dst_len = z->total_out;
+    forget(z);
+    return rc == Z_STREAM_END ? Z_OK : rc;
+}
+
+int chunkpipe_deflate_chunk(chunkpipe_deflater *d, unsigned char *dst, size_t *dst_len,
                           const unsigned char *src, size_t src_len, int level,
                           size_t plane_len, int planes) {
     if (src_len > UINT_MAX / 2 || *dst_len > UINT_MAX / 2) {
@@ -206,9 +228,10 @@ int tsstore_deflate_chunk(tsstore_deflater *d, unsigned char *dst, size_t *dst_l
         return rc;
     }
     uint32_t noise = 0;
-    if (planes > 1 && planes <= 32 && plane_len >= MIN_PLANE && level > 0) {
+    if (planes > 1 && planes <= 32 && plane_len >= MIN_PLANE && level > 0 &&
+        plane_len <= src_len / (size_t)planes) {
         for (int p = 0; p < planes; p++) {
-            if (tsstore_plane_is_noise(d, src + (size_t)p * plane_len, plane_len)) {
+            if (chunkpipe_plane_is_noise(d, src + (size_t)p * plane_len, plane_len)) {
                 noise |= 1u << p;
             }
         }
@@ -216,13 +239,13 @@ int tsstore_deflate_chunk(tsstore_deflater *d, unsigned char *dst, size_t *dst_l
     if (noise) {
         size_t n = *dst_len;
         int rc = byPlanes(d, dst, &n, src, src_len, level, plane_len, planes, noise);
-        if (rc == Z_OK) {
-            *dst_len = n;
+        if (rc != Z_BUF_ERROR) {
+            if (rc == Z_OK) {
+                *dst_len = n;
+            }
             return rc;
         }
-        if (rc == Z_MEM_ERROR) {
-            return rc;
-        }
+        /* It did not fit, or zlib refused the change of strategy: the chunk whole. */
     }
     return whole(d, dst, dst_len, src, src_len, level);
 }

@@ -14,7 +14,7 @@
 //     HDF5's filter stores, except in shuffled chunks of at least 4,096 elements: there the
 //     byte planes that string matching cannot shorten (the low mantissa bytes of floats:
 //     nearly uniform bytes, no repeated runs) are coded with Huffman codes alone, which
-//     halves deflate's time on them and stores no more (deflate.c). Where the stream does
+//     halves deflate's time on them and stores about as many bytes (deflate.c). Where a stream does
 //     not fit (zlib's stored blocks always do), HDF5 stores the chunk without it and sets
 //     the filter's bit in the chunk's filter mask, since netCDF-4 adds the filter as
 //     optional; so does Encode. Each worker reuses its zlib streams (deflateReset), where

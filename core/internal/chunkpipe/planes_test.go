@@ -114,3 +114,60 @@ func TestPlaneCodingKeepsStreamsStandardAndSmall(t *testing.T) {
 		}
 	}
 }
+
+// mixedRow is eight planes of 4,096 bytes: the first repeats (a ramp), the others are
+// noise, so its stream starts with string matching and changes to Huffman codes.
+func mixedRow(seed uint64) []byte {
+	row := sample(8*4096, seed, false)
+	for i := 0; i < 4096; i++ {
+		row[i] = byte(i / 64)
+	}
+	return row
+}
+
+// A reused deflater gives, chunk after chunk, the bytes a fresh one gives: a reset stream
+// forgets the strategy the last chunk ended with (here Huffman codes, before a chunk whose
+// first plane wants matching) and the input of a chunk that did not fit.
+func TestReusedDeflatersGiveAFreshOnesBytes(t *testing.T) {
+	defer SetThreads(SetThreads(1))
+	rows := [][]byte{sample(80000, 1, false), mixedRow(2), wideRow(10000, 0), mixedRow(3),
+		wideRow(10000, 2000), sample(80000, 4, false), mixedRow(5)}
+	for round := 0; round < 3; round++ {
+		for i, row := range rows {
+			room := deflateBound(len(row))
+			got, want := make([]byte, room), make([]byte, room)
+			if round == 1 { // a chunk that does not fit first, on the same deflater
+				if _, ok := deflate(got[:len(row)/16], row, 3, 8); ok {
+					t.Fatalf("row %d fit in a sixteenth of its size", i)
+				}
+			}
+			ng, ok1 := deflate(got, row, 3, 8)
+			nw, ok2 := deflateFresh(want, row, 3, 8)
+			if !ok1 || !ok2 || !bytes.Equal(got[:ng], want[:nw]) {
+				t.Fatalf("round %d, row %d: the pool's deflater wrote %d bytes, a fresh one %d", round, i, ng, nw)
+			}
+		}
+	}
+}
+
+// When the stream coded by plane does not fit where the whole chunk's would, the chunk is
+// coded whole: the bytes are compress2's, not an unfiltered chunk.
+func TestAStreamByPlaneThatDoesNotFitFallsBackToTheWholeChunk(t *testing.T) {
+	for seed := uint64(0); seed < 64; seed++ {
+		row := sample(8*4096, seed, false)
+		room := deflateBound(len(row))
+		whole, byPlane := make([]byte, room), make([]byte, room)
+		nw, _ := deflate(whole, row, 3, 0)
+		np, _ := deflate(byPlane, row, 3, 8)
+		if np <= nw {
+			continue
+		}
+		got := make([]byte, nw)
+		n, ok := deflate(got, row, 3, 8)
+		if !ok || !bytes.Equal(got[:n], whole[:nw]) {
+			t.Fatalf("seed %d: by plane %d bytes, whole %d; in room for the whole: ok=%v, %d bytes", seed, np, nw, ok, n)
+		}
+		return
+	}
+	t.Fatal("no row of random bytes coded longer by plane than whole; the fallback went untried")
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -208,31 +209,56 @@ func TestDirectChunksAreTheBytesHDF5Stores(t *testing.T) {
 // Rows of at least 4,096 elements whose low bytes are noise are coded plane by plane
 // (docs/format.md §7.9): their chunks are not the bytes HDF5's filter stores, but HDF5's own
 // pipeline (zlib's inflate) reads every column back as written, and they take no more room
-// than HDF5's (within 1%). Narrower rows of the same values stay HDF5's bytes.
+// than HDF5's (within 1%). Random bytes make every plane noise (Huffman codes throughout);
+// smooth float series switch from Huffman codes to string matching within each stream.
 func TestWideNoisyRowsAreCodedByPlaneAndReadByHDF5(t *testing.T) {
 	eachCase(t, []chunkCase{{F64, 5000, 4, nil, false}, {F32, 4200, 3, []int{2}, false}},
-		func(name string, c chunkCase, arrays []*Array) {
-			direct := newH5WrittenFile(t)
-			if _, err := direct.WriteArrays(arrays); err != nil {
-				t.Fatal(err)
-			}
-			slot, _ := direct.Column(arrays[0].Digest)
-			ref := newH5WrittenFile(t)
-			refDS := writeThroughPipeline(t, ref, arrays)
-			got, _ := storedChunks(t, direct, slot.Dataset())
-			want, _ := storedChunks(t, ref, refDS)
-			var gotBytes, wantBytes int
-			for r := range want {
-				if bytes.Equal(got[r], want[r]) {
-					t.Fatalf("%s: row %d is HDF5's bytes; its noise planes were not coded apart", name, r)
-				}
-				gotBytes, wantBytes = gotBytes+len(got[r]), wantBytes+len(want[r])
-			}
-			if float64(gotBytes) > 1.01*float64(wantBytes) {
-				t.Fatalf("%s: %d bytes stored, HDF5 stores %d", name, gotBytes, wantBytes)
-			}
-			readsBackAsWritten(t, name, direct, arrays, nil)
-		})
+		func(name string, c chunkCase, arrays []*Array) { codedByPlane(t, name, arrays) })
+	for _, threads := range []int{1, 3} {
+		func() {
+			defer chunkpipe.SetThreads(chunkpipe.SetThreads(threads))
+			codedByPlane(t, fmt.Sprintf("smooth f64 5000×6 threads=%d", threads), smoothFloats(5000, 6))
+		}()
+	}
+}
+
+// smoothFloats are n arrays of length float64 values 50 + 30·sin((t+i)/24): a row's five
+// low mantissa planes are noise, its exponent planes repeat.
+func smoothFloats(n, length int) []*Array {
+	out := batchArrays(F64, n, length, nil, false)
+	for i, a := range out {
+		for t := 0; t < length; t++ {
+			binary.LittleEndian.PutUint64(a.Data[8*t:], math.Float64bits(50+30*math.Sin(float64(t+i)/24)))
+		}
+	}
+	return out
+}
+
+// codedByPlane writes arrays as one batch and fails the test unless every row chunk differs
+// from the one HDF5's pipeline stores for the same rows, the total stored is within 1% of
+// HDF5's, and HDF5 reads every column back as written.
+func codedByPlane(t *testing.T, name string, arrays []*Array) {
+	t.Helper()
+	direct := newH5WrittenFile(t)
+	if _, err := direct.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	slot, _ := direct.Column(arrays[0].Digest)
+	ref := newH5WrittenFile(t)
+	refDS := writeThroughPipeline(t, ref, arrays)
+	got, _ := storedChunks(t, direct, slot.Dataset())
+	want, _ := storedChunks(t, ref, refDS)
+	var gotBytes, wantBytes int
+	for r := range want {
+		if bytes.Equal(got[r], want[r]) {
+			t.Fatalf("%s: row %d is HDF5's bytes; its noise planes were not coded apart", name, r)
+		}
+		gotBytes, wantBytes = gotBytes+len(got[r]), wantBytes+len(want[r])
+	}
+	if float64(gotBytes) > 1.01*float64(wantBytes) {
+		t.Fatalf("%s: %d bytes stored, HDF5 stores %d", name, gotBytes, wantBytes)
+	}
+	readsBackAsWritten(t, name, direct, arrays, nil)
 }
 
 // A store made without compression has no filter pipeline: its batch datasets are written as
@@ -386,11 +412,11 @@ func TestReadRowsAheadGivesTheRowsWritten(t *testing.T) {
 	}
 }
 
-// A sweep holds eight rows ahead per worker, fewer when they would pass 2 MiB, and never
-// fewer than two per worker and the one being copied.
+// A sweep holds eight rows ahead per worker, fewer when their slots would pass 6 MiB (three
+// times a row each), and never fewer than two per worker and the one being copied.
 func TestReadAheadDepthIsBoundedByBytes(t *testing.T) {
 	defer chunkpipe.SetThreads(chunkpipe.SetThreads(2))
-	for _, c := range []struct{ rowBytes, want int }{{8, 17}, {80_000, 17}, {200_000, 10}, {1 << 20, 5}} {
+	for _, c := range []struct{ rowBytes, want int }{{8, 17}, {80_000, 17}, {200_000, 10}, {400_000, 5}, {1 << 20, 5}} {
 		if got := readAheadDepth(c.rowBytes); got != c.want {
 			t.Errorf("rows of %d bytes: %d read ahead, want %d", c.rowBytes, got, c.want)
 		}
