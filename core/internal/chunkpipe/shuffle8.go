@@ -2,12 +2,16 @@ package chunkpipe
 
 import (
 	"encoding/binary"
+	"runtime"
+	"slices"
 	"unsafe"
 )
 
-// littleEndian: the word loads below read a plane's bytes in memory order only on a
-// little-endian host; another host takes the byte loops.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+// wordAccess: the word loads and stores below read a plane's bytes in memory order only on
+// a little-endian host, and are unaligned, which only some architectures do in hardware;
+// others take the byte loops.
+var wordAccess = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 &&
+	slices.Contains([]string{"amd64", "arm64", "386", "ppc64le"}, runtime.GOARCH)
 
 // shuffle8 and unshuffle8 are shuffle and unshuffle of n 8-byte elements, eight elements at
 // a time: the eight elements and the eight planes' bytes of them are the rows and the columns
@@ -21,7 +25,7 @@ func shuffle8(dst, src []byte, n int) {
 	_, _ = dst[8*n-1], src[8*n-1]
 	s, d := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
 	i := 0
-	for ; littleEndian && i+8 <= n; i += 8 {
+	for ; wordAccess && i+8 <= n; i += 8 {
 		e := unsafe.Add(s, i*8)
 		r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(*(*uint64)(e), *(*uint64)(unsafe.Add(e, 8)),
 			*(*uint64)(unsafe.Add(e, 16)), *(*uint64)(unsafe.Add(e, 24)), *(*uint64)(unsafe.Add(e, 32)),
@@ -45,7 +49,7 @@ func unshuffle8(dst, src []byte, n int) {
 	_, _ = dst[8*n-1], src[8*n-1]
 	s, d := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
 	i := 0
-	for ; littleEndian && i+8 <= n; i += 8 {
+	for ; wordAccess && i+8 <= n; i += 8 {
 		p := unsafe.Add(s, i)
 		r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(*(*uint64)(p), *(*uint64)(unsafe.Add(p, n)),
 			*(*uint64)(unsafe.Add(p, 2*n)), *(*uint64)(unsafe.Add(p, 3*n)), *(*uint64)(unsafe.Add(p, 4*n)),
