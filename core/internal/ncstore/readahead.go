@@ -28,9 +28,10 @@ type aheadRow struct {
 	scratch chunkpipe.Scratch
 }
 
-// readAheadBytes bounds the decoded bytes of the rows a RowSet holds read ahead, beyond the
-// fewest it always holds.
-const readAheadBytes = 2 << 20
+// readAheadBytes bounds the memory of the rows a RowSet holds read ahead, beyond the fewest
+// it always holds: a row's slot holds its stored chunk, the decoded row and a scratch copy
+// for unshuffling, about three times the row.
+const readAheadBytes = 6 << 20
 
 // readAheadDepth is how many rows of rowBytes a RowSet holds read ahead: eight per worker
 // and the one being copied, within readAheadBytes, and never fewer than two per worker and
@@ -39,7 +40,7 @@ const readAheadBytes = 2 << 20
 // 0.0049 against 0.0064 µs per (component, step) (docs/benchmarks.md).
 func readAheadDepth(rowBytes int) int {
 	t := chunkpipe.Threads()
-	return max(2*t+1, min(8*t+1, readAheadBytes/max(rowBytes, 1)))
+	return max(2*t+1, min(8*t+1, readAheadBytes/max(3*rowBytes, 1)))
 }
 
 // aheadOf is set's read-ahead ring, made on its first read when the file is read-only,
