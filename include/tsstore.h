@@ -81,12 +81,13 @@
  * may run on; a value that is not a count from 1 to 1024 is said once on stderr and the
  * default used), while HDF5 moves the encoded chunks on the calling thread. Memory: a bulk
  * call holds two groups of rows per worker, each at most 3 MiB (1 MiB of rows, their encoded
- * bytes, a scratch row); a flush holds one such group and a row per worker; each thread that
- * has deflated keeps two zlib streams of about 270 KB; a static reader holds, for each
- * dataset it reads, eight rows per worker and one more, each at most 3 chunk sizes, as long
- * as they hold at most 6 MiB, and never fewer than two per worker and one more (a chunk is
- * at most 1 MiB). A read-only store keeps the rows it decodes of each dataset
- * whose rows fit in 128 MiB, as HDF5's chunk cache did before, until it is closed.
+ * bytes, a scratch row); a flush holds one such group and a row per worker, or two
+ * standalone arrays of at most 4 MiB per worker with their shuffled and encoded copies; each
+ * thread that has deflated keeps two zlib streams of about 270 KB; a static reader holds,
+ * for each dataset it reads, eight rows per worker and one more, each at most 3 chunk
+ * sizes, as long as they hold at most 6 MiB, and never fewer than two per worker and one
+ * more (a chunk is at most 1 MiB). A read-only store keeps the rows it decodes of each
+ * dataset whose rows fit in 128 MiB, as HDF5's chunk cache did before, until it is closed.
  * TSSTORE_THREADS=1 does all the work on the calling thread. Files are the same, byte for
  * byte, whatever the count.
  */

@@ -29,9 +29,17 @@ func (f *File) pipelineOf(ds *Packed) (chunkpipe.Pipeline, bool) {
 	if ds.pipe != nil {
 		return *ds.pipe, ds.pipeOK
 	}
-	p, ok := chunkpipe.Pipeline{ElemSize: ds.fam.dtype.Width()}, littleEndian
-	set := f.h5.sets[ds.varid]
 	want := append([]uint64{1, uint64(ds.cols)}, ToU64(ds.eshape)...)
+	p, ok := pipelineFor(f.h5.sets[ds.varid], ds.fam.dtype.Width(), want)
+	ds.pipe, ds.pipeOK = &p, ok
+	return p, ok
+}
+
+// pipelineFor is how set's chunks are encoded, or false when this package cannot move them
+// itself: chunks other than want, a filter other than shuffle and deflate, another order, a
+// big-endian host. elemSize is the set's type's size.
+func pipelineFor(set h5.Dataset, elemSize int, want []uint64) (chunkpipe.Pipeline, bool) {
+	p, ok := chunkpipe.Pipeline{ElemSize: elemSize}, littleEndian
 	chunked, chunks, err := set.Chunks(len(want))
 	if err != nil || !chunked || !slices.Equal(chunks, want) {
 		ok = false
@@ -50,7 +58,6 @@ func (f *File) pipelineOf(ds *Packed) (chunkpipe.Pipeline, bool) {
 			ok = false
 		}
 	}
-	ds.pipe, ds.pipeOK = &p, ok
 	return p, ok
 }
 

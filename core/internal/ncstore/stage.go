@@ -55,11 +55,7 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 	written := make([]ArrayKey, 0, len(ps))
 	cols := make([]packedWrite, 0, len(ps))
 	f.packed = grownIndex(f.packed, len(ps))
-	type single struct {
-		p  *Array
-		sv *Variable
-	}
-	var singles []single
+	var singles []standaloneWrite
 	families := map[familyKey][]*Array{}
 	var order []familyKey
 	for _, p := range ps {
@@ -67,7 +63,7 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 			continue
 		}
 		if !p.Packed {
-			singles = append(singles, single{p: p})
+			singles = append(singles, standaloneWrite{p: p})
 			continue
 		}
 		fam := p.family()
@@ -136,12 +132,11 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 		}
 		i = j
 	}
-	for _, s := range singles {
-		if err := f.fillStandalone(s.sv, s.p.Data, s.p.Digest); err != nil {
-			return written, f.abandon(cols, err)
-		}
+	if err := f.fillStandalones(singles, func(s standaloneWrite) {
 		delete(f.untrusted, s.p.Digest)
 		written = append(written, ArrayKey{s.p.Digest, false})
+	}); err != nil {
+		return written, f.abandon(cols, err)
 	}
 	return written, nil
 }
