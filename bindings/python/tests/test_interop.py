@@ -115,3 +115,38 @@ def test_sqlite3_reads_the_catalog(written):
     types = {t for t, *_ in rows}
     assert types == {"SingleTimeSeries", "NonSequentialTimeSeries", "Deterministic", "Probabilistic", "Scenarios"}
     assert ("Probabilistic", 3, "[24,7]", "f32") in {(t, n, e, d) for t, _, n, e, d in rows}
+
+
+def test_rows_and_forecasts_coded_by_plane_read_everywhere(tmp_path):
+    """Rows of 4,200 smooth float series and a year of daily forecast windows are chunks of at
+    least 4,096 elements whose low mantissa planes the store codes with Huffman codes alone
+    and the rest with string matching, in one zlib stream (docs/format.md §7.9); netCDF4,
+    h5py and xarray, each with their own HDF5 and zlib, read every value back."""
+    path = str(tmp_path / "wide.nc")
+    expected = {}
+    steps = np.arange(12)
+    with tsstore.Store.create(path) as s:
+        items = [dict(ts=tsstore.SingleTimeSeries("load", T0, "PT1H", 50 + 30 * np.sin((steps + i) / 24)),
+                      owner_id=i, owner_type="PowerLoad") for i in range(4200)]
+        keys = s.add_time_series_bulk(items)
+        det = 40 + 20 * np.sin(np.arange(24 * 365).reshape(24, 365) / 7)
+        keys.append(s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", "P1D", "P1D", 365, det), owner_id=9,
+                                      owner_type="Wind"))
+        for k, values in zip(keys, [it["ts"].data for it in items] + [det]):
+            expected[s.get_metadata(k)["data_hash"]] = values
+    with netCDF4.Dataset(path) as ds:
+        g = ds["time_series"]["single"]
+        g.set_auto_mask(False)
+        found = packed_columns(lambda n: g[n][...], g.variables)
+        found.update(standalone_arrays(lambda n: g[n], g.variables))
+    check_all(found, expected)
+    with h5py.File(path, "r") as f:
+        g = f["time_series/single"]
+        names = [n for n in g if isinstance(g[n], h5py.Dataset)]
+        found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n].asstr()[...], names)
+        found.update(standalone_arrays(lambda n: g[n], names))
+    check_all(found, expected)
+    with xr.open_dataset(path, group="time_series/single", mask_and_scale=False) as ds:
+        found = packed_columns(lambda n: ds[n].values, list(ds.data_vars))
+        found.update(standalone_arrays(lambda n: ds[n].values, list(ds.data_vars)))
+    check_all(found, expected)
