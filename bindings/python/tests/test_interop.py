@@ -74,35 +74,53 @@ def check_all(found, expected):
         np.testing.assert_array_equal(found[h], values, err_msg=h)
 
 
-def test_netcdf4_reads_every_array(written):
-    path, expected = written
+def netcdf4_arrays(path):
+    """{hash: values} of every array in the store at path, read by netCDF4."""
     with netCDF4.Dataset(path) as ds:
-        assert ds.getncattr("data_format_version") == "0.11.0"
         g = ds["time_series"]["single"]
         g.set_auto_mask(False)
-        found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n][...], g.variables)
+        found = packed_columns(lambda n: g[n][...], g.variables)
         found.update(standalone_arrays(lambda n: g[n], g.variables))
-    check_all(found, expected)
+    return found
 
 
-def test_h5py_reads_every_array(written):
-    path, expected = written
+def h5py_arrays(path):
+    """The same, read by h5py."""
     with h5py.File(path, "r") as f:
         g = f["time_series/single"]
         names = [n for n in g if isinstance(g[n], h5py.Dataset)]
         found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n].asstr()[...], names)
         found.update(standalone_arrays(lambda n: g[n], names))
-    check_all(found, expected)
+    return found
+
+
+def xarray_arrays(path, lazy):
+    """The same, read by xarray (lazily through dask when lazy, which it checks)."""
+    with xr.open_dataset(path, group="time_series/single", chunks={} if lazy else None,
+                         mask_and_scale=False) as ds:
+        if lazy:
+            data_vars = [n for n in ds.data_vars if not n.endswith("_h")]
+            assert all(hasattr(ds[n].data, "dask") for n in data_vars)  # lazy until computed
+        found = packed_columns(lambda n: ds[n].values, list(ds.data_vars))
+        found.update(standalone_arrays(lambda n: ds[n].values, list(ds.data_vars)))
+    return found
+
+
+def test_netcdf4_reads_every_array(written):
+    path, expected = written
+    with netCDF4.Dataset(path) as ds:
+        assert ds.getncattr("data_format_version") == "0.11.0"
+    check_all(netcdf4_arrays(path), expected)
+
+
+def test_h5py_reads_every_array(written):
+    path, expected = written
+    check_all(h5py_arrays(path), expected)
 
 
 def test_xarray_reads_lazily_with_dask(written):
     path, expected = written
-    with xr.open_dataset(path, group="time_series/single", chunks={}, mask_and_scale=False) as ds:
-        data_vars = [n for n in ds.data_vars if not n.endswith("_h")]
-        assert all(hasattr(ds[n].data, "dask") for n in data_vars)  # lazy until computed
-        found = packed_columns(lambda n: ds[n].values, list(ds.data_vars))
-        found.update(standalone_arrays(lambda n: ds[n].values, list(ds.data_vars)))
-    check_all(found, expected)
+    check_all(xarray_arrays(path, lazy=True), expected)
 
 
 def test_sqlite3_reads_the_catalog(written):
@@ -134,19 +152,5 @@ def test_rows_and_forecasts_coded_by_plane_read_everywhere(tmp_path):
                                       owner_type="Wind"))
         for k, values in zip(keys, [it["ts"].data for it in items] + [det]):
             expected[s.get_metadata(k)["data_hash"]] = values
-    with netCDF4.Dataset(path) as ds:
-        g = ds["time_series"]["single"]
-        g.set_auto_mask(False)
-        found = packed_columns(lambda n: g[n][...], g.variables)
-        found.update(standalone_arrays(lambda n: g[n], g.variables))
-    check_all(found, expected)
-    with h5py.File(path, "r") as f:
-        g = f["time_series/single"]
-        names = [n for n in g if isinstance(g[n], h5py.Dataset)]
-        found = packed_columns(lambda n: g[n][...] if not n.endswith("_h") else g[n].asstr()[...], names)
-        found.update(standalone_arrays(lambda n: g[n], names))
-    check_all(found, expected)
-    with xr.open_dataset(path, group="time_series/single", mask_and_scale=False) as ds:
-        found = packed_columns(lambda n: ds[n].values, list(ds.data_vars))
-        found.update(standalone_arrays(lambda n: ds[n].values, list(ds.data_vars)))
-    check_all(found, expected)
+    for found in (netcdf4_arrays(path), h5py_arrays(path), xarray_arrays(path, lazy=False)):
+        check_all(found, expected)
