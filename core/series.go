@@ -187,12 +187,10 @@ func prepareItem(it BatchItem, p *prepared) error {
 	return prepareAddInto(it.Owner, it.Series, opts, p)
 }
 
-// commitItems adds validated series in one call; a batch's get datasets sized to it.
-func (s *Store) commitItems(op string, ps []*prepared, batch bool) ([]Key, error) {
-	var batchID int64
-	if batch {
-		batchID = batchSeq.Add(1)
-	}
+// commitBatch adds a Batch's validated series in one call, their arrays in datasets sized
+// to the batch.
+func (s *Store) commitBatch(op string, ps []*prepared) ([]Key, error) {
+	batchID := batchSeq.Add(1)
 	keys := make([]Key, len(ps))
 	seen := make(map[catalog.IdentityKey]int, len(ps))
 	if err := s.mutate(op, func() error { return s.commitSlice(ps, nil, 0, batchID, seen, keys) }); err != nil {
@@ -807,7 +805,7 @@ func (b *Batch) Commit() ([]Key, error) {
 	b.done = true
 	items := b.items
 	b.items = nil
-	return b.s.commitItems(op, items, true)
+	return b.s.commitBatch(op, items)
 }
 
 // Discard drops the queued series. Discarding twice, or after Commit, is harmless.
