@@ -74,9 +74,8 @@ func (f *File) WriteArrays(ps []*Array) ([]ArrayKey, error) {
 	}
 	// Define phase: columns (and any new datasets) for every family, then variables.
 	for _, fam := range order {
-		ws, err := f.placeColumns(fam, families[fam])
-		cols = append(cols, ws...)
-		if err != nil {
+		var err error
+		if cols, err = f.placeColumns(cols, fam, families[fam]); err != nil {
 			return written, f.abandon(cols, err)
 		}
 	}
@@ -201,9 +200,9 @@ func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 // datasets come first, in dataset name order (docs/format.md §7.4, §13.1). The rest go into new
 // datasets: each batch's arrays into datasets as wide as what remains of that batch (capped
 // by the chunk budget, spilling into __1, __2, …), one-at-a-time adds into datasets of the
-// default width, whose free columns later adds fill.
-func (f *File) placeColumns(fam familyKey, ps []*Array) ([]packedWrite, error) {
-	out := make([]packedWrite, 0, len(ps))
+// default width, whose free columns later adds fill. The reservations are appended to out,
+// also those made before a failure.
+func (f *File) placeColumns(out []packedWrite, fam familyKey, ps []*Array) ([]packedWrite, error) {
 	rest := ps
 	for _, ds := range f.families[fam] {
 		for col := 0; col < ds.cols && ds.nfree > 0 && len(rest) > 0; col++ {
