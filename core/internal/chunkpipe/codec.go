@@ -65,14 +65,10 @@ func (p Pipeline) Encode(raw, dst []byte, s *Scratch) ([]byte, uint32) {
 		}
 		return dst[:len(raw)], 0
 	}
-	src := raw
+	src, planes := raw, 0
 	if p.Shuffle {
-		src = s.take(len(raw))
+		src, planes = s.take(len(raw)), p.ElemSize
 		shuffle(src, raw, p.ElemSize)
-	}
-	planes := 0
-	if p.Shuffle {
-		planes = p.ElemSize
 	}
 	n, ok := deflate(dst[:deflateBound(len(src))], src, p.Level, planes)
 	if !ok {
@@ -156,6 +152,12 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 			panic("chunkpipe: no memory for a zlib deflater")
 		}
 	}
+	defer deflaters.put(d)
+	return deflateWith(d, dst, src, level, planes)
+}
+
+// deflateWith is deflate on the deflater d.
+func deflateWith(d *C.chunkpipe_deflater, dst, src []byte, level, planes int) (int, bool) {
 	n := C.size_t(len(dst))
 	planeLen := 0
 	if planes > 1 {
@@ -163,7 +165,6 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 	}
 	rc := C.chunkpipe_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
 		C.size_t(len(src)), C.int(level), C.size_t(planeLen), C.int(planes))
-	deflaters.put(d)
 	if rc == C.Z_BUF_ERROR {
 		return 0, false
 	}
@@ -179,10 +180,7 @@ func deflate(dst, src []byte, level, planes int) (int, bool) {
 func deflateFresh(dst, src []byte, level, planes int) (int, bool) {
 	d := C.chunkpipe_deflater_new()
 	defer C.chunkpipe_deflater_free(d)
-	n := C.size_t(len(dst))
-	rc := C.chunkpipe_deflate_chunk(d, (*C.uchar)(unsafe.Pointer(&dst[0])), &n, bytesPtr(src),
-		C.size_t(len(src)), C.int(level), C.size_t(len(src)/max(planes, 1)), C.int(planes))
-	return int(n), rc == C.Z_OK
+	return deflateWith(d, dst, src, level, planes)
 }
 
 // planeIsNoise says whether deflate.c codes plane with Huffman codes alone.

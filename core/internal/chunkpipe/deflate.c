@@ -124,6 +124,9 @@ static int repeats(uint32_t *slots, const unsigned char *p, size_t n) {
     for (size_t i = 0; i + 12 <= n; i += 8) {
         uint64_t x;
         memcpy(&x, p + i, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        x = __builtin_bswap64(x); /* byte k of the word is p[i + k], as ctz below counts */
+#endif
         uint64_t high = x & 0xF0F0F0F0F0F0F0F0ull;
         uint64_t zero = (high - 0x0101010101010101ull) & ~high & 0x8080808080808080ull;
         while (zero) {

@@ -19,13 +19,9 @@ var wordAccess = binary.NativeEndian.Uint16([]byte{1, 0}) == 1 &&
 // the byte loops took 8 loads, 7 shifts and 7 ors an element. Loads and stores go through
 // unsafe pointers within the slices' bounds, checked once.
 func shuffle8(dst, src []byte, n int) {
-	if n <= 0 {
-		return
-	}
-	_, _ = dst[8*n-1], src[8*n-1]
-	s, d := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
+	s, d, blocks := wordBlocks(dst, src, n)
 	i := 0
-	for ; wordAccess && i+8 <= n; i += 8 {
+	for ; i < blocks; i += 8 {
 		e := unsafe.Add(s, i*8)
 		r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(*(*uint64)(e), *(*uint64)(unsafe.Add(e, 8)),
 			*(*uint64)(unsafe.Add(e, 16)), *(*uint64)(unsafe.Add(e, 24)), *(*uint64)(unsafe.Add(e, 32)),
@@ -43,13 +39,9 @@ func shuffle8(dst, src []byte, n int) {
 }
 
 func unshuffle8(dst, src []byte, n int) {
-	if n <= 0 {
-		return
-	}
-	_, _ = dst[8*n-1], src[8*n-1]
-	s, d := unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst))
+	s, d, blocks := wordBlocks(dst, src, n)
 	i := 0
-	for ; wordAccess && i+8 <= n; i += 8 {
+	for ; i < blocks; i += 8 {
 		p := unsafe.Add(s, i)
 		r0, r1, r2, r3, r4, r5, r6, r7 := transpose8(*(*uint64)(p), *(*uint64)(unsafe.Add(p, n)),
 			*(*uint64)(unsafe.Add(p, 2*n)), *(*uint64)(unsafe.Add(p, 3*n)), *(*uint64)(unsafe.Add(p, 4*n)),
@@ -64,6 +56,20 @@ func unshuffle8(dst, src []byte, n int) {
 			dst[i*8+j] = src[j*n+i]
 		}
 	}
+}
+
+// wordBlocks checks that dst and src hold n 8-byte elements and returns their first bytes
+// and how many elements the word loops move: whole blocks of eight where wordAccess allows,
+// none elsewhere (the byte loops move the rest).
+func wordBlocks(dst, src []byte, n int) (s, d unsafe.Pointer, blocks int) {
+	if n <= 0 {
+		return nil, nil, 0
+	}
+	_, _ = dst[8*n-1], src[8*n-1]
+	if wordAccess {
+		blocks = n &^ 7
+	}
+	return unsafe.Pointer(unsafe.SliceData(src)), unsafe.Pointer(unsafe.SliceData(dst)), blocks
 }
 
 // transpose8 transposes the 8×8 byte matrix whose row r is mr (its byte c, little-endian,
