@@ -71,7 +71,6 @@ func (f *File) fillStandalones(ws []standaloneWrite, done func(standaloneWrite))
 		if err := f.h5.sets[id].WriteChunk(offset, slots[slot].mask, slots[slot].out); err != nil {
 			return wrapIO("write", err, "writing %s", w.sv.name)
 		}
-		f.ncWrites++
 		f.directChunks++
 		f.standalone[w.p.Digest] = w.sv
 		done(w)
