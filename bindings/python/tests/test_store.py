@@ -559,7 +559,6 @@ def test_bulk_calls_leave_the_collector_alone_and_keys_untracked(path):
         assert not any(map(gc.is_tracked, s.list_keys()))
 
 
-
 def test_has_over_keys_reuses_their_lookup_and_still_checks_them(path):
     """has_time_series(key) converts a Key's lookup once; a copy made by pickle builds its
     own, and a Key whose field is bad is refused naming the field."""

@@ -178,7 +178,6 @@ class Key:
             out.append(k)
         return out
 
-
     @classmethod
     def _stored_of_one_group(cls, qs: np.ndarray) -> "list[Key]":
         """_stored for keys that differ only in owner id (a bulk add of one name, type and
