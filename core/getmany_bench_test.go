@@ -72,3 +72,40 @@ func BenchmarkReadManyInto(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(keys)), "µs/series")
 }
+
+// BenchmarkReadIntoOne: the calls workload's get of one series of 24 f64 among 1,000, per
+// op, by its key with the id the library handed out (hinted), by its key without it (exact),
+// and by owner and name alone (by name: a search with the ambiguity check).
+func BenchmarkReadIntoOne(b *testing.B) {
+	s, keys := benchManyStore(b, 1_000, 24)
+	st := SingleTimeSeriesType
+	for _, c := range []struct {
+		name   string
+		lookup func(k Key) Lookup
+	}{
+		{"hinted", func(k Key) Lookup {
+			q := k.Lookup()
+			m, _, err := s.ReadInto(q, Part{}, make([]byte, 24*8))
+			if err != nil {
+				b.Fatal(err)
+			}
+			q.ID = m.ID
+			return q
+		}},
+		{"exact", func(k Key) Lookup { return k.Lookup() }},
+		{"by_name", func(k Key) Lookup { return Lookup{OwnerID: k.OwnerID, Type: &st, Name: k.Name} }},
+	} {
+		qs := make([]Lookup, len(keys))
+		for i, k := range keys {
+			qs[i] = c.lookup(k)
+		}
+		dst := make([]byte, 24*8)
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, _, err := s.ReadInto(qs[(i*7919)%len(qs)], Part{}, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -37,6 +37,8 @@ type Catalog struct {
 	// driverStmts are statements prepared on the driver connection itself (driverStatement),
 	// for InsertRows and driverRow.
 	driverStmts map[string]*driverStmt
+	// listQueries are List's statements by the shape of their filter (listQuery).
+	listQueries map[filterShape]string
 	// tables caches HasTable: a read-only catalog cannot gain tables, a writable one has
 	// them all from its DDL.
 	tables map[string]bool

@@ -431,3 +431,60 @@ func TestListByOwnerEqualsTheFilteredListing(t *testing.T) {
 		t.Fatalf("with a BLOB units: %+v", got)
 	}
 }
+
+// List keeps a statement per filter shape: filters of one shape with other values, and
+// filters that differ only in a list's length, in which fields are set or in the limit, each
+// select their own rows, whatever ran before them.
+func TestListKeepsOneStatementPerFilterShape(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i, spec := range []struct {
+		owner int64
+		name  string
+		typ   string
+	}{{1, "a", "SingleTimeSeries"}, {1, "b", "SingleTimeSeries"}, {2, "a", "Deterministic"}, {2, "a", "SingleTimeSeries"}} {
+		r := row(spec.owner, spec.name)
+		r.SeriesType = spec.typ
+		r.DataHash = []byte{byte(i), 2}
+		if _, err := c.Insert(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	str := func(s string) *string { return &s }
+	i64 := func(v int64) *int64 { return &v }
+	for round := 0; round < 2; round++ { // the second round runs on kept statements
+		for _, tc := range []struct {
+			f    Filter
+			want []int64
+		}{
+			{Filter{OwnerID: i64(1), Name: str("a")}, []int64{1}},
+			{Filter{OwnerID: i64(2), Name: str("a")}, []int64{3, 4}},
+			{Filter{OwnerID: i64(2), Name: str("a"), SeriesTypes: []string{"SingleTimeSeries"}}, []int64{4}},
+			{Filter{OwnerID: i64(2), Name: str("a"), SeriesTypes: []string{"SingleTimeSeries", "Deterministic"}}, []int64{3, 4}},
+			{Filter{OwnerID: i64(2), Name: str("a"), Limit: 1}, []int64{3}},
+			{Filter{OwnerID: i64(1), OwnerType: str("G")}, []int64{1, 2}},
+			{Filter{OwnerID: i64(1), Resolution: str("PT1H")}, []int64{1, 2}},
+			{Filter{Name: str("a")}, []int64{1, 3, 4}},
+			{Filter{Name: str("b")}, []int64{2}},
+			{Filter{NameGlob: str("[ab]"), SeriesTypes: []string{"Deterministic"}}, []int64{3}},
+		} {
+			rows, err := c.List(tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []int64
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+			if !reflect.DeepEqual(ids, tc.want) {
+				t.Fatalf("round %d, %+v: ids %v, want %v", round, tc.f, ids, tc.want)
+			}
+		}
+	}
+	if len(c.listQueries) != 8 {
+		t.Fatalf("%d statements kept, want 8 (one per shape)", len(c.listQueries))
+	}
+}
