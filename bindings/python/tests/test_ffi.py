@@ -62,3 +62,26 @@ def test_a_buffer_too_small_is_its_own_status_and_writes_nothing(tmp_path):
         assert info.nbytes == 24 * 8 and (buf == 7).all()
         with pytest.raises(tsstore.BufferTooSmallError, match="192"):
             _ffi.check(st)
+
+
+def test_unchecked_calls_refuse_what_ctypes_would_convert():
+    """_ffi.fast passes its arguments unconverted: a Python int for a size_t would go as a C
+    int. verify_unchecked (on for every test, conftest.py) names the argument instead."""
+    from ctypes import byref, c_size_t, c_uint8, c_void_p
+    info = tsstore._cstructs.new_info()
+    buf = (c_uint8 * 8)()
+    assert _ffi.unchecked_mistake("tsstore_get", (c_void_p(1), byref(info), buf, c_size_t(8), byref(info))) is None
+    assert "argument 3 is int, declared c_ulong" in _ffi.unchecked_mistake(
+        "tsstore_get", (c_void_p(1), byref(info), buf, 8, byref(info)))
+    assert "argument 0 is int" in _ffi.unchecked_mistake("tsstore_get", (1, byref(info), buf, c_size_t(8), byref(info)))
+    assert "2 arguments" in _ffi.unchecked_mistake("tsstore_get", (c_void_p(1), None))
+    with pytest.raises(TypeError, match="unchecked call: tsstore_get: argument 3"):
+        _ffi.fast.tsstore_get(c_void_p(1), byref(info), buf, 8, byref(info))
+
+
+def test_get_time_series_shows_its_keywords():
+    """The plain calls are answered before the keywords are bound, and help() still shows them."""
+    import inspect
+    params = inspect.signature(tsstore.Store.get_time_series).parameters
+    assert {"time_series_type", "resolution", "start", "stop", "length", "count", "features"} <= set(params)
+    assert "named infrasys style or by a Key" in tsstore.Store.get_time_series.__doc__

@@ -61,6 +61,25 @@ _cdll = _load()
 #: module calls them through this one namespace, at call time (never a function bound at
 #: import), so that count_calls sees each call.
 lib = raw.bind(_cdll)
+#: The same functions without argtypes (raw.bind_unchecked), for the few calls a loop makes
+#: per item (a get, has): their callers pass ctypes objects of the declared types, which
+#: verify_unchecked checks under the tests. Reached at call time too, as lib is.
+fast = raw.bind_unchecked(_cdll)
+
+
+@contextlib.contextmanager
+def _wrapped(wrap: Callable[[Any, str, Callable], Callable]) -> Iterator[None]:
+    """Every function of lib and fast replaced by wrap(namespace, name, function) inside the
+    block."""
+    saved = [(ns, dict(vars(ns))) for ns in (lib, fast)]
+    for ns, fns in saved:
+        for name, fn in fns.items():
+            setattr(ns, name, wrap(ns, name, fn))
+    try:
+        yield
+    finally:
+        for ns, fns in saved:
+            vars(ns).update(fns)
 
 
 @contextlib.contextmanager
@@ -68,19 +87,53 @@ def count_calls() -> Iterator[list]:
     """The names of the C functions called inside the with block, in order: what the
     boundary tests and the calls benchmark count a Python call's crossings with."""
     names: list = []
-    saved = dict(vars(lib))
 
-    def counted(name: str, fn: Callable) -> Callable:
+    def counted(_ns: Any, name: str, fn: Callable) -> Callable:
         def call(*args: Any) -> Any:
             names.append(name)
             return fn(*args)
         return call
-    for name, fn in saved.items():
-        setattr(lib, name, counted(name, fn))
-    try:
+    with _wrapped(counted):
         yield names
-    finally:
-        vars(lib).update(saved)
+
+
+_POINTERS = (type(None), ctypes.c_void_p, type(ctypes.byref(ctypes.c_int())), ctypes.Array, ctypes._Pointer)
+
+
+def unchecked_mistake(name: str, args: tuple) -> str | None:
+    """What is wrong with args for fast.<name>, or None: a pointer argument must be a
+    c_void_p, byref(), a ctypes array or pointer (or None), every other argument an
+    instance of exactly its declared ctypes type."""
+    argtypes = raw.SIGNATURES[name][1]
+    if len(args) != len(argtypes):
+        return f"{name}: {len(args)} arguments, declared {len(argtypes)}"
+    for i, (a, t) in enumerate(zip(args, argtypes)):
+        if t is ctypes.c_void_p:
+            ok = isinstance(a, _POINTERS)
+        else:  # bytes pass as a char * unconverted
+            ok = type(a) is t or (t is ctypes.c_char_p and type(a) is bytes)
+        if not ok:
+            return f"{name}: argument {i} is {type(a).__name__}, declared {t.__name__}"
+    return None
+
+
+@contextlib.contextmanager
+def verify_unchecked() -> Iterator[None]:
+    """Inside the block, a call through fast with an argument ctypes would have to convert
+    raises TypeError instead of passing it unconverted (the test suite runs under it)."""
+    def verified(ns: Any, name: str, fn: Callable) -> Callable:
+        if ns is not fast:
+            return fn
+
+        def call(*args: Any) -> Any:
+            mistake = unchecked_mistake(name, args)
+            if mistake:
+                raise TypeError("unchecked call: " + mistake)
+            return fn(*args)
+        return call
+    with _wrapped(verified):
+        yield
+
 
 #: The library's version, checked against what this binding was generated for.
 VERSION: int = lib.tsstore_version()
@@ -187,7 +240,7 @@ def set_log_callback(fn: Callable[[str], None] | None) -> None:
         check(lib.tsstore_set_log_callback(cast(cb, c_void_p) if cb else None, None))
 
 
-__all__ = ["lib", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
+__all__ = ["lib", "fast", "raw", "check", "error", "last_error", "text", "cstr", "set_log_callback", "VERSION", "byref",
            "sizeof", "addressof", "memmove", "numpy_dtype", "c_uint8", "c_int32", "c_int64", "c_size_t", "c_char_p", "c_void_p",
            "gc_untrack", "buffer_addresses"]
 
