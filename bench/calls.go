@@ -147,12 +147,14 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 	}
 	defer s.Close()
 	keys := bulkKeys(n)
+	lookups := core.Lookups(keys)
 	// What the C and Python gets do: read into a new buffer of the size the key's last read
-	// had, describing the series first only when that is not known.
+	// had, describing the series first only when that is not known, and keep the id the
+	// read found as the key's hint.
 	known := make([]int, n)
 	var get func(i int) error
 	get = func(i int) error {
-		k := keys[i].Lookup()
+		k := lookups[i]
 		if known[i] == 0 {
 			_, ext, err := s.Describe(k, core.Part{})
 			if err != nil {
@@ -160,13 +162,14 @@ func goCalls(path string, n, length, repeats int) (map[string]float64, error) {
 			}
 			known[i] = ext.Bytes
 		}
-		_, ext, err := s.ReadInto(k, core.Part{}, make([]byte, known[i]))
+		m, ext, err := s.ReadInto(k, core.Part{}, make([]byte, known[i]))
 		if errors.Is(err, core.ErrBufferTooSmall) { // grown since: described again, as calls.c
 			known[i] = 0
 			return get(i)
 		}
 		if err == nil {
 			known[i] = ext.Bytes
+			lookups[i].ID = m.ID
 		}
 		return err
 	}

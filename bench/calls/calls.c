@@ -5,8 +5,9 @@
  *   calls time STORE.nc N LENGTH REPEATS
  *     opens the store read-only and prints the median of REPEATS calls, in µs:
  *       get_us   a buffer of the size the key's last read had, tsstore_get into it (what the
- *                Python binding's get does: one call once a key was read; a key never read,
- *                or grown, is described first by tsstore_get_info)
+ *                Python binding's get does: one call once a key was read, by the key with the
+ *                id that read found as its hint; a key never read, or grown, is described
+ *                first by tsstore_get_info)
  *       step_us  tsstore_static_reader_read_step over all N, into the buffer bound to its group
  *       has_us   tsstore_has
  * Owners are 0..N-1, name "max_active_power", values 50 + 30 sin((h + i) / 24), as the Python
@@ -81,8 +82,8 @@ static int make(const char *path, size_t n, size_t length) {
 
 /* What the Python binding's get does: allocate a buffer of the size the key's last read had
  * (*known, 0 at first) and read into it; a key never read, or grown since, is described
- * first. */
-static double *get(tsstore_store *s, const tsstore_lookup *q, int64_t *known) {
+ * first. The id the read found is kept in q as its hint, as the binding's Key keeps it. */
+static double *get(tsstore_store *s, tsstore_lookup *q, int64_t *known) {
     tsstore_series_info info = TSSTORE_SERIES_INFO_INIT;
     if (*known == 0) {
         CALL(tsstore_get_info(s, q, &info));
@@ -98,6 +99,7 @@ static double *get(tsstore_store *s, const tsstore_lookup *q, int64_t *known) {
     }
     CALL(st);
     *known = info.nbytes;
+    q->series_id = info.key.series_id;
     return buf;
 }
 

@@ -99,3 +99,26 @@ def test_calls_by_owner_and_name_read_each_owners_series():
             s.get_time_series(1, "load", resolution=["PT1H"])  # unhashable: converted, and refused
         with pytest.raises(TypeError, match="time_series_type: True is not a series type"):
             s.get_time_series(1, "load", time_series_type=True)
+
+
+def test_a_built_key_keeps_the_id_its_read_found(tmp_path):
+    """A Key built by hand learns its series' id from its first read (the hint that spares
+    the catalog search, include/tsstore.h), learns the new one when the series is stored
+    again, and a hint naming another series is checked, not trusted."""
+    one = tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(24.0))
+    built = tsstore.Key(5, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "load", "PT1H")
+    with tsstore.Store.in_memory() as s:
+        listed = s.add_time_series(one, owner_id=5, owner_type="PowerLoad")
+        other = s.add_time_series(one, owner_id=6, owner_type="PowerLoad")
+        assert built._id == 0 and listed._id > 0
+        s.get_time_series(built)
+        assert built._id == listed._id and built.lookup().series_id == listed._id
+        s.remove_time_series(built)
+        again = s.add_time_series(tsstore.SingleTimeSeries("load", T0, dt.timedelta(hours=1), np.arange(5.0)),
+                                  owner_id=5, owner_type="PowerLoad")
+        assert again._id != listed._id
+        np.testing.assert_array_equal(s.get_time_series(built).data, np.arange(5.0))
+        assert built._id == again._id
+        built._hint(other._id)  # owner 6's series: the library sees it is not this key's
+        np.testing.assert_array_equal(s.get_time_series(built).data, np.arange(5.0))
+        assert built._id == again._id

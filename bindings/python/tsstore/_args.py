@@ -115,6 +115,28 @@ def lookup_of(op: str, owner: Any, name: Any, time_series_type: Any, owner_categ
     return q, None
 
 
+_NAMED: dict = {}
+
+
+def named_template(name: str) -> tuple:
+    """The template of the lookup of a call by owner and name (a str) with every keyword at
+    its default, found by the name alone: the group tuple of _templated_lookup took 0.25 µs
+    to build, a fifth of what a call by name may add to the call by Key (issue 32)."""
+    t = _NAMED.get(name)
+    if t is None:
+        t = shared_template(("by name", name), _checked_owner_lookup, name, SingleTimeSeries, OwnerCategory.COMPONENT,
+                            None, None)
+        if len(_NAMED) >= 256:
+            _NAMED.clear()
+        _NAMED[name] = t
+    return t
+
+
+def named_lookup(owner: int, name: str) -> Any:
+    """The lookup named_template stands for, with owner's id written in."""
+    return _template_copy(named_template(name), int64_arg(owner, "owner"), name)
+
+
 def _templated_lookup(owner_id: int, name: Any, time_series_type: Any, owner_category: Any, resolution: Any,
                       interval: Any) -> Any:
     """The lookup of _owner_lookup without features, copied from the template its name, type,
@@ -124,6 +146,11 @@ def _templated_lookup(owner_id: int, name: Any, time_series_type: Any, owner_cat
     group = ("by owner", name, type(name), time_series_type, type(time_series_type), owner_category,
              type(owner_category), resolution, type(resolution), interval, type(interval))
     t = shared_template(group, _checked_owner_lookup, name, time_series_type, owner_category, resolution, interval)
+    return _template_copy(t, owner_id, name)
+
+
+def _template_copy(t: tuple, owner_id: int, name: Any) -> Any:
+    """A lookup copied from template t with owner_id written in, keeping t alive."""
     q = raw.tsstore_lookup.from_buffer_copy(t[3][0])  # the checked struct: cheaper than joining bytes
     q.owner_id = owner_id
     q._template = t  # the bytes its name pointer points at stay alive with it

@@ -5,7 +5,7 @@ import struct
 import threading
 from typing import Any
 
-from ._ffi import byref, c_char_p, c_size_t, c_void_p, check, cstr, lib, raw, sizeof
+from ._ffi import byref, c_char_p, c_int32, c_size_t, c_void_p, check, cstr, lib, raw, sizeof
 
 INFO_SIZE = sizeof(raw.tsstore_series_info)
 
@@ -29,12 +29,15 @@ _per_thread = threading.local()
 
 def _head_format() -> str:
     """The struct format that reads, in one call, the fields of a tsstore_series_info a read
-    of a whole series needs: dtype, the resolution's value and unit (in its key), ndim,
-    nbytes and initial_ms, at their offsets in the struct, the bytes between skipped."""
+    of a whole series needs: dtype, the resolution's value and unit and the series id (in its
+    key), ndim, nbytes and initial_ms, at their offsets in the struct, the bytes between
+    skipped."""
     info, key, period = raw.tsstore_series_info, raw.tsstore_lookup, raw.tsstore_period
     fields = [(info.dtype.offset, "i"), (info.key.offset + key.resolution.offset + period.value.offset, "q"),
-              (info.key.offset + key.resolution.offset + period.unit.offset, "i"), (info.ndim.offset, "i"),
+              (info.key.offset + key.resolution.offset + period.unit.offset, "i"),
+              (info.key.offset + key.series_id.offset, "q"), (info.ndim.offset, "i"),
               (info.nbytes.offset, "Q"), (info.initial_ms.offset, "q")]
+    assert fields == sorted(fields), "INFO_HEAD's fields must follow the struct's order"
     out, at = "<", 0
     for offset, code in fields:
         out += f"{offset - at}x{code}"
@@ -42,8 +45,9 @@ def _head_format() -> str:
     return out
 
 
-#: (dtype, resolution value, resolution unit, ndim, nbytes, initial_ms) of an info's bytes:
-#: one unpack_from where six ctypes field reads made six objects (two for the nested ones).
+#: (dtype, resolution value, resolution unit, series id, ndim, nbytes, initial_ms) of an
+#: info's bytes: one unpack_from where seven ctypes field reads made seven objects (three
+#: for the nested ones).
 INFO_HEAD = struct.Struct(_head_format())
 
 
@@ -66,6 +70,16 @@ def thread_info() -> tuple:
         info = new_info()
         _per_thread.info = (info, byref(info))
         return _per_thread.info  # type: ignore[no-any-return]
+
+
+def thread_found() -> tuple:
+    """This thread's own int32 for tsstore_has to write, and its byref."""
+    try:
+        return _per_thread.found  # type: ignore[no-any-return]
+    except AttributeError:
+        found = c_int32()
+        _per_thread.found = (found, byref(found))
+        return _per_thread.found  # type: ignore[no-any-return]
 
 
 def handle_out() -> Any:

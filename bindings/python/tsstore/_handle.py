@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 from ._errors import InvalidHandleError
-from ._ffi import raw
+from ._ffi import c_void_p, raw
 
 STATUS_CLOSED = raw.TSSTORE_E_INVALID_HANDLE
 
@@ -14,6 +14,9 @@ class StoreHandle:
 
     def __init__(self, handle: int) -> None:
         self._h: int | None = handle
+        # The handle as the ctypes object the unchecked calls take (_ffi.fast); read only after
+        # _h says the store is open.
+        self._hv = c_void_p(handle)
         self._lock = threading.Lock()
         # The size of the last read by owner and name of each (name, type, whole or part): the buffer
         # the next such read offers, so that it is one C call (_read).
