@@ -286,10 +286,8 @@ func (rd *ForecastReader) ReadWindow(i int) error {
 	if err := rd.checkColumns(); err != nil {
 		return withOp(op, err)
 	}
-	for _, d := range rd.dense {
-		if err := rd.s.loadDenseBlock(d, i/d.block); err != nil {
-			return wrapIO(op, err, "reading windows of %s", d.sv.Name())
-		}
+	if err := rd.s.loadDenseBlocks(rd.dense, i); err != nil {
+		return wrapIO(op, err, "reading the forecasts' blocks of window %d", i)
 	}
 	for _, b := range rd.bands {
 		if err := rd.s.loadBand(b, i*b.step, min(i*b.step+b.h, b.ds.Length())); err != nil {
@@ -362,20 +360,31 @@ func (rd *ForecastReader) Close() {
 	}
 }
 
-// loadDenseBlock caches block b (windows [b·block, (b+1)·block)) of a dense forecast: one
-// chunk, read and decompressed once.
-func (s *Store) loadDenseBlock(d *denseSource, b int) error {
-	if d.loaded == b {
+// loadDenseBlocks caches, for window i, the block holding it of every dense forecast that
+// does not hold it yet (block b is windows [b·block, (b+1)·block)): one chunk each, read and
+// decompressed once, on the workers when the file allows (ncstore.ReadSpans).
+func (s *Store) loadDenseBlocks(dense []*denseSource, i int) error {
+	var need []*denseSource
+	var reads []ncstore.SpanRead
+	for _, d := range dense {
+		if b := i / d.block; d.loaded != b {
+			first := b * d.block
+			need = append(need, d)
+			reads = append(reads, ncstore.SpanRead{Var: d.sv, Axis: d.axis, First: first, N: min(d.block, d.lay.count-first)})
+		}
+	}
+	if len(reads) == 0 {
 		return nil
 	}
-	first := b * d.block
-	n := min(d.block, d.lay.count-first)
-	buf, err := s.nc.ReadSpan(d.sv, d.axis, first, n, nil)
-	if err != nil {
-		d.loaded = -1
+	if err := s.nc.ReadSpans(reads); err != nil {
+		for _, d := range need {
+			d.loaded = -1
+		}
 		return err
 	}
-	d.buf, d.n, d.loaded = buf, n, b
+	for k, d := range need {
+		d.buf, d.n, d.loaded = reads[k].Out, reads[k].N, i/d.block
+	}
 	return nil
 }
 
@@ -416,6 +425,13 @@ func (s *Store) loadBand(b *bandSource, lo, hi int) error {
 	}
 	b.lo, b.hi, b.buf = lo, newHi, buf
 	return nil
+}
+
+// wordAligned says whether b starts on an 8-byte boundary, as gather8 needs (a pointer to a
+// uint64 elsewhere is refused by the race detector's pointer checks, and is slow or a fault
+// on some hosts).
+func wordAligned(b []byte) bool {
+	return len(b) == 0 || uintptr(unsafe.Pointer(&b[0]))%8 == 0
 }
 
 // gather8 copies n 8-byte values, src words first, first+stride, …, into dst: one window of

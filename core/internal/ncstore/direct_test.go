@@ -524,3 +524,91 @@ func shuffled8(data []byte) []byte {
 	}
 	return out
 }
+
+// ReadSpans of a read-only file reads each span that is exactly one chunk as stored and
+// decodes it on the workers, and gives the bytes HDF5's own read gives: blocks of windows
+// along the window axis of 2-D and 3-D arrays, f64 and i32, with 1 worker and 3. The last,
+// partial block of an array, and every span of a writable file, go through HDF5.
+func TestReadSpansDecodeChunksAsHDF5Does(t *testing.T) {
+	path := t.TempDir() + "/spans.nc"
+	f, err := Create(path, DefaultCompression, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type spec struct {
+		dtype  DType
+		shape  []int
+		chunks []uint64
+		axis   int
+	}
+	specs := []spec{
+		{F64, []int{24, 30}, nil, 1},                   // one chunk: the whole array
+		{F64, []int{24, 30}, []uint64{24, 10}, 1},      // three blocks
+		{I32, []int{48, 25}, []uint64{48, 10}, 1},      // two blocks and a partial third
+		{F64, []int{3, 24, 20}, []uint64{3, 24, 5}, 2}, // layers before the window axis
+		{F64, []int{24, 30}, []uint64{12, 10}, 1},      // chunks split the steps: HDF5's
+	}
+	var arrays []*Array
+	for i, sp := range specs {
+		a := batchArrays(sp.dtype, 1, ElementCount(sp.shape), nil, i%2 == 0)[0]
+		a.Digest[6], a.Packed, a.Shape, a.Chunks, a.Batch = byte(i), false, sp.shape, sp.chunks, 0
+		arrays = append(arrays, a)
+	}
+	if _, err := f.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	spansOf := func(f *File) ([]SpanRead, [][]byte) {
+		var reads []SpanRead
+		var want [][]byte
+		for i, sp := range specs {
+			sv, ok := f.Variable(arrays[i].Digest)
+			if !ok {
+				t.Fatalf("array %d not indexed", i)
+			}
+			block := sp.shape[sp.axis]
+			if sp.chunks != nil {
+				block = int(sp.chunks[sp.axis])
+			}
+			for first := 0; first < sp.shape[sp.axis]; first += block {
+				n := min(block, sp.shape[sp.axis]-first)
+				w, err := f.ReadSpan(sv, sp.axis, first, n, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reads, want = append(reads, SpanRead{Var: sv, Axis: sp.axis, First: first, N: n}), append(want, w)
+			}
+		}
+		return reads, want
+	}
+	check := func(f *File, label string, wantDirect int64) {
+		t.Helper()
+		reads, want := spansOf(f)
+		before := f.Counters().DirectReads
+		if err := f.ReadSpans(reads); err != nil {
+			t.Fatal(err)
+		}
+		for k, r := range reads {
+			if !bytes.Equal(r.Out, want[k]) {
+				t.Fatalf("%s: span %d (%s from %d) differs from HDF5's read", label, k, r.Var.name, r.First)
+			}
+		}
+		if got := f.Counters().DirectReads - before; got != wantDirect {
+			t.Errorf("%s: %d spans read as stored chunks, want %d", label, got, wantDirect)
+		}
+	}
+	check(f, "writable", 0)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 3} {
+		func() {
+			defer chunkpipe.SetThreads(chunkpipe.SetThreads(threads))
+			ro, err := Open(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+			check(ro, fmt.Sprintf("read-only, %d threads", threads), 1+3+2+4)
+		}()
+	}
+}

@@ -140,15 +140,27 @@ func (f *File) ReadVariable(sv *Variable, dst []byte) ([]byte, error) {
 // every other axis, into dst (new memory when nil): rows of a NonSequential array (axis 0),
 // windows of a dense forecast (its window axis).
 func (f *File) ReadSpan(sv *Variable, axis, first, n int, dst []byte) ([]byte, error) {
+	start, count := spanHyperslab(sv, axis, first, n)
+	return f.readHyperslab(sv, start, count, dst)
+}
+
+// spanHyperslab is the start and count of n entries from first along axis, every other axis
+// whole.
+func spanHyperslab(sv *Variable, axis, first, n int) ([]uint64, []uint64) {
 	start := make([]uint64, len(sv.shape))
 	count := slices.Clone(sv.shape)
 	start[axis], count[axis] = uint64(first), uint64(n)
-	return f.readHyperslab(sv, start, count, dst)
+	return start, count
 }
 
 func (f *File) readHyperslab(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
 	serial.Lock()
 	defer serial.Unlock()
+	return f.readHyperslabLocked(sv, start, count, dst)
+}
+
+// readHyperslabLocked is readHyperslab's work; the caller holds the lock.
+func (f *File) readHyperslabLocked(sv *Variable, start, count []uint64, dst []byte) ([]byte, error) {
 	chunks, err := f.chunkShape(sv)
 	if err != nil {
 		return nil, err
