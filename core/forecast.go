@@ -153,6 +153,12 @@ func (l forecastLayout) windowBytes() int { return l.lead * l.h * l.stepBytes() 
 // lead × H × E.
 func (l forecastLayout) extractWindow(out, data []byte, n, j int) {
 	eb := l.stepBytes()
+	if eb == 8 && wordAligned(out) && wordAligned(data) { // scalar 8-byte steps: word moves
+		for a := 0; a < l.lead; a++ {
+			gather8(out[a*l.h*8:], data, a*l.h*n+j, n, l.h)
+		}
+		return
+	}
 	for a := 0; a < l.lead; a++ {
 		for h := 0; h < l.h; h++ {
 			src := ((a*l.h+h)*n + j) * eb

@@ -528,3 +528,37 @@ func TestRefusedAddKeepsEarlierUncommittedWork(t *testing.T) {
 		}
 	}
 }
+
+// extractWindow takes step h of window j of lead a from index (a·H + h)·n + j of the array,
+// whatever the element size and the alignment of the memory (8-byte steps in aligned memory
+// are moved as words, the others copied).
+func TestExtractWindowTakesEachStep(t *testing.T) {
+	for _, c := range []struct{ lead, h, n, eb, skew int }{
+		{1, 24, 30, 8, 0}, {3, 5, 7, 8, 0}, {1, 24, 30, 8, 1}, {2, 4, 9, 4, 0}, {1, 3, 5, 24, 0},
+	} {
+		l := forecastLayout{lead: c.lead, h: c.h, count: c.n, eshape: []int{c.eb / 4}, width: 4}
+		if c.eb == 8 {
+			l.eshape, l.width = nil, 8
+		}
+		if l.stepBytes() != c.eb {
+			t.Fatalf("%+v: a step of %d bytes, want %d", c, l.stepBytes(), c.eb)
+		}
+		size := c.lead * c.h * c.n * c.eb
+		data := ncstore.AlignedBytes(size + c.skew)[c.skew:]
+		for k := range data {
+			data[k] = byte(k*7 + k/251)
+		}
+		for j := 0; j < c.n; j++ {
+			out := ncstore.AlignedBytes(c.lead * c.h * c.eb)
+			l.extractWindow(out, data, c.n, j)
+			for a := 0; a < c.lead; a++ {
+				for h := 0; h < c.h; h++ {
+					src, dst := ((a*c.h+h)*c.n+j)*c.eb, (a*c.h+h)*c.eb
+					if !bytes.Equal(out[dst:dst+c.eb], data[src:src+c.eb]) {
+						t.Fatalf("%+v: window %d, lead %d, step %d differs", c, j, a, h)
+					}
+				}
+			}
+		}
+	}
+}
