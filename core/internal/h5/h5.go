@@ -189,6 +189,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -278,13 +279,15 @@ func (g Group) NamesInOrder() (names []string, inOrder bool, err error) {
 		return nil, false, &Error{Op: "listing a group"}
 	}
 	out := make([]string, 0, int(n.count))
-	block := unsafe.Slice((*byte)(unsafe.Pointer(n.buf)), int(n.len))
+	// One string for the block, each name a part of it: a string per name was most of the
+	// listing's cost in a read-only open of 1,000 forecasts (3,000 names).
+	block := string(unsafe.Slice((*byte)(unsafe.Pointer(n.buf)), int(n.len)))
 	for start := 0; start < len(block); {
-		end := start
-		for block[end] != 0 {
-			end++
+		end := start + strings.IndexByte(block[start:], 0)
+		if end < start { // the C side ends every name with a NUL; a last one without is whole
+			end = len(block)
 		}
-		out = append(out, string(block[start:end]))
+		out = append(out, block[start:end])
 		start = end + 1
 	}
 	return out, rc == 0, nil

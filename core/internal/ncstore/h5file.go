@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/tsstore/tsstore/core/internal/h5"
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 // A store opens its file through HDF5 directly (package h5), not through netcdf-c:
@@ -92,7 +93,10 @@ func (f *File) rebuildIndex() error {
 		return wrapIO("open", err, "listing variables")
 	}
 	f.h5.byName = !inOrder
-	present := make(map[string]bool, len(names))
+	if len(f.standalone) == 0 { // sized for the usual file, whose links are mostly standalone variables and their dimensions
+		f.standalone = make(map[hashing.Digest]*Variable, len(names)/3)
+	}
+	present := make(map[string]bool)
 	for _, n := range names {
 		if strings.HasPrefix(n, "sts_") {
 			present[n] = true
@@ -138,8 +142,7 @@ func (f *File) rebuildIndex() error {
 
 // isStandaloneDim says whether name is arr_{64 hex}_d{n}: a standalone variable's dimension.
 func isStandaloneDim(name string) bool {
-	i := strings.LastIndex(name, "_d")
-	return i == 4+64 && allDigits(name[i+2:])
+	return len(name) > 4+64+2 && name[4+64:4+64+2] == "_d" && allDigits(name[4+64+2:])
 }
 
 // isPackedDim says whether name is {ds}_t, {ds}_c or {ds}_e{n} of a packed dataset {ds}

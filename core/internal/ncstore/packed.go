@@ -229,26 +229,33 @@ func parseHexDigest(h string) (hashing.Digest, error) {
 	if len(h) != 64 {
 		return d, fmt.Errorf("not 64 lowercase hex characters")
 	}
+	bad := byte(0)
 	for i := range d {
-		hi, lo := lowerHexValue(h[2*i]), lowerHexValue(h[2*i+1])
-		if hi > 15 || lo > 15 {
-			return d, fmt.Errorf("not 64 lowercase hex characters")
-		}
-		d[i] = hi<<4 | lo
+		hi, lo := lowerHex[h[2*i]], lowerHex[h[2*i+1]]
+		bad |= hi | lo
+		d[i] = hi<<4 | lo&15
+	}
+	if bad > 15 {
+		return d, fmt.Errorf("not 64 lowercase hex characters")
 	}
 	return d, nil
 }
 
-// lowerHexValue is the value of a lowercase hex digit, or 255 for any other byte.
-func lowerHexValue(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
+// lowerHex is the value of each lowercase hex digit, 255 for any other byte: a table, as a
+// read-only open parses the name of every standalone variable (a switch per character took
+// 12% of the open of 1,000 forecasts).
+var lowerHex = func() (t [256]byte) {
+	for c := range t {
+		t[c] = 255
 	}
-	return 255
-}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c-'a') + 10
+	}
+	return t
+}()
 
 func (ds *Packed) chunkBytes() int { return ds.cols * ds.elementBytes() }
 
