@@ -33,9 +33,9 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def _plain_calls_first(op: str, by_key: Callable, by_name: Callable) -> Callable[[_F], _F]:
     """A Store call (get_time_series, has_time_series) as a loop makes it, op(key) or
     op(owner_id, name) with no keyword, answered by by_key(store, key) or by_name(store,
-    owner_id, name) before Python binds the full call's keyword-only defaults (0.35 µs of a 7 µs
-    get; issue 31's bar is C + 3 µs). Every other call is the full one's; help(), inspect
-    and type checkers see its signature."""
+    owner_id, name) before Python binds the full call's keyword-only defaults (0.35 µs of
+    a 7 µs get; issue 31's bar is C + 3 µs). Every other call is the full one's; help(),
+    inspect and type checkers see its signature."""
     def decorate(full: _F) -> _F:
         @functools.wraps(full)
         def plain_first(self: "Reading", owner: Any, name: Any = None, **options: Any) -> Any:
@@ -125,7 +125,7 @@ class Reading(StoreHandle):
             raise error(st)
         if key is None:  # by owner and name
             head = INFO_HEAD.unpack_from(view)
-            nbytes, ndim = head[5], head[4]
+            _, _, _, _, ndim, nbytes, _ = head
             if nbytes != guess:
                 self._sizes[slot] = nbytes
             if not bounds and ndim == 1 and lookup.series_type == _SINGLE:
