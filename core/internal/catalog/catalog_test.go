@@ -17,6 +17,17 @@ func row(owner int64, name string) *Row {
 		DataHash: h, FeaturesHash: h}
 }
 
+// freshCatalog is a new writable catalog in a temporary directory, closed at the test's end.
+func freshCatalog(t *testing.T) *Catalog {
+	t.Helper()
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func count(t *testing.T, c *Catalog) int {
 	t.Helper()
 	rows, err := c.List(Filter{})
@@ -377,11 +388,7 @@ func TestLookupManyByScanEqualsLookups(t *testing.T) {
 // names, with a limit, and when a column holds another type than its field's (units as a
 // BLOB), which only database/sql converts.
 func TestListByOwnerEqualsTheFilteredListing(t *testing.T) {
-	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := freshCatalog(t)
 	for i, spec := range []struct {
 		owner    int64
 		category string
@@ -436,11 +443,7 @@ func TestListByOwnerEqualsTheFilteredListing(t *testing.T) {
 // filters that differ only in a list's length, in which fields are set or in the limit, each
 // select their own rows, whatever ran before them.
 func TestListKeepsOneStatementPerFilterShape(t *testing.T) {
-	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := freshCatalog(t)
 	for i, spec := range []struct {
 		owner int64
 		name  string

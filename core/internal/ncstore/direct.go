@@ -3,6 +3,7 @@ package ncstore
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"unsafe"
 
@@ -274,11 +275,18 @@ func maxStored(ds *Packed) int { return 2*ds.cols*ds.elementBytes() + 64 }
 // caller holds the lock.
 func (f *File) storedRow(ds *Packed, set h5.Dataset, offset []uint64, t int, buf []byte) ([]byte, uint32, error) {
 	offset[0] = uint64(t)
+	return f.storedChunk(set, offset, maxStored(ds), buf, func() string { return fmt.Sprintf("row %d of %s", t, ds.name) })
+}
+
+// storedChunk reads the chunk of set at offset as stored into buf's memory (grown as
+// needed), with its filter mask; errLeaveToHDF5 when it was never written or stores more
+// than limit bytes. what names the chunk in an error. The caller holds the lock.
+func (f *File) storedChunk(set h5.Dataset, offset []uint64, limit int, buf []byte, what func() string) ([]byte, uint32, error) {
 	n, err := set.StoredChunkSize(offset)
 	if err != nil {
-		return nil, 0, wrapIO("read", err, "finding row %d of %s", t, ds.name)
+		return nil, 0, wrapIO("read", err, "finding %s", what())
 	}
-	if n == 0 || n > maxStored(ds) {
+	if n == 0 || n > limit {
 		return nil, 0, errLeaveToHDF5
 	}
 	if cap(buf) < n {
@@ -287,7 +295,7 @@ func (f *File) storedRow(ds *Packed, set h5.Dataset, offset []uint64, t int, buf
 	buf = buf[:n]
 	mask, err := set.ReadChunk(offset, buf)
 	if err != nil {
-		return nil, 0, wrapIO("read", err, "reading row %d of %s", t, ds.name)
+		return nil, 0, wrapIO("read", err, "reading %s", what())
 	}
 	f.chunkReads++
 	f.directReads++

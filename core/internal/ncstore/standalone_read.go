@@ -4,6 +4,8 @@
 package ncstore
 
 import (
+	"fmt"
+
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/serial"
 )
@@ -130,25 +132,8 @@ func (f *File) storedSpan(r *SpanRead, buf []byte) ([]byte, uint32, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	set := f.h5.sets[id]
 	offset := make([]uint64, len(r.Var.shape))
 	offset[r.Axis] = uint64(r.First)
-	n, err := set.StoredChunkSize(offset)
-	if err != nil {
-		return nil, 0, wrapIO("read", err, "finding the chunk at %d of %s", r.First, r.Var.name)
-	}
-	if n == 0 || n > 2*spanBytes(r)+64 {
-		return nil, 0, errLeaveToHDF5
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	mask, err := set.ReadChunk(offset, buf)
-	if err != nil {
-		return nil, 0, wrapIO("read", err, "reading the chunk at %d of %s", r.First, r.Var.name)
-	}
-	f.chunkReads++
-	f.directReads++
-	return buf, mask, nil
+	return f.storedChunk(f.h5.sets[id], offset, 2*spanBytes(r)+64, buf,
+		func() string { return fmt.Sprintf("the chunk at %d of %s", r.First, r.Var.name) })
 }
