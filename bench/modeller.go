@@ -104,8 +104,8 @@ func goModeller(path string, buses, gens, fcs int) (map[string]float64, error) {
 		took[name] = time.Since(t).Seconds()
 		return keys, err
 	}
-	// Each phase builds its inputs before its clock starts, as the Python side builds them
-	// inside add_time_series_bulk's generator: the comparison is generous to Go.
+	// Each phase builds its inputs before its clock starts, as modeller.py and modeller.jl
+	// do: the phases time the store's work.
 	items := make([]core.BatchItem, buses)
 	for i := range items {
 		v := make([]float64, modellerYear)

@@ -19,22 +19,26 @@ function write_phases(path, buses, gens, forecasts)
     end
     took = Dict{String,Float64}()
     loads, winds = Key[], Key[]
+    # Each phase builds its items before its clock starts, as modeller.go and modeller.py do:
+    # the phases time the store's work, not the making of the values.
     TsStore.create(path) do s
+        items = [(ts = SingleTimeSeries("max_active_power", T0, Hour(1), load_values(i)),
+                  owner_id = i, owner_type = "PowerLoad", units = "MW") for i in 0:buses-1]
         t = time()
-        loads = add_time_series_bulk!(s, [(ts = SingleTimeSeries("max_active_power", T0, Hour(1), load_values(i)),
-                                           owner_id = i, owner_type = "PowerLoad", units = "MW") for i in 0:buses-1])
+        loads = add_time_series_bulk!(s, items)
         flush!(s)
         took["loads"] = time() - t
+        items = [(ts = SingleTimeSeries("variable_cost", T0, Day(1), cost_values(i)),
+                  owner_id = 100_000 + i, owner_type = "ThermalStandard") for i in 0:gens-1]
         t = time()
-        add_time_series_bulk!(s, [(ts = SingleTimeSeries("variable_cost", T0, Day(1), cost_values(i)),
-                                   owner_id = 100_000 + i, owner_type = "ThermalStandard") for i in 0:gens-1])
+        add_time_series_bulk!(s, items)
         flush!(s)
         took["costs"] = time() - t
+        items = [(ts = Deterministic("max_active_power", T0, Hour(1), Hour(HORIZON), Day(1), WINDOWS,
+                                     forecast_values(i)),
+                  owner_id = 200_000 + i, owner_type = "RenewableDispatch") for i in 0:forecasts-1]
         t = time()
-        winds = add_time_series_bulk!(s, [(ts = Deterministic("max_active_power", T0, Hour(1), Hour(HORIZON), Day(1),
-                                                              WINDOWS, forecast_values(i)),
-                                           owner_id = 200_000 + i, owner_type = "RenewableDispatch")
-                                          for i in 0:forecasts-1])
+        winds = add_time_series_bulk!(s, items)
         flush!(s)
         took["forecasts"] = time() - t
     end

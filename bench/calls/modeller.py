@@ -45,24 +45,27 @@ def write(path, buses, gens, forecasts):
         if os.path.exists(p):
             os.remove(p)
     took = {}
+    # Each phase builds its items before its clock starts, as modeller.go and modeller.jl do:
+    # the phases time the store's work, not numpy making the values (a year's `% 24` for
+    # 2,000 loads alone took 180 ms).
     with tsstore.Store.create(path) as s:
+        items = [dict(ts=tsstore.SingleTimeSeries("max_active_power", T0, HOUR, load_values(i)), owner_id=i,
+                      owner_type="PowerLoad", units="MW") for i in range(buses)]
         t = time.perf_counter()
-        loads = s.add_time_series_bulk(
-            dict(ts=tsstore.SingleTimeSeries("max_active_power", T0, HOUR, load_values(i)), owner_id=i,
-                 owner_type="PowerLoad", units="MW") for i in range(buses))
+        loads = s.add_time_series_bulk(items)
         s.flush()
         took["loads"] = time.perf_counter() - t
+        items = [dict(ts=tsstore.SingleTimeSeries("variable_cost", T0, DAY, cost_values(i)), owner_id=100_000 + i,
+                      owner_type="ThermalStandard") for i in range(gens)]
         t = time.perf_counter()
-        s.add_time_series_bulk(
-            dict(ts=tsstore.SingleTimeSeries("variable_cost", T0, DAY, cost_values(i)), owner_id=100_000 + i,
-                 owner_type="ThermalStandard") for i in range(gens))
+        s.add_time_series_bulk(items)
         s.flush()
         took["costs"] = time.perf_counter() - t
+        items = [dict(ts=tsstore.Deterministic("max_active_power", T0, HOUR, dt.timedelta(hours=HORIZON), DAY,
+                                               WINDOWS, forecast_values(i)),
+                      owner_id=200_000 + i, owner_type="RenewableDispatch") for i in range(forecasts)]
         t = time.perf_counter()
-        winds = s.add_time_series_bulk(
-            dict(ts=tsstore.Deterministic("max_active_power", T0, HOUR, dt.timedelta(hours=HORIZON), DAY, WINDOWS,
-                                          forecast_values(i)), owner_id=200_000 + i, owner_type="RenewableDispatch")
-            for i in range(forecasts))
+        winds = s.add_time_series_bulk(items)
         s.flush()
         took["forecasts"] = time.perf_counter() - t
     return took, loads, winds
