@@ -65,9 +65,9 @@ class Reading(StoreHandle):
         if not self._h:
             raise InvalidHandleError("the store is closed", STATUS_CLOSED)
         info, info_ref, view = thread_read()
-        guess = key._nbytes
+        guess, capacity = key._capacity
         cbuf: Any = (c_uint8 * guess)()
-        st = fast.tsstore_get(self._hv, key._lookup_ref or key.lookup_ref(), cbuf, key._capacity, info_ref)
+        st = fast.tsstore_get(self._hv, key._lookup_ref or key.lookup_ref(), cbuf, capacity, info_ref)
         if st == _TOO_SMALL:  # it grew since the key's last read: again by the key found, sized
             cbuf, st = self._read_found(info, info_ref, lib.tsstore_get)
         if st:

@@ -52,7 +52,7 @@ _TYPES = list(SeriesType)
 
 #: The capacity of a key never read: its first read asks the size (a shared object, never
 #: changed: a key that learns its size gets its own).
-_NO_CAPACITY = c_size_t(0)
+_NO_CAPACITY = (0, c_size_t(0))
 
 
 def _cache(default: Any = None) -> Any:
@@ -84,7 +84,9 @@ class Key:
     _keep: Any = _cache()  # what _lookup_bytes' pointers name (a checked lookup)
     _lookup_ref: Any = _cache()  # byref of its tsstore_lookup structure
     _nbytes: int = _cache(0)  # the size of its last whole read
-    _capacity: Any = _cache(_NO_CAPACITY)  # _nbytes as the c_size_t a read passes
+    # (_nbytes, the c_size_t a read passes): one slot, so that a read on another thread never
+    # pairs a buffer of one size with the capacity of another.
+    _capacity: Any = _cache(_NO_CAPACITY)
     _start: Any = _cache()  # (initial ms, datetime) of its last read
 
     def __post_init__(self) -> None:
@@ -132,8 +134,8 @@ class Key:
 
     def _sized(self, nbytes: int) -> None:
         """Keeps the size of the key's last whole read, the buffer its next read offers."""
+        object.__setattr__(self, "_capacity", (nbytes, c_size_t(nbytes)))
         object.__setattr__(self, "_nbytes", nbytes)
-        object.__setattr__(self, "_capacity", c_size_t(nbytes))
 
     def _hint(self, series_id: int) -> None:
         """Keeps the id a read found as the key's hint (include/tsstore.h, tsstore_lookup's

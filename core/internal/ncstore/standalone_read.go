@@ -4,6 +4,7 @@
 package ncstore
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
@@ -101,7 +102,7 @@ func (f *File) readSpanChunks(reads []SpanRead, direct []int, pipes []chunkpipe.
 		r := &reads[direct[k]]
 		g := &slots[slot]
 		b, mask, err := f.storedSpan(r, g.stored)
-		if err == errLeaveToHDF5 {
+		if errors.Is(err, errLeaveToHDF5) {
 			g.stored = g.stored[:0]
 			return f.readSpanLocked(r)
 		}
