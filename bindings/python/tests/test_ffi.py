@@ -71,7 +71,7 @@ def test_unchecked_calls_refuse_what_ctypes_would_convert():
     info = tsstore._cstructs.new_info()
     buf = (c_uint8 * 8)()
     assert _ffi.unchecked_mistake("tsstore_get", (c_void_p(1), byref(info), buf, c_size_t(8), byref(info))) is None
-    assert "argument 3 is int, declared c_ulong" in _ffi.unchecked_mistake(
+    assert f"argument 3 is int, declared {c_size_t.__name__}" in _ffi.unchecked_mistake(
         "tsstore_get", (c_void_p(1), byref(info), buf, 8, byref(info)))
     assert "argument 0 is int" in _ffi.unchecked_mistake("tsstore_get", (1, byref(info), buf, c_size_t(8), byref(info)))
     assert "2 arguments" in _ffi.unchecked_mistake("tsstore_get", (c_void_p(1), None))

@@ -115,9 +115,9 @@ class Reading(StoreHandle):
         # A ctypes buffer that numpy then views: passing it costs less than asking numpy for
         # an array's address (arr.ctypes.data, a few microseconds a call).
         cbuf = (c_uint8 * guess)()
-        if bounds:
+        if bounds or call is not lib.tsstore_get:
             st = call(h, q, *bounds, cbuf, guess, info_ref)
-        else:  # a whole read, by owner and name: the unchecked call, as _get_key's
+        else:  # a whole read: the unchecked call, as _get_key's
             st = fast.tsstore_get(self._hv, q, cbuf, c_size_t(guess), info_ref)
         if st == _TOO_SMALL:
             cbuf, st = self._read_found(info, info_ref, call, *bounds)

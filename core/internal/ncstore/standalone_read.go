@@ -46,11 +46,14 @@ func (f *File) ReadSpans(reads []SpanRead) error {
 	return f.readSpanChunks(reads, direct, pipes)
 }
 
-// readSpanLocked reads r through HDF5; the caller holds the lock.
+// readSpanLocked reads r through HDF5; the caller holds the lock. An error names the
+// variable, as HDF5's own does not.
 func (f *File) readSpanLocked(r *SpanRead) (err error) {
 	start, count := spanHyperslab(r.Var, r.Axis, r.First, r.N)
-	r.Out, err = f.readHyperslabLocked(r.Var, start, count, nil)
-	return err
+	if r.Out, err = f.readHyperslabLocked(r.Var, start, count, nil); err != nil {
+		return wrapIO("read", err, "reading %d entries from %d of %s", r.N, r.First, r.Var.name)
+	}
+	return nil
 }
 
 // spanBytes is the size of r's span.
