@@ -354,7 +354,7 @@ struct tsstore_series_info
     data_hash::NTuple{32,UInt8}             # uint8_t data_hash[32]
     features_hash::NTuple{32,UInt8}         # uint8_t features_hash[32]
 end
-tsstore_series_info(; struct_size = sizeof(tsstore_series_info), dtype = 0, key = tsstore_lookup(sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, C_NULL, tsstore_period(), tsstore_period(), C_NULL, C_NULL, 0, 0), owner_type = C_NULL, units = C_NULL, ext = C_NULL, ndim = 0, n_layers = 0, shape = ntuple(_ -> 0, 16), nbytes = 0, initial_ms = 0, length = 0, count = 0, horizon = tsstore_period(), data_hash = ntuple(_ -> 0, 32), features_hash = ntuple(_ -> 0, 32)) =
+tsstore_series_info(; struct_size = sizeof(tsstore_series_info), dtype = 0, key = tsstore_lookup(sizeof(tsstore_lookup), TSSTORE_SINGLE_TIME_SERIES, 0, TSSTORE_OWNER_COMPONENT, 0, C_NULL, tsstore_period(), tsstore_period(), C_NULL, C_NULL, 0, 0), owner_type = C_NULL, units = C_NULL, ext = C_NULL, ndim = 0, n_layers = 0, shape = ntuple(_ -> zero(Int64), Val(16)), nbytes = 0, initial_ms = 0, length = 0, count = 0, horizon = tsstore_period(), data_hash = ntuple(_ -> zero(UInt8), Val(32)), features_hash = ntuple(_ -> zero(UInt8), Val(32))) =
     tsstore_series_info(struct_size, dtype, key, owner_type, units, ext, ndim, n_layers, shape, nbytes, initial_ms, length, count, horizon, data_hash, features_hash)
 
 """
@@ -419,7 +419,7 @@ struct tsstore_group_info
     element_shape::NTuple{16,Int64}         # int64_t element_shape[TSSTORE_MAX_RANK]
     nbytes::UInt64                          # uint64_t nbytes
 end
-tsstore_group_info(; struct_size = sizeof(tsstore_group_info), dtype = 0, n_keys = 0, layers = 0, steps = 0, element_ndim = 0, reserved = 0, element_shape = ntuple(_ -> 0, 16), nbytes = 0) =
+tsstore_group_info(; struct_size = sizeof(tsstore_group_info), dtype = 0, n_keys = 0, layers = 0, steps = 0, element_ndim = 0, reserved = 0, element_shape = ntuple(_ -> zero(Int64), Val(16)), nbytes = 0) =
     tsstore_group_info(struct_size, dtype, n_keys, layers, steps, element_ndim, reserved, element_shape, nbytes)
 
 """
