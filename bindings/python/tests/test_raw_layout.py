@@ -338,7 +338,8 @@ def test_julia_signatures():
 
 
 # The keyword constructors' defaults, evaluated: integers, constants, sizeof(T), C_NULL,
-# ntuple(_ -> v, n) and nested constructors, positional or keyword.
+# zero(T), ntuple(_ -> v, n) or ntuple(_ -> v, Val(n)), and nested constructors, positional
+# or keyword.
 
 def jl_eval(expr: str, consts: dict):
     expr = expr.strip()
@@ -351,9 +352,11 @@ def jl_eval(expr: str, consts: dict):
     m = re.fullmatch(r"sizeof\((\w+)\)", expr)
     if m:
         return struct_layout(m.group(1))[0]
-    m = re.fullmatch(r"ntuple\(_ -> (.*), (\d+)\)", expr)
+    if re.fullmatch(r"zero\(\w+\)", expr):
+        return 0
+    m = re.fullmatch(r"ntuple\(_ -> (.*), (?:Val\((\d+)\)|(\d+))\)", expr)
     if m:
-        return [jl_eval(m.group(1), consts)] * int(m.group(2))
+        return [jl_eval(m.group(1), consts)] * int(m.group(2) or m.group(3))
     m = re.fullmatch(r"(\w+)\((.*)\)", expr)
     if m and m.group(1) in jl_structs():
         return jl_construct(m.group(1), m.group(2), consts)
