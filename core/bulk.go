@@ -87,8 +87,12 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 	var order []*ncstore.Packed
 	for i, fr := range found {
 		r, m := fr.r, fr.m
-		slot, packed := s.nc.Column(hashing.Digest(m.DataHash))
-		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); m.Type != SingleTimeSeriesType || !packed || pending {
+		var slot ncstore.Slot
+		packed := m.Type == SingleTimeSeriesType
+		if packed { // a forecast's lookup would need the list of packed datasets (ncstore/lazyindex.go)
+			slot, packed = s.nc.Column(hashing.Digest(m.DataHash))
+		}
+		if _, pending := s.pendingArray(hashing.Digest(m.DataHash), true); !packed || pending {
 			// Not in a packed column of the file: read it as Get does.
 			ts, err := s.readSeries(m, r, start, end, dsts.of(i))
 			if err != nil {

@@ -105,3 +105,75 @@ func checkSeries(t *testing.T, s *Store, k Key, want TypedArray) {
 		t.Fatalf("%s reads back different bytes", k)
 	}
 }
+
+// A read-only store of forecasts alone is never listed for its reads: each forecast's
+// variable is opened by the name its hash gives (ncstore/lazyindex.go). A check of the
+// whole file lists it once, and a store that holds packed series is listed at its open,
+// so its first packed read costs no more than the reads after it.
+func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
+	s, path := newStore(t)
+	var items []BatchItem
+	for i := 0; i < 12; i++ {
+		fc := sampleForecast(DeterministicType, F64, nil, 24, 4, 1, Days(1), i)
+		items = append(items, BatchItem{Owner: Owner{ID: int64(i), Type: "Gen", Category: Component}, Series: fc})
+	}
+	keys, err := s.AddBatch(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listings := func(s *Store) int64 { return s.nc.Counters().Listings }
+	ro := reopenReadOnly(t, s, path)
+	if n := listings(ro); n != 0 {
+		t.Fatalf("a read-only open of forecasts alone listed the file %d times", n)
+	}
+	for i, k := range keys {
+		checkSeries(t, ro, k, seriesData(items[i].Series))
+	}
+	many, err := ro.GetMany(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range keys {
+		if !sameArray(seriesData(many[i]), seriesData(items[i].Series)) {
+			t.Fatalf("get_many: %s reads back different bytes", keys[i])
+		}
+	}
+	rd, err := ro.NewForecastReader(DeterministicType, Hours(1), Lookups(keys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rd.ReadWindow(3); err != nil {
+		t.Fatal(err)
+	}
+	for i := range keys {
+		exp, _ := items[i].Series.(Forecast).Window(3)
+		if !sameArray(readerWindow(rd, i), exp) {
+			t.Fatalf("reader: window 3 of %s differs", keys[i])
+		}
+	}
+	rd.Close()
+	if n := listings(ro); n != 0 {
+		t.Fatalf("reading every forecast listed the file %d times", n)
+	}
+	rep, err := ro.VerifyIntegrity()
+	if err != nil || rep.ArraysChecked != len(keys) || len(rep.Unreadable)+len(rep.HashMismatches)+len(rep.DanglingRows) != 0 {
+		t.Fatalf("verify after reads by name: %+v %v", rep, err)
+	}
+	if n := listings(ro); n != 1 {
+		t.Fatalf("verify listed the file %d times; want 1", n)
+	}
+
+	// With a packed series beside the forecasts, the open lists the file and reads do not.
+	ro.Close()
+	s = openAgain(t, path)
+	k := mustAdd(t, s, gen(99), hourly("load", ramp(24, 99)), nil)
+	ro = reopenReadOnly(t, s, path)
+	if n := listings(ro); n != 1 {
+		t.Fatalf("a read-only open of a store with packed series listed it %d times; want 1", n)
+	}
+	checkSeries(t, ro, k, ArrayOf(ramp(24, 99), 24))
+	checkSeries(t, ro, keys[5], seriesData(items[5].Series))
+	if n := listings(ro); n != 1 {
+		t.Fatalf("reads listed the file again (%d)", n)
+	}
+}

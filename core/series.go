@@ -672,7 +672,16 @@ func verifyWhole(m *Metadata, data []byte) error {
 }
 
 // readStoredRows reads steps [first, first+n) of the array with digest d from the file.
+//
+// The array is looked for first where the row's type stores it. Either mode holds the same
+// bytes (docs/format.md §13.5), and a standalone read then needs no list of the file's
+// packed datasets (ncstore/lazyindex.go).
 func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst []byte) ([]byte, error) {
+	if !storedPacked(m.Type) {
+		if sv, ok := s.nc.Variable(d); ok {
+			return s.readVariableRows(m, sv, first, n, dst)
+		}
+	}
 	if slot, ok := s.nc.Column(d); ok {
 		ds := slot.Dataset()
 		if !ds.Holds(m.DType, m.Length, m.ElementShape) {
@@ -682,14 +691,20 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 		return s.nc.ReadColumn(slot, first, n, dst)
 	}
 	if sv, ok := s.nc.Variable(d); ok {
-		full := append([]int{m.Length}, m.ElementShape...)
-		if !sv.Holds(m.DType, full) {
-			return nil, corruptAt("", "data_hash", "row says %s %v but %s holds %s %v",
-				m.DType, full, sv.Name(), sv.DType(), sv.Shape())
-		}
-		return s.nc.ReadSpan(sv, 0, first, n, dst)
+		return s.readVariableRows(m, sv, first, n, dst)
 	}
 	return nil, errNoArray(d)
+}
+
+// readVariableRows reads steps [first, first+n) of the standalone variable sv that holds
+// the array of row m.
+func (s *Store) readVariableRows(m *Metadata, sv *ncstore.Variable, first, n int, dst []byte) ([]byte, error) {
+	full := append([]int{m.Length}, m.ElementShape...)
+	if !sv.Holds(m.DType, full) {
+		return nil, corruptAt("", "data_hash", "row says %s %v but %s holds %s %v",
+			m.DType, full, sv.Name(), sv.DType(), sv.Shape())
+	}
+	return s.nc.ReadSpan(sv, 0, first, n, dst)
 }
 
 // pendingRows serves rows of an array the unit holds in memory, under the same check as a

@@ -367,6 +367,18 @@ type StaticGrid struct {
 	Rows, Owners     int64
 }
 
+// NamesPacked says whether a row keeps its array in a packed column: a SingleTimeSeries, or
+// a DeterministicSingleTimeSeries over one (docs/format.md §7.2).
+func (c *Catalog) NamesPacked() (bool, error) {
+	var one int
+	err := c.conn.QueryRowContext(ctx, `SELECT 1 FROM time_series_associations
+		WHERE time_series_type IN ('SingleTimeSeries', 'DeterministicSingleTimeSeries') LIMIT 1`).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // StaticGrids groups the SingleTimeSeries rows matching f by grid.
 func (c *Catalog) StaticGrids(f Filter) ([]StaticGrid, error) {
 	f.SeriesTypes = []string{"SingleTimeSeries"}

@@ -68,6 +68,8 @@ type File struct {
 	cacheTrims int64
 	// directChunks and directReads count chunks moved by chunkpipe (direct.go).
 	directChunks, directReads int64
+	// listings counts the walks of the group's links that built the index (lazyindex.go).
+	listings int64
 	// lastWrite is set during a unit's last write (WriteArraysBeforeSync); noPatch sends
 	// writes of some columns through HDF5's pipeline even then (tests' reference).
 	lastWrite, noPatch bool
@@ -85,6 +87,10 @@ type File struct {
 	untrusted map[hashing.Digest]*Variable
 	// h5 is the open HDF5 file and its open datasets (h5file.go, h5write.go).
 	h5 *h5view
+	// unindexed is a read-only file whose group has not been listed yet; indexErr is what
+	// listing it gave (lazyindex.go).
+	unindexed bool
+	indexErr  error
 }
 
 // newFile is the File of an HDF5 file just opened; every varid indexes h5.sets.
@@ -447,6 +453,9 @@ func (f *File) syncLocked() error {
 // removed arrays left in f, and journalled as any new file is. An in-memory store persists
 // this way and stays in memory.
 func (f *File) CopyTo(path string) error {
+	if !f.indexed() {
+		return wrapIO("persist", f.indexErr, "listing the arrays of %s", f.path)
+	}
 	dst, err := Create(path, f.comp, false)
 	if err != nil {
 		return err
@@ -610,6 +619,9 @@ type Counters struct {
 	// DirectChunks counts chunks encoded by chunkpipe and written with H5Dwrite_chunk
 	// (direct.go); DirectReads those read with H5Dread_chunk and decoded by chunkpipe.
 	DirectChunks, DirectReads int64
+	// Listings counts the walks of the group's links that built the array index: one at a
+	// writable open, none at a read-only open until something needs it (lazyindex.go).
+	Listings int64
 }
 
 // Counters reports the file's counters.
@@ -617,7 +629,8 @@ func (f *File) Counters() Counters {
 	return Counters{ChunkReads: f.chunkReads, NCWrites: f.ncWrites, DefinePhases: int64(f.definePhases),
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
 		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans,
-		MetadataCacheTrims: f.cacheTrims, DirectChunks: f.directChunks, DirectReads: f.directReads}
+		MetadataCacheTrims: f.cacheTrims, DirectChunks: f.directChunks, DirectReads: f.directReads,
+		Listings: f.listings}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change
@@ -634,6 +647,7 @@ func (f *File) ReadCache() int { return f.colCache.budget }
 // FreeColumns is the number of packed columns, over every dataset, that hold no array.
 func (f *File) FreeColumns() int {
 	n := 0
+	f.indexed()
 	for _, list := range f.families {
 		for _, ds := range list {
 			n += ds.nfree
@@ -645,6 +659,7 @@ func (f *File) FreeColumns() int {
 // DeadVariables counts the standalone variables no catalog row names (named says which
 // digests rows name), with those distrusted at open: netCDF cannot delete them.
 func (f *File) DeadVariables(named map[hashing.Digest]bool) int {
+	f.indexed()
 	n := len(f.untrusted)
 	for d := range f.standalone {
 		if !named[d] {
@@ -656,6 +671,7 @@ func (f *File) DeadVariables(named map[hashing.Digest]bool) int {
 
 // Holding says whether the file holds the array with digest d in either storage mode.
 func (f *File) Holding(d hashing.Digest) bool {
+	f.indexed()
 	_, ok := f.packed[d]
 	return ok || f.standalone[d] != nil
 }
@@ -665,6 +681,9 @@ func (f *File) Holding(d hashing.Digest) bool {
 // are distrusted, so an add of the same content rewrites them in place (docs/format.md
 // §13.7). It returns the number of packed columns freed; the caller syncs.
 func (f *File) ForgetUnnamed(named map[hashing.Digest]bool) (int, error) {
+	if !f.indexed() {
+		return 0, f.indexErr
+	}
 	var free []hashing.Digest
 	for d := range f.packed {
 		if !named[d] {

@@ -81,6 +81,10 @@ func (f *File) load(path string) error {
 	if f.h5.grp, err = f.h5.file.OpenGroup("/" + GroupTop + "/" + GroupSingle); err != nil {
 		return newErr(Integrity, "open", "", "%s has no /%s/%s group", path, GroupTop, GroupSingle)
 	}
+	if f.readOnly {
+		f.unindexed = true // listed when a read needs it (lazyindex.go)
+		return nil
+	}
 	return f.rebuildIndex()
 }
 
@@ -88,6 +92,7 @@ func (f *File) load(path string) error {
 // (each is a dataset of its own, which netcdf-c hides): a packed dataset's {ds}_t, {ds}_c
 // and {ds}_e{i}, and a standalone variable's arr_{hex}_d{i}. Those are skipped by name.
 func (f *File) rebuildIndex() error {
+	f.listings++
 	names, inOrder, err := f.h5.grp.NamesInOrder()
 	if err != nil {
 		return wrapIO("open", err, "listing variables")
@@ -113,7 +118,9 @@ func (f *File) rebuildIndex() error {
 			if err != nil {
 				return newErr(Integrity, "open", name, "standalone variable name is not arr_ and a hash: %v", err)
 			}
-			f.standalone[d] = &Variable{name: name, varid: -1}
+			if f.standalone[d] == nil { // one found by its name before the list keeps its state
+				f.standalone[d] = &Variable{name: name, varid: -1}
+			}
 		case strings.HasPrefix(name, "sts_") && isPackedDim(name, present):
 			f.h5.dimNote(name)
 		case strings.HasPrefix(name, "sts_") && len(name) > 4 && !isHashCompanion(name):

@@ -165,6 +165,7 @@ func (f *File) holds(p *Array) bool { return f.Holds(p.Key()) }
 
 // Holds says whether the file holds the array k names, in k's storage mode.
 func (f *File) Holds(k ArrayKey) bool {
+	f.indexed()
 	if k.Packed {
 		_, ok := f.packed[k.Digest]
 		return ok
@@ -175,6 +176,7 @@ func (f *File) Holds(k ArrayKey) bool {
 
 // Column finds the packed column that holds the array with digest d.
 func (f *File) Column(d hashing.Digest) (Slot, bool) {
+	f.indexed()
 	slot, ok := f.packed[d]
 	return slot, ok
 }
@@ -185,6 +187,9 @@ func (f *File) Column(d hashing.Digest) (Slot, bool) {
 // whole file.
 func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 	sv, ok := f.standalone[d]
+	if !ok && f.unindexed {
+		return f.probeStandalone(d)
+	}
 	if ok && !sv.described {
 		serial.Lock()
 		err := f.describeLocked(sv)

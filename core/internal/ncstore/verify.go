@@ -18,6 +18,9 @@ import (
 func (f *File) Rehash() (bad, unreadable []string, checked int) {
 	serial.Lock()
 	defer serial.Unlock()
+	if err := f.indexLocked(); err != nil {
+		unreadable = append(unreadable, fmt.Sprintf("the list of the file's variables: %v", err))
+	}
 	for _, list := range f.families {
 		for _, ds := range list {
 			if ds.damaged != nil {
@@ -128,6 +131,7 @@ func (f *File) columnDigests(ds *Packed, cols []int) (map[int]hashing.Digest, er
 // DamagedDatasets names the packed datasets sealed at open because their hash companions
 // could not be read.
 func (f *File) DamagedDatasets() []string {
+	f.indexed()
 	var out []string
 	for _, list := range f.families {
 		for _, ds := range list {
