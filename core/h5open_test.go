@@ -1,11 +1,13 @@
 package core
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
+	"github.com/tsstore/tsstore/core/internal/serial"
 )
 
 // A read-only open goes through HDF5 directly and opens what reads need, not every dataset:
@@ -175,5 +177,65 @@ func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
 	checkSeries(t, ro, keys[5], seriesData(items[5].Series))
 	if n := listings(ro); n != 1 {
 		t.Fatalf("reads listed the file again (%d)", n)
+	}
+}
+
+// A link the walk cannot take (a name arr_ and no hash) in a read-only store of forecasts:
+// the open does not walk, so it opens; verify names the damage; and every forecast still
+// reads back, also those the walk stopped short of (here all but the first few, the walk
+// going by name, as it does in a file without a creation-order index).
+func TestReadOnlyForecastsReadAfterAFailedWalk(t *testing.T) {
+	s, path := newStore(t)
+	var items []BatchItem
+	for i := 0; i < 12; i++ {
+		fc := sampleForecast(DeterministicType, F64, nil, 24, 4, 1, Days(1), i)
+		items = append(items, BatchItem{Owner: Owner{ID: int64(i), Type: "Gen", Category: Component}, Series: fc})
+	}
+	keys, err := s.AddBatch(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	addLink(t, path, "arr_!x")
+	h5.WalkByNameForTesting(true)
+	defer h5.WalkByNameForTesting(false)
+	ro, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	rep, err := ro.VerifyIntegrity()
+	if err != nil || len(rep.Unreadable) != 1 || !strings.Contains(rep.Unreadable[0], "arr_!x") || len(rep.DanglingRows) != 0 {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	for i, k := range keys {
+		checkSeries(t, ro, k, seriesData(items[i].Series))
+	}
+}
+
+// addLink adds a one-element dataset called name to the store file's group, as another
+// tool might.
+func addLink(t *testing.T, path, name string) {
+	t.Helper()
+	serial.Lock()
+	defer serial.Unlock()
+	f, err := h5.OpenReadWrite(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	g, err := f.OpenGroup("/" + ncstore.GroupTop + "/" + ncstore.GroupSingle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := g.DefineDim(name, 1, 9999)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h5.CloseDims([]h5.Dim{d})
+	if err := f.Flush(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,8 +10,9 @@
 //     skeleton), Open (with recovery from a hot journal and the reasons an open fails), Sync
 //     (a unit's commit point), Close, CopyTo (Persist), and the file's counters;
 //   - h5file.go: the file as HDF5 sees it, read-only or writable, on disk or in memory (the
-//     core driver): the index of arrays rebuilt at open from the group's link names, and
-//     every hyperslab read and write;
+//     core driver): the index of arrays built from the group's link names, and every
+//     hyperslab read and write;
+//   - lazyindex.go: read-only files listed when first needed, forecasts opened by name;
 //   - h5write.go: writable files: the journalled open, defining datasets with the
 //     conventions netcdf-c keeps (dimension ids, scales), syncs;
 //   - packed.go: packed datasets sts_{dtype}_{shape}_{length}_{res}[__n] and their hash

@@ -18,10 +18,11 @@ import (
 // the group, the names and the types are those netcdf-c wrote, and every read returns the
 // bytes netcdf-c would.
 //
-// At open the group's link names are listed (a name, no dataset opened), packed datasets
-// and their hash companions are opened and indexed as before, and each arr_{hex} standalone
-// variable is entered in the index by its name alone. Its type and shape are read, and its
-// dataset opened, the first time a read asks for it.
+// A writable open lists the group's link names (a name, no dataset opened); a read-only
+// open lists them when something first needs the whole list (lazyindex.go). The listing
+// opens and indexes packed datasets and their hash companions, and enters each arr_{hex}
+// standalone variable by its name alone. Its type and shape are read, and its dataset
+// opened, the first time a read asks for it.
 
 // h5view is the HDF5 side of a File. A "varid" indexes sets.
 type h5view struct {

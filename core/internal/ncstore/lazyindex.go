@@ -32,13 +32,19 @@ func (f *File) indexLocked() error {
 	return f.indexErr
 }
 
-// indexed builds the index when it is missing and says whether the file has one.
+// indexed builds the index when it is missing and says whether the file has a whole one.
+// (A writable file always has: it never takes the lock here, which WriteArrays holds.)
 func (f *File) indexed() bool {
-	if !f.unindexed && f.indexErr == nil {
-		return true
+	if f.unindexed {
+		f.IndexNow()
 	}
-	return f.IndexNow() == nil
+	return f.indexErr == nil
 }
+
+// byName says whether standalone variables missing from the index are looked for by name:
+// in a read-only file not listed yet, or whose listing failed part way. A failed listing
+// leaves a partial index, and a variable it did not reach is still on disk.
+func (f *File) byName() bool { return f.unindexed || f.indexErr != nil }
 
 // probeStandalone finds the variable of digest d by its name in a file whose group has
 // not been listed, and enters it in the index. A name that does not open as a variable is
@@ -46,16 +52,14 @@ func (f *File) indexed() bool {
 func (f *File) probeStandalone(d hashing.Digest) (*Variable, bool) {
 	serial.Lock()
 	defer serial.Unlock()
-	if f.unindexed {
-		sv := &Variable{name: VariableName(d), varid: -1}
+	if sv, ok := f.standalone[d]; !ok {
+		sv = &Variable{name: VariableName(d), varid: -1}
 		if _, err := f.openStandaloneLocked(sv); err == nil {
 			f.standalone[d] = sv
 			return sv, true
 		}
 	}
-	if f.indexLocked() != nil {
-		return nil, false
-	}
+	f.indexLocked() // on failure, the partial index may still hold d
 	sv, ok := f.standalone[d]
 	if ok && f.describeLocked(sv) != nil {
 		return nil, false

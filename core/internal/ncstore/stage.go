@@ -187,7 +187,7 @@ func (f *File) Column(d hashing.Digest) (Slot, bool) {
 // whole file.
 func (f *File) Variable(d hashing.Digest) (*Variable, bool) {
 	sv, ok := f.standalone[d]
-	if !ok && f.unindexed {
+	if !ok && f.byName() {
 		return f.probeStandalone(d)
 	}
 	if ok && !sv.described {
