@@ -65,8 +65,8 @@ class Reading(StoreHandle):
         if not self._h:
             raise InvalidHandleError("the store is closed", STATUS_CLOSED)
         info, info_ref, view = thread_read()
-        guess, capacity = key._capacity
-        cbuf: Any = (c_uint8 * guess)()
+        guess, capacity, buffer_type = key._capacity
+        cbuf: Any = buffer_type()
         st = fast.tsstore_get(self._hv, key._lookup_ref or key.lookup_ref(), cbuf, capacity, info_ref)
         if st == _TOO_SMALL:  # it grew since the key's last read: again by the key found, sized
             cbuf, st = self._read_found(info, info_ref, lib.tsstore_get)
@@ -85,7 +85,7 @@ class Reading(StoreHandle):
             start = (ims, cv.from_millis(ims))
             object.__setattr__(key, "_start", start)
         dt = cv.DTYPES[dtype]  # _single_of's two lines, without its frame
-        return SingleTimeSeries._of(key.name, start[1], key.resolution, np.ndarray((nbytes // dt.itemsize,), dt, cbuf))
+        return SingleTimeSeries._of(key.name, start[1], key.resolution, np.frombuffer(cbuf, dt, nbytes // dt.itemsize))
 
     def _read_found(self, info: Any, info_ref: Any, call: Any, *bounds: int) -> tuple:
         """A read again, when the buffer offered was too small: by the key the first call
