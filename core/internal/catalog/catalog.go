@@ -46,6 +46,9 @@ type Catalog struct {
 	// rebuild the indexes BeginInserts set aside.
 	bulk  bool
 	aside []string
+	// writeCache is set while the page cache is bulkCachePragma's size (insert.go,
+	// shrinkCacheForInserts), from a large bulk insert until its transaction ends.
+	writeCache bool
 }
 
 var ctx = context.Background()
@@ -73,7 +76,7 @@ func Open(path string, readOnly, create bool) (*Catalog, error) {
 	// the catalog has one connection, which the store and database/sql never use from two
 	// threads at once, and the mutex cost 5% of a bulk insert.
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=" + mode +
-		"&_foreign_keys=on&_journal_mode=DELETE&_busy_timeout=10000&_cache_size=-65536&_mutex=no"
+		"&_foreign_keys=on&_journal_mode=DELETE&_busy_timeout=10000&_cache_size=" + readCachePragma + "&_mutex=no"
 	c, err := open(dsn, readOnly)
 	if err == nil {
 		c.holdReads = true
@@ -282,6 +285,7 @@ func (c *Catalog) Commit() error {
 		if c.depth == 0 {
 			// The commit is done whatever happens here: failing to take the read lock
 			// again only leaves statements in autocommit, slower but right.
+			c.restoreReadCache()
 			c.holdReadLock()
 		}
 	}
@@ -302,6 +306,7 @@ func (c *Catalog) Rollback() error {
 	}
 	c.depth--
 	if c.depth == 0 {
+		c.restoreReadCache()
 		c.holdReadLock() // best effort, as in Commit
 	}
 	return err

@@ -491,3 +491,49 @@ func TestListKeepsOneStatementPerFilterShape(t *testing.T) {
 		t.Fatalf("%d statements kept, want 8 (one per shape)", len(c.listQueries))
 	}
 }
+
+// A large bulk insert keeps a smaller page cache from its start until its transaction
+// ends, committed or rolled back; a small one, or no insert, keeps the read cache.
+func TestBulkInsertsShrinkThePageCacheUntilTheTransactionEnds(t *testing.T) {
+	c := freshCatalog(t)
+	cacheSize := func() string {
+		t.Helper()
+		var v string
+		if err := c.conn.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if got := cacheSize(); got != readCachePragma {
+		t.Fatalf("cache after open: %s, want %s", got, readCachePragma)
+	}
+	for _, end := range []func() error{c.Commit, c.Rollback} {
+		if err := c.Begin(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.BeginInserts(bulkIndexRows - 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.EndInserts(); err != nil {
+			t.Fatal(err)
+		}
+		if got := cacheSize(); got != readCachePragma {
+			t.Fatalf("cache during a small insert: %s, want %s", got, readCachePragma)
+		}
+		if err := c.BeginInserts(bulkIndexRows); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.EndInserts(); err != nil {
+			t.Fatal(err)
+		}
+		if got := cacheSize(); got != bulkCachePragma {
+			t.Fatalf("cache after a bulk insert, its transaction open: %s, want %s", got, bulkCachePragma)
+		}
+		if err := end(); err != nil {
+			t.Fatal(err)
+		}
+		if got := cacheSize(); got != readCachePragma {
+			t.Fatalf("cache once the transaction ended: %s, want %s", got, readCachePragma)
+		}
+	}
+}

@@ -102,7 +102,42 @@ func (c *Catalog) BeginInserts(n int) error {
 		return err
 	}
 	c.bulk, c.aside = true, aside
+	if n >= bulkIndexRows {
+		c.shrinkCacheForInserts()
+	}
 	return nil
+}
+
+// The page cache. Lookups read the catalog's index pages at random, so a read-mostly
+// connection keeps up to readCachePragma of them (the catalog of 100,000 series is 52 MB).
+// A bulk insert only appends, and every page it writes stays in the cache, dirty, until its
+// transaction commits: 52 MB of process memory at 100,000 rows. From a large bulk insert
+// until its transaction ends the cache is bulkCachePragma, and SQLite writes the pages past
+// it to the database file, where the commit would have written them anyway (issue 32: peak
+// RSS of a bulk add; docs/benchmarks.md). Negative sizes are KiB.
+const (
+	readCachePragma = "-65536"
+	bulkCachePragma = "-16384"
+)
+
+func (c *Catalog) shrinkCacheForInserts() {
+	if c.writeCache {
+		return
+	}
+	// Best effort, as the cache size changes no result: a failure keeps the larger cache.
+	if _, err := c.conn.ExecContext(ctx, "PRAGMA cache_size = "+bulkCachePragma); err == nil {
+		c.writeCache = true
+	}
+}
+
+// restoreReadCache gives the connection its read cache again once a transaction ends.
+func (c *Catalog) restoreReadCache() {
+	if !c.writeCache {
+		return
+	}
+	if _, err := c.conn.ExecContext(ctx, "PRAGMA cache_size = "+readCachePragma); err == nil {
+		c.writeCache = false
+	}
 }
 
 // EndInserts ends the bulk insert BeginInserts opened, building the indexes it set aside;
