@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -237,5 +238,55 @@ func addLink(t *testing.T, path, name string) {
 	h5.CloseDims([]h5.Dim{d})
 	if err := f.Flush(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A hash slot whose text is not a hash (the file edited by hand, or by a writer that does
+// not follow the format) refuses the open, naming the dataset and the slot, read-only and
+// writable alike; the slots around it read as written.
+func TestAHashSlotThatIsNoHashRefusesTheOpen(t *testing.T) {
+	s, path := newStore(t)
+	for i := 0; i < 3; i++ {
+		mustAdd(t, s, gen(int64(i)), hourly("p", ramp(24, float64(i))), nil)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	text := make([]byte, 64)
+	copy(text, "NOT-A-HASH")
+	func() {
+		serial.Lock()
+		defer serial.Unlock()
+		f, err := h5.OpenReadWrite(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		g, err := f.OpenGroup("/" + ncstore.GroupTop + "/" + ncstore.GroupSingle)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := g.OpenDataset("sts_f64_s_24_PT1H_h", 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if err := d.WriteStringBlock(1, text, len(text)); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	for _, open := range []func(string) (*Store, error){OpenReadOnly, Open} {
+		s, err := open(path)
+		if err == nil {
+			s.Close()
+			t.Fatal("a store whose hash slot 1 is not a hash opened")
+		}
+		if !errors.Is(err, ErrIntegrity) || !strings.Contains(err.Error(), `hash slot 1 holds "NOT-A-HASH"`) ||
+			!strings.Contains(err.Error(), "sts_f64_s_24_PT1H") {
+			t.Fatalf("the refusal: %v", err)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/hex"
 	"slices"
 	"time"
 	"unsafe"
@@ -56,8 +55,8 @@ type ForecastGroup struct {
 type member struct {
 	dense *denseSource
 	band  *bandSource
-	hash  string // hex data hash, to check a band column still holds it
-	col   int    // the column in the dataset (the band holds columns col0 … col0+cols-1)
+	hash  hashing.Digest // the data hash, to check a band column still holds it
+	col   int            // the column in the dataset (the band holds columns col0 … col0+cols-1)
 	h     int
 	at    int // byte offset in the group's Values
 }
@@ -150,7 +149,7 @@ func (s *Store) newForecastReader(typ SeriesType, resolution Period, keys []Key,
 				m.Key, isotime.FormatTimestamp(g.grid.InitialTimestamp), g.grid.Interval, g.count, isotime.FormatTimestamp(rd.grid.InitialTimestamp), rd.grid.Interval, rd.grid.Count), "which", i)
 		}
 		grp := rd.groupFor(groups, m, g)
-		mem := member{h: g.h, hash: hex.EncodeToString(m.DataHash[:]), at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
+		mem := member{h: g.h, hash: hashing.Digest(m.DataHash), at: len(grp.Keys) * g.layout(m.DType).windowBytes()}
 		if m.Type == DeterministicSingleTimeSeriesType {
 			if mem.band, mem.col, err = s.bandFor(bands, m, g); err != nil {
 				return nil, err

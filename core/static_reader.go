@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/hex"
 	"slices"
 	"time"
 
@@ -55,7 +54,7 @@ type StaticGroup struct {
 type staticMember struct {
 	set  *ncstore.RowSet
 	col  int
-	hash string
+	hash hashing.Digest
 }
 
 // NewStaticReader prepares a reader over SingleTimeSeries of one resolution sharing one grid,
@@ -91,7 +90,7 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 		grp  *StaticGroup
 		set  *ncstore.RowSet
 		col  int
-		hash string
+		hash hashing.Digest
 	}
 	var all []placed
 	for i, k := range keys {
@@ -135,7 +134,7 @@ func (s *Store) newStaticReader(resolution Period, keys []Key, ms []*Metadata) (
 			rd.groups = append(rd.groups, grp)
 		}
 		grp.Keys = append(grp.Keys, i)
-		all = append(all, placed{grp, set, slot.Column(), hex.EncodeToString(m.DataHash[:])})
+		all = append(all, placed{grp, set, slot.Column(), hashing.Digest(m.DataHash)})
 	}
 	for _, set := range rd.sets {
 		set.Prepare()

@@ -422,27 +422,6 @@ func slab(start, count []uint64) (s, c *C.hsize_t, err error) {
 	return s, c, nil
 }
 
-// ReadStrings reads n variable-length strings from index start of a 1-D string dataset; an
-// element never written reads as "".
-func (d Dataset) ReadStrings(start, n uint64) ([]string, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	ptrs := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
-	defer C.free(unsafe.Pointer(ptrs))
-	if C.tsstore_strings_io(d.id, C.hsize_t(start), C.hsize_t(n), ptrs, 0) < 0 {
-		return nil, &Error{Op: "reading strings"}
-	}
-	defer C.tsstore_free_strings(C.hsize_t(n), ptrs)
-	out := make([]string, n)
-	for i, p := range unsafe.Slice(ptrs, n) {
-		if p != nil {
-			out[i] = C.GoString(p)
-		}
-	}
-	return out, nil
-}
-
 // Write writes buf, elements of the store dtype code in native layout, into the hyperslab
 // [start, start+count). buf must hold exactly the hyperslab.
 func (d Dataset) Write(dtype int, start, count []uint64, buf unsafe.Pointer) error {
@@ -452,23 +431,51 @@ func (d Dataset) Write(dtype int, start, count []uint64, buf unsafe.Pointer) err
 	return d.io(dtype, start, count, buf, true)
 }
 
-// WriteStrings writes strs from index start of a 1-D variable-length string dataset.
-func (d Dataset) WriteStrings(start uint64, strs []string) error {
-	if len(strs) == 0 {
+// ReadStringsEach reads n strings from index start of a 1-D variable-length string dataset
+// and hands each to each, NULL as "". The string is a view of HDF5's memory, valid only
+// during the call: each copies what it keeps. (A hash companion of 100,000 slots made as
+// many Go strings at every open.)
+func (d Dataset) ReadStringsEach(start, n uint64, each func(i int, s string) error) error {
+	if n == 0 {
 		return nil
 	}
-	n := len(strs)
 	ptrs := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(uintptr(0)))))
 	defer C.free(unsafe.Pointer(ptrs))
-	list := unsafe.Slice(ptrs, n)
-	for i, s := range strs {
-		list[i] = C.CString(s)
+	if C.tsstore_strings_io(d.id, C.hsize_t(start), C.hsize_t(n), ptrs, 0) < 0 {
+		return &Error{Op: "reading strings"}
 	}
-	defer func() {
-		for _, p := range list {
-			C.free(unsafe.Pointer(p))
+	defer C.tsstore_free_strings(C.hsize_t(n), ptrs)
+	for i, p := range unsafe.Slice(ptrs, n) {
+		var s string
+		if p != nil {
+			s = unsafe.String((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
 		}
-	}()
+		if err := each(i, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteStringBlock writes len(block)/width strings from index start of a 1-D
+// variable-length string dataset: entry i is block[i*width:(i+1)*width] up to its first NUL
+// (all NULs: ""). One C block holds them all, not a C string each.
+func (d Dataset) WriteStringBlock(start uint64, block []byte, width int) error {
+	n := len(block) / width
+	if n == 0 {
+		return nil
+	}
+	text := (*C.char)(C.malloc(C.size_t(n * (width + 1))))
+	defer C.free(unsafe.Pointer(text))
+	ptrs := (**C.char)(C.malloc(C.size_t(n) * C.size_t(unsafe.Sizeof(uintptr(0)))))
+	defer C.free(unsafe.Pointer(ptrs))
+	dst := unsafe.Slice((*byte)(unsafe.Pointer(text)), n*(width+1))
+	list := unsafe.Slice(ptrs, n)
+	for i := range list {
+		copy(dst[i*(width+1):], block[i*width:(i+1)*width])
+		dst[i*(width+1)+width] = 0
+		list[i] = (*C.char)(unsafe.Pointer(&dst[i*(width+1)]))
+	}
 	if C.tsstore_strings_io(d.id, C.hsize_t(start), C.hsize_t(n), ptrs, 1) < 0 {
 		return &Error{Op: "writing strings"}
 	}

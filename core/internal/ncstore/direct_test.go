@@ -91,7 +91,7 @@ func pipelineRows(t *testing.T, f *File, arrays []*Array, rows int) (*Packed, er
 			t.Fatal(err)
 		}
 	}
-	slots := make([]string, len(arrays))
+	slots := make([]hashing.Digest, len(arrays))
 	for c, p := range arrays {
 		slots[c] = f.reserveSlot(ds, c, p.Digest).ds.slots[c]
 	}

@@ -211,12 +211,12 @@ func (f *File) indexPackedH5(name string) error {
 	dt, ok := dtypeForH5(typ)
 	meta := packedMeta{lens: lens, dtype: dt, dtypeOK: ok, typeName: h5TypeName(typ), hlens: hlens,
 		hIsString: htyp.Class == h5.String && htyp.VarString,
-		slots: func(cols int) ([]string, error) {
-			s, err := hash.ReadStrings(0, min(uint64(cols), stored))
-			if err != nil {
-				return nil, err
-			}
-			return append(s, make([]string, cols-len(s))...), nil
+		slots: func(cols int) ([]hashing.Digest, error) {
+			out := make([]hashing.Digest, cols) // past what is stored: free slots
+			err := hash.ReadStringsEach(0, min(uint64(cols), stored), func(i int, s string) error {
+				return parseSlot(&out[i], i, s)
+			})
+			return out, err
 		},
 	}
 	// Reopen the data with the chunk cache its shape calls for (packedCacheSize).

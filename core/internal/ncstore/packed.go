@@ -1,7 +1,7 @@
 package ncstore
 
 import (
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -61,7 +61,7 @@ type Packed struct {
 	cols   int
 	varid  int
 	hvarid int
-	slots  []string // hex hash of each column, "" when free
+	slots  []hashing.Digest // hash of each column, zero when free (freeSlot)
 	nfree  int
 	// unwritten: the hash companion was defined this session and none of its slots written;
 	// its storage holds null strings until the first write, which writes every slot
@@ -158,8 +158,38 @@ type packedMeta struct {
 	typeName  string // the variable's type as the route names it, for messages
 	hlens     []uint64
 	hIsString bool
-	// slots reads the companion's cols hash slots.
-	slots func(cols int) ([]string, error)
+	// slots reads the companion's cols hash slots; a slot that is not a hash is a
+	// *badSlotError, a read HDF5 could not make any other error.
+	slots func(cols int) ([]hashing.Digest, error)
+}
+
+// freeSlot is a free column's slot: the empty string in the file (§7.4). No content hashes
+// to zero, so the zero digest stands for it in memory.
+var freeSlot hashing.Digest
+
+// badSlotError is a hash slot that holds neither "" nor a hash.
+type badSlotError struct {
+	col  int
+	text string
+	err  error
+}
+
+func (e *badSlotError) Error() string {
+	return fmt.Sprintf("hash slot %d holds %q: %v", e.col, e.text, e.err)
+}
+
+// parseSlot reads hash slot col, text s, into *d; s may be a view of C memory and is not
+// kept (a copy goes into an error).
+func parseSlot(d *hashing.Digest, col int, s string) error {
+	if s == "" {
+		return nil
+	}
+	v, err := parseHexDigest(s)
+	if err != nil {
+		return &badSlotError{col: col, text: strings.Clone(s), err: err}
+	}
+	*d = v
+	return nil
 }
 
 // indexPacked adds one packed dataset found on open. The name, the variable's type and its
@@ -196,23 +226,23 @@ func (f *File) indexPacked(name string, varid, hvarid int, meta packedMeta) erro
 		return bad("hash companion %s_h is not a string variable of %d slots", name, cols)
 	}
 	slots, err := meta.slots(cols)
+	var badSlot *badSlotError
+	if errors.As(err, &badSlot) {
+		return bad("%v", badSlot)
+	}
 	if err != nil {
 		// Left by a write that failed (a full disk) or was killed while it wrote hash slots:
 		// vlen strings live in HDF5's global heap, which such a write can leave half
 		// updated. See indexFromColumns.
 		return f.indexFromColumns(&Packed{name: name, suffix: suffix, fam: fam, eshape: eshape,
-			cols: cols, varid: varid, hvarid: hvarid, slots: make([]string, cols), damaged: err})
+			cols: cols, varid: varid, hvarid: hvarid, slots: make([]hashing.Digest, cols), damaged: err})
 	}
 	ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
 		varid: varid, hvarid: hvarid, slots: slots}
-	for col, h := range slots {
-		if h == "" {
+	for col, d := range slots {
+		if d == freeSlot {
 			ds.nfree++
 			continue
-		}
-		d, err := parseHexDigest(h)
-		if err != nil {
-			return bad("hash slot %d holds %q: %v", col, h, err)
 		}
 		if _, dup := f.packed[d]; !dup {
 			f.packed[d] = Slot{ds, col}
@@ -277,9 +307,9 @@ func (ds *Packed) ElementShape() []int { return ds.eshape }
 // ElementBytes is the size of one step of one column.
 func (ds *Packed) ElementBytes() int { return ds.elementBytes() }
 
-// SlotHash is the hex hash of the array column col holds, "" when the column is free
+// SlotHash is the hash of the array column col holds, zero when the column is free
 // (docs/format.md §7.4).
-func (ds *Packed) SlotHash(col int) string { return ds.slots[col] }
+func (ds *Packed) SlotHash(col int) hashing.Digest { return ds.slots[col] }
 
 // Damaged is why the dataset's hash companion could not be read at open (nil when it could):
 // such a dataset is sealed, its index rebuilt from its columns' bytes (indexFromColumns).
@@ -360,7 +390,7 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 	}
 	f.defining = true
 	ds := &Packed{name: name, suffix: suffix, fam: fam, eshape: eshape, cols: cols,
-		slots: make([]string, cols), nfree: cols, unwritten: true}
+		slots: make([]hashing.Digest, cols), nfree: cols, unwritten: true}
 	if err := f.definePackedH5(ds, dimNames, lens); err != nil {
 		return nil, err
 	}
@@ -373,14 +403,14 @@ func (f *File) definePackedAs(fam familyKey, eshape []int, cols, suffix int) (*P
 // reserveSlot marks column col of ds taken by d in memory. The file's hash slot is written
 // by fillRuns after the data; until then a reopen sees the column free.
 func (f *File) reserveSlot(ds *Packed, col int, d hashing.Digest) Slot {
-	ds.slots[col] = hex.EncodeToString(d[:])
+	ds.slots[col] = d
 	ds.nfree--
 	return Slot{ds, col}
 }
 
 // unreserveColumn returns a reserved column whose data was never written.
 func (f *File) unreserveColumn(slot Slot) {
-	slot.ds.slots[slot.col] = ""
+	slot.ds.slots[slot.col] = freeSlot
 	slot.ds.nfree++
 }
 
@@ -515,7 +545,7 @@ func (f *File) indexFromColumns(ds *Packed) error {
 		if !ok {
 			continue
 		}
-		ds.slots[c] = hex.EncodeToString(d[:])
+		ds.slots[c] = d
 		if _, dup := f.packed[d]; !dup {
 			f.packed[d] = Slot{ds, c}
 		}

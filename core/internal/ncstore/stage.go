@@ -1,6 +1,7 @@
 package ncstore
 
 import (
+	"encoding/hex"
 	"slices"
 	"sort"
 
@@ -211,7 +212,7 @@ func (f *File) placeColumns(out []packedWrite, fam familyKey, ps []*Array) ([]pa
 	rest := ps
 	for _, ds := range f.families[fam] {
 		for col := 0; col < ds.cols && ds.nfree > 0 && len(rest) > 0; col++ {
-			if ds.slots[col] == "" {
+			if ds.slots[col] == freeSlot {
 				out = append(out, packedWrite{f.reserveSlot(ds, col, rest[0].Digest), rest[0].Data, rest[0].Digest})
 				rest = rest[1:]
 			}
@@ -340,18 +341,33 @@ func (f *File) writeSlice(varid int, dt DType, buf []byte, start, count []uint64
 	return f.putSlice(varid, dt, buf, start, count)
 }
 
-func (f *File) putSlots(ds *Packed, col0 int, slots []string) error {
+func (f *File) putSlots(ds *Packed, col0 int, slots []hashing.Digest) error {
 	f.ncWrites++
 	if ds.unwritten && len(slots) < ds.cols { // no slot may stay a null string: the first write writes them all
 		whole := slices.Clone(ds.slots)
 		copy(whole[col0:], slots)
 		col0, slots = 0, whole
 	}
-	if err := f.h5.sets[ds.hvarid].WriteStrings(uint64(col0), slots); err != nil {
+	if err := f.h5.sets[ds.hvarid].WriteStringBlock(uint64(col0), slotText(slots), hexLen); err != nil {
 		return err
 	}
 	ds.unwritten = false
 	return nil
+}
+
+// hexLen is the length of a hash slot's text: 64 lowercase hex characters (§7.4).
+const hexLen = 2 * len(hashing.Digest{})
+
+// slotText is the text of hash slots as one block of hexLen bytes a slot, a free slot's all
+// NULs (the empty string).
+func slotText(slots []hashing.Digest) []byte {
+	block := make([]byte, len(slots)*hexLen)
+	for i, d := range slots {
+		if d != freeSlot {
+			hex.Encode(block[i*hexLen:], d[:])
+		}
+	}
+	return block
 }
 
 // Free frees packed columns whose last row is gone: per dataset, one read-modify-write
@@ -400,13 +416,13 @@ func (f *File) zeroColumns(ds *Packed, cols []int, zero bool) error {
 	// nothing deduplicates onto a half-zeroed column, and the hash slots still set on disk
 	// name arrays no row references, which the next writable open frees.
 	for _, c := range cols {
-		d, _ := parseHexDigest(ds.slots[c])
+		d := ds.slots[c]
 		f.frees++
 		delete(f.packed, d)
 		if ds.damaged != nil {
 			continue // sealed: the column keeps its bytes and stays unavailable for writes
 		}
-		ds.slots[c] = ""
+		ds.slots[c] = freeSlot
 		ds.nfree++
 	}
 	if ds.damaged != nil {
@@ -450,7 +466,7 @@ func (f *File) emptySlots(ds *Packed, cols []int) error {
 		for j < len(cols) && cols[j] == cols[j-1]+1 {
 			j++
 		}
-		if err := f.putSlots(ds, cols[i], make([]string, j-i)); err != nil {
+		if err := f.putSlots(ds, cols[i], make([]hashing.Digest, j-i)); err != nil {
 			return err
 		}
 		i = j

@@ -1,7 +1,6 @@
 package ncstore
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 
@@ -66,8 +65,8 @@ func (f *File) Rehash() (bad, unreadable []string, checked int) {
 
 func usedColumns(ds *Packed) []int {
 	var cols []int
-	for c, h := range ds.slots {
-		if h != "" {
+	for c, d := range ds.slots {
+		if d != freeSlot {
 			cols = append(cols, c)
 		}
 	}
@@ -84,8 +83,8 @@ func (f *File) rehashColumns(ds *Packed, cols []int) ([]string, error) {
 	var bad []string
 	for _, c := range cols {
 		got := sums[c]
-		if hex.EncodeToString(got[:]) != ds.slots[c] {
-			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %s", ds.name, c, got[:], ds.slots[c]))
+		if got != ds.slots[c] {
+			bad = append(bad, fmt.Sprintf("%s column %d holds bytes hashing to %x, not its slot's %x", ds.name, c, got[:], ds.slots[c][:]))
 		}
 	}
 	return bad, nil
