@@ -164,7 +164,8 @@ type packedMeta struct {
 }
 
 // freeSlot is a free column's slot: the empty string in the file (§7.4). No content hashes
-// to zero, so the zero digest stands for it in memory.
+// to zero, so the zero digest stands for it in memory, and a slot whose text is 64 zeros is
+// no hash (parseSlot).
 var freeSlot hashing.Digest
 
 // badSlotError is a hash slot that holds neither "" nor a hash.
@@ -185,6 +186,9 @@ func parseSlot(d *hashing.Digest, col int, s string) error {
 		return nil
 	}
 	v, err := parseHexDigest(s)
+	if err == nil && v == freeSlot {
+		err = errors.New("no content hashes to zero")
+	}
 	if err != nil {
 		return &badSlotError{col: col, text: strings.Clone(s), err: err}
 	}
