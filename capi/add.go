@@ -92,8 +92,7 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, 
 		if err == nil && stored != nil {
 			putStored(stored, sstride, keys, items, &h.text)
 		}
-		if n >= collectAfterItems {
-			items, keys = nil, nil
+		if n >= collectAfterItems { // items and keys are dead from here on
 			runtime.GC()
 		}
 		return err
