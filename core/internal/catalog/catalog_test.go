@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"weak"
 )
@@ -535,5 +536,15 @@ func TestBulkInsertsShrinkThePageCacheUntilTheTransactionEnds(t *testing.T) {
 		if got := cacheSize(); got != readCachePragma {
 			t.Fatalf("cache once the transaction ended: %s, want %s", got, readCachePragma)
 		}
+	}
+}
+
+// The lookups read identityColumns into identityScanTargets, and through the driver into a
+// slice of identityColumnCount values: the three must agree.
+func TestIdentityColumnsAgree(t *testing.T) {
+	n := strings.Count(identityColumns, ",") + 1
+	if n != identityColumnCount || len((&Row{}).identityScanTargets()) != n {
+		t.Fatalf("identityColumns has %d columns, identityColumnCount is %d, identityScanTargets has %d",
+			n, identityColumnCount, len((&Row{}).identityScanTargets()))
 	}
 }

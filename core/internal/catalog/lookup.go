@@ -7,6 +7,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -14,17 +15,26 @@ import (
 // through driverRow; a column holding a value of another type than its field's (a catalog
 // another writer filled) is read again through database/sql, which converts it.
 func (c *Catalog) Lookup(k Identity) (*Row, error) {
-	var vals [20]driver.Value
+	var vals [identityColumnCount]driver.Value
 	a := k.args()
-	found, err := c.driverRow(`SELECT `+rowColumns+identityWhere, a[:], vals[:])
+	found, err := c.driverRow(`SELECT `+identityColumns+identityWhere, a[:], vals[:])
 	if err != nil || !found {
 		return nil, err
 	}
 	var r Row
-	if r.fromDriver(vals[:]) {
+	g := k.group()
+	if r.fromDriverInGroup(vals[:], &g, slices.Clone(k.FeaturesHash)) {
 		return &r, nil
 	}
 	return c.lookupConverting(k)
+}
+
+// identityColumnCount is the number of identityColumns.
+const identityColumnCount = 14
+
+// group is what k shares with the identities LookupMany looks up with it: all but the owner.
+func (k Identity) group() lookupGroup {
+	return lookupGroup{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval, string(k.FeaturesHash)}
 }
 
 const byIDQuery = `SELECT ` + rowColumns + ` FROM time_series_associations WHERE id = ?`
@@ -56,19 +66,21 @@ func (c *Catalog) RowByID(id int64) (*Row, error) {
 
 // lookupConverting is Lookup through database/sql, whose Scan converts between types.
 func (c *Catalog) lookupConverting(k Identity) (*Row, error) {
-	s, err := c.stmt(`SELECT ` + rowColumns + identityWhere)
+	s, err := c.stmt(`SELECT ` + identityColumns + identityWhere)
 	if err != nil {
 		return nil, err
 	}
 	var r Row
 	a := k.args()
-	err = s.QueryRowContext(ctx, a[:]...).Scan(r.scanTargets()...)
+	err = s.QueryRowContext(ctx, a[:]...).Scan(r.identityScanTargets()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	g := k.group()
+	r.setGroup(&g, slices.Clone(k.FeaturesHash))
 	return &r, nil
 }
 
@@ -85,7 +97,7 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	groups := map[lookupGroup][]int{}
 	var order []lookupGroup
 	for i, k := range ks {
-		g := lookupGroup{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval, string(k.FeaturesHash)}
+		g := k.group()
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
@@ -98,9 +110,10 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 	// One set of scan targets for every row (a []any of 20 pointers a row otherwise): each
 	// Scan overwrites every field of scratch, which is then copied into the slab.
 	var scratch Row
-	targets := scratch.scanTargets()
+	targets := scratch.identityScanTargets()
 	for _, g := range order {
 		idx := groups[g]
+		fh := []byte(g.fh) // the group's rows share it
 		if len(idx) >= lookupScanMin {
 			if highest < 0 {
 				var err error
@@ -109,7 +122,7 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 				}
 			}
 			if int64(len(idx))*lookupScanShare >= highest {
-				scanned, err := c.lookupByScan(g, idx, ks, out, &slab)
+				scanned, err := c.lookupByScan(g, fh, idx, ks, out, &slab)
 				if err != nil {
 					return nil, err
 				}
@@ -153,6 +166,7 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 				}
 				slab = append(slab, scratch)
 				r := &slab[len(slab)-1]
+				r.setGroup(&g, fh)
 				for _, i := range byOwner[r.OwnerID] {
 					out[i] = r
 				}
@@ -187,7 +201,7 @@ const (
 // rows of g, appending the rows found to slab. It reports false, having set nothing, when a
 // row holds a column of another type than its field (the caller then looks the group up by
 // owner, through database/sql, which converts such columns).
-func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*Row, slab *[]Row) (bool, error) {
+func (c *Catalog) lookupByScan(g lookupGroup, fh []byte, idx []int, ks []Identity, out []*Row, slab *[]Row) (bool, error) {
 	byOwner := make(map[int64][]int, len(idx))
 	for _, i := range idx {
 		byOwner[ks[i].OwnerID] = append(byOwner[ks[i].OwnerID], i)
@@ -204,7 +218,7 @@ func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*R
 		if err != nil {
 			return err
 		}
-		vals := make([]driver.Value, 20)
+		vals := make([]driver.Value, identityColumnCount)
 		for {
 			if err := rows.Next(vals); err != nil {
 				cerr := rows.Close()
@@ -219,7 +233,7 @@ func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*R
 				continue // a row of the group no identity asked for
 			}
 			var r Row
-			if !r.fromDriver(vals) {
+			if !r.fromDriverInGroup(vals, &g, fh) {
 				foreign = true
 				return rows.Close()
 			}
@@ -245,10 +259,10 @@ func (c *Catalog) lookupByScan(g lookupGroup, idx []int, ks []Identity, out []*R
 const groupWhere = `owner_category = ? AND time_series_type = ? AND name = ?
 		AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`
 
-const lookupScanQuery = `SELECT ` + rowColumns + ` FROM time_series_associations WHERE ` + groupWhere
+const lookupScanQuery = `SELECT ` + identityColumns + ` FROM time_series_associations WHERE ` + groupWhere
 
 func lookupManyQuery(owners int) string {
-	return `SELECT ` + rowColumns + ` FROM time_series_associations
+	return `SELECT ` + identityColumns + ` FROM time_series_associations
 		WHERE owner_id IN (?` + strings.Repeat(", ?", owners-1) + `) AND ` + groupWhere
 }
 
