@@ -116,15 +116,7 @@ func checkSeries(t *testing.T, s *Store, k Key, want TypedArray) {
 // so its first packed read costs no more than the reads after it.
 func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
 	s, path := newStore(t)
-	var items []BatchItem
-	for i := 0; i < 12; i++ {
-		fc := sampleForecast(DeterministicType, F64, nil, 24, 4, 1, Days(1), i)
-		items = append(items, BatchItem{Owner: Owner{ID: int64(i), Type: "Gen", Category: Component}, Series: fc})
-	}
-	keys, err := s.AddBatch(items)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, keys := addForecasts(t, s, 12)
 	listings := func(s *Store) int64 { return s.nc.Counters().Listings }
 	ro := reopenReadOnly(t, s, path)
 	if n := listings(ro); n != 0 {
@@ -188,15 +180,7 @@ func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
 // going by name, as it does in a file without a creation-order index).
 func TestReadOnlyForecastsReadAfterAFailedWalk(t *testing.T) {
 	s, path := newStore(t)
-	var items []BatchItem
-	for i := 0; i < 12; i++ {
-		fc := sampleForecast(DeterministicType, F64, nil, 24, 4, 1, Days(1), i)
-		items = append(items, BatchItem{Owner: Owner{ID: int64(i), Type: "Gen", Category: Component}, Series: fc})
-	}
-	keys, err := s.AddBatch(items)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items, keys := addForecasts(t, s, 12)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +205,19 @@ func TestReadOnlyForecastsReadAfterAFailedWalk(t *testing.T) {
 // tool might.
 func addLink(t *testing.T, path, name string) {
 	t.Helper()
+	editGroup(t, path, func(g h5.Group) error {
+		d, err := g.DefineDim(name, 1, 9999)
+		if err == nil {
+			h5.CloseDims([]h5.Dim{d})
+		}
+		return err
+	})
+}
+
+// editGroup opens the store file at path for writing through HDF5 alone, hands edit the
+// group that holds the arrays, and flushes what it wrote.
+func editGroup(t *testing.T, path string, edit func(h5.Group) error) {
+	t.Helper()
 	serial.Lock()
 	defer serial.Unlock()
 	f, err := h5.OpenReadWrite(path, 0)
@@ -232,14 +229,27 @@ func addLink(t *testing.T, path, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := g.DefineDim(name, 1, 9999)
-	if err != nil {
+	if err := edit(g); err != nil {
 		t.Fatal(err)
 	}
-	h5.CloseDims([]h5.Dim{d})
 	if err := f.Flush(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// addForecasts adds n Deterministic forecasts of owners 0 … n-1 in one batch.
+func addForecasts(t *testing.T, s *Store, n int) ([]BatchItem, []Key) {
+	t.Helper()
+	var items []BatchItem
+	for i := 0; i < n; i++ {
+		fc := sampleForecast(DeterministicType, F64, nil, 24, 4, 1, Days(1), i)
+		items = append(items, BatchItem{Owner: Owner{ID: int64(i), Type: "Gen", Category: Component}, Series: fc})
+	}
+	keys, err := s.AddBatch(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items, keys
 }
 
 // A hash slot whose text is not a hash (the file edited by hand, or by a writer that does
@@ -275,26 +285,12 @@ func TestAHashSlotThatIsNoHashRefusesTheOpen(t *testing.T) {
 // writeSlotText writes text as slot col of the hash companion called name.
 func writeSlotText(t *testing.T, path, name string, col uint64, text []byte) {
 	t.Helper()
-	serial.Lock()
-	defer serial.Unlock()
-	f, err := h5.OpenReadWrite(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	g, err := f.OpenGroup("/" + ncstore.GroupTop + "/" + ncstore.GroupSingle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := g.OpenDataset(name, 0, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	if err := d.WriteStringBlock(col, text, len(text)); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	editGroup(t, path, func(g h5.Group) error {
+		d, err := g.OpenDataset(name, 0, 1)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.WriteStringBlock(col, text, len(text))
+	})
 }
