@@ -124,6 +124,12 @@ func openStore(path string, readOnly bool) (*Store, error) {
 		return nil, ncErr(err)
 	}
 	s := assembleStore(path, nc, cat, readOnly, false, id)
+	if readOnly {
+		if err := s.indexIfPacked(); err != nil {
+			s.Close()
+			return nil, ncErr(err)
+		}
+	}
 	if !readOnly {
 		if err := lifecycle.CleanOrphans(cat, nc); err != nil {
 			s.Close()
@@ -135,6 +141,21 @@ func openStore(path string, readOnly bool) (*Store, error) {
 		lifecycle.RemoveStaleRewrite(path)
 	}
 	return s, nil
+}
+
+// indexIfPacked has a read-only file list its arrays now when the catalog holds a row stored
+// in a packed column, so that the first packed read after an open costs what it did when
+// every open listed them. A store of forecasts alone is never listed for its reads
+// (ncstore/lazyindex.go).
+func (s *Store) indexIfPacked() error {
+	packed, err := s.cat.HasRowOfType(packedTypeNames)
+	if err != nil {
+		packed = true // a catalog that cannot say: index, as before
+	}
+	if !packed {
+		return nil
+	}
+	return s.nc.IndexNow()
 }
 
 // openChecks are what an open of the pair at path checks before it claims it: no handle of

@@ -110,6 +110,16 @@ func storedPacked(t SeriesType) bool {
 	return t == SingleTimeSeriesType || t == DeterministicSingleTimeSeriesType
 }
 
+// packedTypeNames are the catalog names of the types storedPacked keeps in packed columns.
+var packedTypeNames = func() (names []string) {
+	for i, n := range seriesTypeNames[:6] {
+		if storedPacked(SeriesType(i)) {
+			names = append(names, n)
+		}
+	}
+	return names
+}()
+
 func parseSeriesType(s string) (SeriesType, error) {
 	for i, n := range seriesTypeNames[:6] {
 		if n == s {

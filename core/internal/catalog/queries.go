@@ -367,12 +367,18 @@ type StaticGrid struct {
 	Rows, Owners     int64
 }
 
-// NamesPacked says whether a row keeps its array in a packed column: a SingleTimeSeries, or
-// a DeterministicSingleTimeSeries over one (docs/format.md §7.2).
-func (c *Catalog) NamesPacked() (bool, error) {
+// HasRowOfType says whether a row of one of types (time_series_type values) exists.
+func (c *Catalog) HasRowOfType(types []string) (bool, error) {
+	if len(types) == 0 {
+		return false, nil
+	}
+	args := make([]any, len(types))
+	for i, t := range types {
+		args[i] = t
+	}
 	var one int
 	err := c.conn.QueryRowContext(ctx, `SELECT 1 FROM time_series_associations
-		WHERE time_series_type IN ('SingleTimeSeries', 'DeterministicSingleTimeSeries') LIMIT 1`).Scan(&one)
+		WHERE time_series_type IN (?`+strings.Repeat(", ?", len(types)-1)+`) LIMIT 1`, args...).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

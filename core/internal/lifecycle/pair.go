@@ -30,28 +30,7 @@ func OpenPair(op, path string, readOnly bool) (*ncstore.File, *catalog.Catalog, 
 		}
 		return nil, nil, ioErr(op, err, "opening catalog %s", CatalogPath(path))
 	}
-	if readOnly {
-		if err := indexIfPacked(nc, cat); err != nil {
-			cat.Close()
-			nc.Close()
-			return nil, nil, err
-		}
-	}
 	return nc, cat, nil
-}
-
-// indexIfPacked has a read-only file list its arrays now when the catalog names a packed
-// one, so that the first packed read after an open costs what it did when every open listed
-// them. A store of forecasts alone is never listed for its reads (ncstore/lazyindex.go).
-func indexIfPacked(nc *ncstore.File, cat *catalog.Catalog) error {
-	packed, err := cat.NamesPacked()
-	if err != nil {
-		packed = true // a catalog that cannot say: index, as before
-	}
-	if !packed {
-		return nil
-	}
-	return nc.IndexNow()
 }
 
 // refuse is a refusal that names the store's path as the argument to blame.
