@@ -127,6 +127,10 @@ package h5
 // static void tsstore_free_strings(hsize_t n, char **ptrs) {
 //     for (hsize_t i = 0; i < n; i++) H5free_memory(ptrs[i]);
 // }
+// /* The length of each of n strings (NULL: 0), in one call rather than a strlen call each. */
+// static void tsstore_strlens(hsize_t n, char **ptrs, size_t *lens) {
+//     for (hsize_t i = 0; i < n; i++) lens[i] = ptrs[i] ? strlen(ptrs[i]) : 0;
+// }
 //
 // /* A text attribute of object o: fixed-size (NC_CHAR) or variable-length (NC_STRING).
 //    Returns a malloc'd string, NULL with *found 0 when absent, NULL with *found 1 on error. */
@@ -445,10 +449,12 @@ func (d Dataset) ReadStringsEach(start, n uint64, each func(i int, s string) err
 		return &Error{Op: "reading strings"}
 	}
 	defer C.tsstore_free_strings(C.hsize_t(n), ptrs)
+	lens := make([]C.size_t, n)
+	C.tsstore_strlens(C.hsize_t(n), ptrs, &lens[0])
 	for i, p := range unsafe.Slice(ptrs, n) {
 		var s string
 		if p != nil {
-			s = unsafe.String((*byte)(unsafe.Pointer(p)), int(C.strlen(p)))
+			s = unsafe.String((*byte)(unsafe.Pointer(p)), int(lens[i]))
 		}
 		if err := each(i, s); err != nil {
 			return err
