@@ -176,8 +176,8 @@ func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
 
 // A link the walk cannot take (a name arr_ and no hash) in a read-only store of forecasts:
 // the open does not walk, so it opens; verify names the damage; and every forecast still
-// reads back, also those the walk stopped short of (here all but the first few, the walk
-// going by name, as it does in a file without a creation-order index).
+// reads back, also those the walk stopped short of (here every one: the walk goes by name,
+// as it does in a file without a creation-order index, and "!" sorts before every hex digit).
 func TestReadOnlyForecastsReadAfterAFailedWalk(t *testing.T) {
 	s, path := newStore(t)
 	items, keys := addForecasts(t, s, 12)
