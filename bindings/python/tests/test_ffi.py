@@ -85,3 +85,18 @@ def test_get_time_series_shows_its_keywords():
     params = inspect.signature(tsstore.Store.get_time_series).parameters
     assert {"time_series_type", "resolution", "start", "stop", "length", "count", "features"} <= set(params)
     assert "named infrasys style or by a Key" in tsstore.Store.get_time_series.__doc__
+
+
+def test_buffer_addresses_are_where_numpy_keeps_the_data():
+    # Read from the array object (_ffi._DATA_OFFSET), as they are here, or through the buffer
+    # protocol: the same address for views, read-only arrays and subclasses.
+    base = np.arange(40.0)
+    read_only = np.arange(5, dtype=np.int32)
+    read_only.flags.writeable = False
+
+    class Sub(np.ndarray):
+        pass
+
+    assert _ffi._DATA_OFFSET is not None  # this is CPython: the fast path is the one checked
+    arrays = [base, base[3:], base[::1].reshape(8, 5)[2], read_only, np.arange(6.0).view(Sub), np.zeros(1, np.int8)]
+    assert _ffi.buffer_addresses(arrays) == [a.__array_interface__["data"][0] for a in arrays]
