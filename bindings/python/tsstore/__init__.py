@@ -14,6 +14,7 @@ from ._errors import (BufferTooSmallError, DuplicateAssociationError, DuplicateT
                       ReadOnlyError, TsStoreError, TsStoreIOError)
 from ._convert import Period
 from ._ffi import VERSION, set_log_callback
+from ._keylist import KeyList
 from ._readers import ForecastReader, Group, StaticReader
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios, Series,
                       SeriesType, SingleTimeSeries, from_pandas)
@@ -22,7 +23,7 @@ from ._store import Batch, Store
 __version__ = "0.3.0"
 
 __all__ = [
-    "Store", "Batch", "Period", "from_pandas", "StaticReader", "ForecastReader", "Group", "Key", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
+    "Store", "Batch", "Period", "from_pandas", "StaticReader", "ForecastReader", "Group", "Key", "KeyList", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",
     "Deterministic", "Probabilistic", "Scenarios", "TsStoreError", "InvalidParameterError", "NotFoundError",
     "DuplicateTimeSeriesError", "DuplicateAssociationError", "IntegrityError", "ReadOnlyError", "TsStoreIOError",
     "IncompatibleFormatError", "InternalError", "BufferTooSmallError", "InvalidHandleError", "VERSION",

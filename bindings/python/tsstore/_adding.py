@@ -10,6 +10,7 @@ from ._add_columns import Columns
 from ._descriptors import send
 from ._errors import InvalidHandleError, TsStoreError, in_operation
 from ._handle import STATUS_CLOSED, StoreHandle
+from ._keylist import KeyList
 from ._series import Key, OwnerCategory, Series
 
 
@@ -30,9 +31,10 @@ class Adding(StoreHandle):
         except (TsStoreError, TypeError, ValueError) as e:
             raise in_operation(e, "add_time_series") from None
 
-    def add_time_series_bulk(self, items: Iterable[dict]) -> list[Key]:
+    def add_time_series_bulk(self, items: Iterable[dict]) -> KeyList:
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
-        of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order."""
+        of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order, as a
+        KeyList whose keys are made when first asked for."""
         columns = Columns()
         append = columns.append
         for i, item in enumerate(items):
@@ -57,11 +59,11 @@ class Adding(StoreHandle):
         batch.commit()
 
 
-def _committed(store: StoreHandle, columns: Columns, op: str) -> list[Key]:
+def _committed(store: StoreHandle, columns: Columns, op: str) -> KeyList:
     """Adds a batch's checked items in one C call (none: no call) and returns their keys; a
     refusal starts with op."""
     if not len(columns):
-        return []
+        return KeyList()
     try:
         return send(store, columns, batch=True)
     except TsStoreError as e:
@@ -76,7 +78,7 @@ class Batch:
         self._store: StoreHandle | None = store
         self._op = op
         self._columns = Columns()
-        self.keys: list[Key] = []
+        self.keys = KeyList()
 
     def add(self, ts: Series, *, owner_id: int, owner_type: str,
             owner_category: OwnerCategory = OwnerCategory.COMPONENT, features: dict | None = None,
@@ -98,7 +100,7 @@ class Batch:
             raise InvalidHandleError("the batch was committed or discarded", STATUS_CLOSED)
         return self._store
 
-    def commit(self) -> list[Key]:
+    def commit(self) -> KeyList:
         """Adds every queued series, all or nothing, and returns their keys."""
         store = self._live()
         columns, self._columns, self._store = self._columns, Columns(), None

@@ -10,6 +10,7 @@ import numpy as np
 from . import _convert as cv
 from ._cstructs import INFO_SIZE
 from ._ffi import lib, raw, sizeof
+from ._keylist import names_of
 from ._series import Key, SeriesType, SingleTimeSeries
 
 # Byte offsets of the tsstore_series_info fields get_many reads column-wise, with their dtypes.
@@ -56,7 +57,7 @@ def single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, of
     starts = _converted(cv.from_millis, info_column(infos, n, _INITIAL))
     res = _converted(lambda v, u: cv.period_value(raw.tsstore_period(v, u)),
                      info_column(infos, n, _RES_VALUE), info_column(infos, n, _RES_UNIT))
-    return list(map(SingleTimeSeries._of, [k.name for k in keys], starts, res, rows))
+    return list(map(SingleTimeSeries._of, names_of(keys), starts, res, rows))
 
 
 def _converted(convert: Any, *columns: np.ndarray) -> Any:

@@ -12,6 +12,7 @@ from ._errors import operation
 from ._ffi import byref, c_int32, c_int64, c_size_t, check, cstr, lib, numpy_dtype, raw, sizeof
 from ._cstructs import handle_out, new_info, new_infos, strings_of
 from ._handle import StoreHandle
+from ._keylist import KeyList, stored_keys
 from ._series import Key, OwnerCategory, SeriesType
 
 _TOO_SMALL = raw.TSSTORE_E_BUFFER_TOO_SMALL
@@ -24,14 +25,14 @@ class Catalog(StoreHandle):
     def list_keys(self, *, owner_id: int | None = None, owner_category: OwnerCategory | None = None,
                   series_type: SeriesType | None = None, name: str | None = None, name_glob: str | None = None,
                   owner_type: str | None = None, resolution: Any = None, interval: Any = None,
-                  features: dict | None = None) -> list[Key]:
+                  features: dict | None = None) -> KeyList:
         """The keys of the series matching every given filter, in insertion order. name_glob
         is a SQLite GLOB ("max_*"); features match as a subset; owner_id without
         owner_category matches the id under either category."""
         f = Filter(owner_id, owner_category, series_type, name, name_glob, owner_type, resolution, interval, features)
         return self._listed(_keys_of, lib.tsstore_list_keys, f.ref())
 
-    def _listed(self, convert: Any, call: Any, *args: Any) -> list[Any]:
+    def _listed(self, convert: Any, call: Any, *args: Any) -> Any:
         """convert(infos, n) of the n entries of a listing (three C calls; the strings the
         infos point at live as long as the list, so they are read here)."""
         out = handle_out()
@@ -51,7 +52,7 @@ class Catalog(StoreHandle):
         f = Filter(**filter_args(filters))
         return self._listed(_records, lib.tsstore_list_keys, f.ref())
 
-    def keys_by_hash(self, data_hash: str | bytes) -> list[Key]:
+    def keys_by_hash(self, data_hash: str | bytes) -> KeyList:
         """The keys of every series that references the array with this content hash."""
         return self._listed(_keys_of, lib.tsstore_keys_by_hash, hash_bytes(data_hash))
 
@@ -166,9 +167,9 @@ _INFO_KEYS = np.dtype({"names": ["key"], "formats": [numpy_dtype(raw.tsstore_loo
                        "offsets": [raw.tsstore_series_info.key.offset], "itemsize": sizeof(raw.tsstore_series_info)})
 
 
-def _keys_of(infos: Any, n: int) -> list[Key]:
-    """The keys of the first n infos, made in one pass (Key._stored)."""
-    return Key._stored(np.frombuffer(infos, dtype=_INFO_KEYS, count=n)["key"]) if n else []
+def _keys_of(infos: Any, n: int) -> KeyList:
+    """The keys of the first n infos (stored_keys)."""
+    return stored_keys(np.frombuffer(infos, dtype=_INFO_KEYS, count=n)["key"]) if n else KeyList()
 
 
 def _records(infos: Any, n: int) -> list[dict]:

@@ -11,7 +11,7 @@ from ._add_columns import Columns
 from ._errors import renamed
 from ._ffi import buffer_addresses, error, lib, numpy_dtype, raw, sizeof
 from ._handle import StoreHandle
-from ._series import Key
+from ._keylist import KeyList, stored_keys
 
 _DESC_SIZE = sizeof(raw.tsstore_series_desc)
 _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
@@ -20,7 +20,7 @@ _LOOKUP_DTYPE = numpy_dtype(raw.tsstore_lookup)
 _NBYTES, _NDIM, _SHAPE = (operator.attrgetter(a) for a in ("nbytes", "ndim", "shape"))
 
 
-def send(store: StoreHandle, columns: Columns, batch: bool) -> list[Key]:
+def send(store: StoreHandle, columns: Columns, batch: bool) -> KeyList:
     """Adds the items of columns in one C call (tsstore_add_batch for a batch, whose arrays
     get datasets sized to it; tsstore_add for one item) and returns the keys the library
     reports it stored; a refusal is raised with the periods of the item it names as the
@@ -33,7 +33,7 @@ def send(store: StoreHandle, columns: Columns, batch: bool) -> list[Key]:
     st = lib.tsstore_add_batch(h, descs.ctypes.data, n, out) if batch else lib.tsstore_add(h, descs.ctypes.data, out)
     del descs, keep  # the library copied what they point at: gone before the keys are made
     if not st:
-        return Key._stored(stored)
+        return stored_keys(stored)
     e = error(st)
     i = e.item if e.item is not None and e.item < n else 0 if n == 1 else None
     if i is not None:

@@ -11,7 +11,8 @@ import numpy as np
 from . import _convert as cv
 from ._errors import InvalidHandleError
 from ._ffi import byref, c_size_t, c_void_p, check, lib, raw, sizeof
-from ._series import Key, SeriesType, lookup_array
+from ._keylist import lookup_array
+from ._series import Key, SeriesType
 
 
 class Group:

@@ -16,9 +16,9 @@ from ._cstructs import INFO_HEAD, new_info, new_infos, thread_found, thread_read
 from ._errors import InvalidHandleError, TsStoreError, in_operation, operation
 from ._ffi import byref, c_size_t, c_uint8, check, error, fast, lib, raw
 from ._handle import STATUS_CLOSED, StoreHandle
+from ._keylist import lookup_array, names_of
 from ._readers import open_forecast, open_static
-from ._series import (Key, NonSequentialTimeSeries, OwnerCategory, SeriesType, SingleTimeSeries, array_view,
-                      lookup_array, series_of)
+from ._series import Key, NonSequentialTimeSeries, OwnerCategory, SeriesType, SingleTimeSeries, array_view, series_of
 
 _TOO_SMALL = raw.TSSTORE_E_BUFFER_TOO_SMALL
 _SINGLE = SeriesType.SINGLE_TIME_SERIES  # a module name: the enum's attribute costs 0.06 µs a read
@@ -314,10 +314,10 @@ class Reading(StoreHandle):
         if fast is not None:
             return fast
         out = []
-        for i, k in enumerate(keys):
+        for i, name in enumerate(names_of(keys)):
             info = infos[i]
             lo = int(offsets[i])
-            out.append(self._series(info, array_view(block[lo: lo + info.nbytes], info), (), k.name))
+            out.append(self._series(info, array_view(block[lo: lo + info.nbytes], info), (), name))
         return out
 
     _many_guess = _many_total = 0

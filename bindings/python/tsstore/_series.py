@@ -159,9 +159,8 @@ class Key:
     def _stored(cls, qs: np.ndarray) -> "list[Key]":
         """The keys of a tsstore_lookup array the library filled (numpy's view of it): what an
         add stored, or a listing found, ids included. Its strings and feature sets are the store's, one copy
-        each, so each distinct pointer is read once however many keys share it."""
-        if len(qs) > 2 and _one_group(qs):
-            return cls._stored_of_one_group(qs)
+        each, so each distinct pointer is read once however many keys share it. (A bulk add's
+        keys of one group are made later, when asked for: _keylist.stored_keys.)"""
         names: dict = {}
         feats: dict = {}
 
@@ -196,24 +195,6 @@ class Key:
             if t is None:
                 t = templates[group] = _template(k)
                 object.__setattr__(k, "_template", t)
-            untrack(k)
-            out.append(k)
-        return out
-
-    @classmethod
-    def _stored_of_one_group(cls, qs: np.ndarray) -> "list[Key]":
-        """_stored for keys that differ only in owner id (a bulk add of one name, type and
-        resolution): the first key is made as _stored makes any, the others share its
-        name, periods, feature set and template, and the loop reads two columns, not ten
-        (0.9 µs a key against 1.8)."""
-        first = cls._stored(qs[:1])[0]
-        cat, typ, name, res, itv = first.owner_category, first.series_type, first.name, first.resolution, first.interval
-        feats, t = first.features, first._template
-        untrack = gc_untrack
-        out = [first]
-        for oid, sid in zip(qs["owner_id"][1:].tolist(), qs["series_id"][1:].tolist()):
-            k: Any = _KeyParts(oid, cat, typ, name, res, itv, dict(feats) if feats else {}, sid, t)
-            k.__class__ = cls
             untrack(k)
             out.append(k)
         return out
@@ -630,15 +611,6 @@ def series_of(info: Any, key: Any, arr: np.ndarray, name: str, stamps: Any = Non
 
 _OWNER_OFF = raw.tsstore_lookup.owner_id.offset
 _ID_OFF = raw.tsstore_lookup.series_id.offset
-
-
-def lookup_array(keys: Sequence[Key]) -> np.ndarray:
-    """The tsstore_lookup of every key, in one buffer: each key's lookup bytes, built once per
-    Key and kept on it (as Key.lookup keeps its structure). Keys that differ only in owner id
-    share one lookup built and checked once (_checked_lookup), whose bytes are copied with each owner
-    id written in (a few hundred nanoseconds a key rather than a ctypes structure each); they
-    point to its strings, which each key's bytes keep alive."""
-    return np.frombuffer(b"".join([k._lookup_bytes or _key_lookup_bytes(k) for k in keys]), dtype=np.uint8)
 
 
 def _checked_lookup(k: Key) -> tuple:

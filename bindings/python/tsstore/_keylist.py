@@ -1,0 +1,209 @@
+"""KeyList: the keys a store hands back for many series at once, made when first asked for."""
+from __future__ import annotations
+
+import itertools
+from collections.abc import MutableSequence
+from typing import Any, Iterable, Iterator, Sequence, overload
+
+import numpy as np
+
+from ._ffi import gc_untrack, raw
+from ._series import Key, _key_lookup_bytes, _KeyParts, _one_group
+
+_OWNER_OFF = raw.tsstore_lookup.owner_id.offset
+_ID_OFF = raw.tsstore_lookup.series_id.offset
+
+
+class KeyList(MutableSequence):
+    """The keys of many series, in order: what add_time_series_bulk, Batch.keys and
+    list_keys return. It is a list of Key in all but type (index, slice, iterate, compare
+    with a list, append, sort); ``list(keys)`` makes a plain list.
+
+    Keys that share their name, type, periods and features (a bulk add's usual items) are
+    held as two columns of numbers, owner ids and series ids, 16 bytes a key, and each Key is
+    made the first time it is asked for and kept from then on, so that a key asked for twice
+    is the same object with its cached lookup. A bulk add of 100,000 series whose keys the
+    caller never reads so spends nothing on them; made, they cost 0.8 µs and about 200 bytes
+    each (docs/benchmarks.md, "Keys made when asked for"). get_many reads such a list's
+    lookups from its columns, without making its keys."""
+
+    __slots__ = ("_made", "_cols")
+
+    def __init__(self, keys: Iterable[Key] = ()) -> None:
+        # The keys made: all of them while _cols is None; else none yet ([]) or one slot a
+        # key, None where a key is not made yet.
+        self._made: list = list(keys)
+        self._cols: _Columns | None = None
+
+    @classmethod
+    def _of_one_group(cls, first: Key, owner_ids: np.ndarray, series_ids: np.ndarray) -> "KeyList":
+        out = cls()
+        out._cols = _Columns(first, owner_ids, series_ids)
+        return out
+
+    # What get_many reads without making keys.
+
+    def _group(self) -> Key | None:
+        """The first key of a list held as columns, else None."""
+        return self._cols.first if self._cols is not None else None
+
+    def _lookups(self) -> np.ndarray | None:
+        """The tsstore_lookup array of a list held as columns, from its first key's template
+        and the two columns (the template's strings live as long as the first key); None
+        for any other list. Keys made from the columns may since hold other id hints (a read
+        found the series under another id): the column's is as good, as the library checks
+        a hint."""
+        c = self._cols
+        if c is None or c.first._template is None:
+            return None
+        before, between, after, _ = c.first._template
+        one = np.frombuffer(before + bytes(8) + between + bytes(8) + after, dtype=np.uint8)
+        rows = np.tile(one, (len(c.owner_ids), 1))
+        # Little-endian, as lookup_bytes writes a key's own.
+        rows[:, _OWNER_OFF:_OWNER_OFF + 8] = c.owner_ids.astype("<i8").view(np.uint8).reshape(-1, 8)
+        rows[:, _ID_OFF:_ID_OFF + 8] = c.series_ids.astype("<i8").view(np.uint8).reshape(-1, 8)
+        return rows.reshape(-1)
+
+    # The sequence.
+
+    def __len__(self) -> int:
+        """How many keys (none made to count them)."""
+        return len(self._cols.owner_ids) if self._cols is not None else len(self._made)
+
+    @overload
+    def __getitem__(self, i: int) -> Key: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list: ...
+
+    def __getitem__(self, i: Any) -> Any:
+        if self._cols is None:
+            return self._made[i]
+        if isinstance(i, slice):
+            return [self._key(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        j = i.__index__()
+        if not -n <= j < n:
+            raise IndexError("KeyList index out of range")
+        return self._key(j + n if j < 0 else j)
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._all())
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        self._all()[i] = value
+
+    def __delitem__(self, i: Any) -> None:
+        del self._all()[i]
+
+    def insert(self, i: int, value: Key) -> None:
+        """Inserts a key before index i, as list.insert (every key made)."""
+        self._all().insert(i, value)
+
+    def sort(self, *, key: Any = None, reverse: bool = False) -> None:
+        """Sorts the keys in place, as list.sort (every key made)."""
+        self._all().sort(key=key, reverse=reverse)
+
+    def copy(self) -> list:
+        """The keys as a plain list."""
+        return list(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, KeyList)):
+            return len(self) == len(other) and self._all() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as a list
+
+    def __add__(self, other: Any) -> list:
+        return self._all() + list(other)
+
+    def __radd__(self, other: Any) -> list:
+        return list(other) + self._all()
+
+    def __repr__(self) -> str:
+        return f"KeyList({self._all()!r})"
+
+    def __reduce__(self) -> tuple:
+        return KeyList, (list(self._all()),)
+
+    # Making keys.
+
+    def _key(self, i: int) -> Key:
+        c = self._cols
+        assert c is not None
+        made = self._made
+        if not made:
+            made += [None] * len(c.owner_ids)
+            made[0] = c.first
+        k = made[i]
+        if k is None:
+            k = made[i] = c.make(int(c.owner_ids[i]), int(c.series_ids[i]))
+        return k
+
+    def _all(self) -> list:
+        """Every key made, and the list held as a plain list from then on."""
+        c = self._cols
+        if c is None:
+            return self._made
+        oids, sids, make = c.owner_ids.tolist(), c.series_ids.tolist(), c.make
+        if not self._made:
+            made = [c.first]
+            made += [make(o, s) for o, s in zip(oids[1:], sids[1:])]
+        else:
+            made = [k if k is not None else make(o, s) for k, o, s in zip(self._made, oids, sids)]
+        self._made, self._cols = made, None
+        return made
+
+
+class _Columns:
+    """The keys of one name, type, periods and feature set: the first key, made at once, and
+    every key's owner id and series id."""
+
+    __slots__ = ("first", "owner_ids", "series_ids")
+
+    def __init__(self, first: Key, owner_ids: np.ndarray, series_ids: np.ndarray) -> None:
+        self.first, self.owner_ids, self.series_ids = first, owner_ids, series_ids
+
+    def make(self, owner_id: int, series_id: int) -> Key:
+        """A key of the group: the first key's shared parts with this owner and id."""
+        f = self.first
+        feats = f.features
+        k: Any = _KeyParts(owner_id, f.owner_category, f.series_type, f.name, f.resolution, f.interval,
+                           dict(feats) if feats else {}, series_id, f._template)
+        k.__class__ = Key
+        gc_untrack(k)  # refers to no key: part of no cycle (_ffi.gc_untrack)
+        return k
+
+
+def stored_keys(qs: np.ndarray) -> KeyList:
+    """The keys of a tsstore_lookup array the library filled (numpy's view of it): what an
+    add stored or a listing found, ids included. Keys of one group are held as columns and
+    made when asked for (KeyList); others are made at once (Key._stored)."""
+    if len(qs) <= 2 or not _one_group(qs):
+        return KeyList(Key._stored(qs))
+    first = Key._stored(qs[:1])[0]
+    return KeyList._of_one_group(first, qs["owner_id"].astype(np.int64), qs["series_id"].astype(np.int64))
+
+
+def lookup_array(keys: Sequence[Key]) -> np.ndarray:
+    """The tsstore_lookup of every key, in one buffer. A KeyList held as columns gives its
+    lookups from them (KeyList._lookups), without making a key. Other keys each give their
+    lookup bytes, built once per Key and kept on it (as Key.lookup keeps its structure): keys
+    that differ only in owner id share one lookup built and checked once
+    (_series._checked_lookup), whose bytes are copied with each owner id written in; they
+    point to its strings, which each key's bytes keep alive."""
+    if type(keys) is KeyList:
+        columns = keys._lookups()
+        if columns is not None:
+            return columns
+    return np.frombuffer(b"".join([k._lookup_bytes or _key_lookup_bytes(k) for k in keys]), dtype=np.uint8)
+
+
+def names_of(keys: Sequence[Key]) -> Iterable[str]:
+    """The name of every key: a KeyList held as columns repeats its one name."""
+    if type(keys) is KeyList:
+        first = keys._group()
+        if first is not None:
+            return itertools.repeat(first.name, len(keys))
+    return [k.name for k in keys]
