@@ -148,6 +148,14 @@ func TestReadOnlyForecastsAreFoundByName(t *testing.T) {
 		}
 	}
 	rd.Close()
+	m, err := ro.GetMetadata(keys[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+	arr, err := ro.GetArray(m.DataHash)
+	if err != nil || !sameArray(arr, seriesData(items[4].Series)) {
+		t.Fatalf("get_array of %s: %v", keys[4], err)
+	}
 	if n := listings(ro); n != 0 {
 		t.Fatalf("reading every forecast listed the file %d times", n)
 	}

@@ -229,19 +229,22 @@ func (s *Store) GetArray(hash [32]byte) (TypedArray, error) {
 			return TypedArray{DType: p.arr.DType, Shape: slices.Clone(p.arr.Shape), Data: slices.Clone(p.arr.Data)}, nil
 		}
 	}
-	if slot, ok := s.nc.Column(d); ok {
-		data, err := s.nc.ReadColumn(slot, 0, slot.Dataset().Length(), nil)
-		if err != nil {
-			return TypedArray{}, wrapIO(op, err, "reading %s", slot.Dataset().Name())
-		}
-		return TypedArray{DType: slot.Dataset().DType(), Shape: append([]int{slot.Dataset().Length()}, slot.Dataset().ElementShape()...), Data: data}, nil
-	}
+	// A standalone array first: the format names its variable after its hash, so it is
+	// found by that name without a walk of a read-only file's links, which a look in the
+	// packed index would make (ncstore/lazyindex.go).
 	if sv, ok := s.nc.Variable(d); ok {
 		data, err := s.nc.ReadVariable(sv, nil)
 		if err != nil {
 			return TypedArray{}, wrapIO(op, err, "reading %s", sv.Name())
 		}
 		return TypedArray{DType: sv.DType(), Shape: ncstore.FromU64(sv.Shape()), Data: data}, nil
+	}
+	if slot, ok := s.nc.Column(d); ok {
+		data, err := s.nc.ReadColumn(slot, 0, slot.Dataset().Length(), nil)
+		if err != nil {
+			return TypedArray{}, wrapIO(op, err, "reading %s", slot.Dataset().Name())
+		}
+		return TypedArray{DType: slot.Dataset().DType(), Shape: append([]int{slot.Dataset().Length()}, slot.Dataset().ElementShape()...), Data: data}, nil
 	}
 	return TypedArray{}, newErr(ErrNotFound, op, ArgHash, "no array has hash %x", hash[:])
 }
