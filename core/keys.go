@@ -100,14 +100,11 @@ func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
 	if err != nil {
 		return nil, wrapIO("", err, "listing the catalog")
 	}
-	out := make([]Metadata, 0, len(rows))
+	out := make([]Metadata, len(rows))
 	for i := range rows {
-		r := &rows[i]
-		m, err := s.metadataOf(r, nil)
-		if err != nil {
+		if err := s.metadataInto(&out[i], &rows[i], nil); err != nil {
 			return nil, err
 		}
-		out = append(out, *m)
 	}
 	return out, nil
 }

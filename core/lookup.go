@@ -104,6 +104,7 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	if err != nil {
 		return nil, withOp(op, err)
 	}
+	slab := make([]Metadata, len(qs)) // the records of the rows found at once: one allocation
 	for i, q := range qs {
 		if out[i].r != nil {
 			continue
@@ -111,7 +112,7 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 		var m *Metadata
 		r := rows[i]
 		if r != nil {
-			m, err = s.metadataOf(r, keys[i].Features)
+			m, err = &slab[i], s.metadataInto(&slab[i], r, keys[i].Features)
 		} else {
 			r, m, err = s.find(q)
 		}

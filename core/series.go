@@ -739,45 +739,54 @@ func corrupt(r *catalog.Row, column, format string, args ...any) error {
 // metadataOf decodes a catalog row. features, when the caller already knows them (it
 // looked the row up by a key holding them), saves a feature_sets query.
 func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error) {
-	m := &Metadata{ID: r.ID, OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
+	m := new(Metadata)
+	if err := s.metadataInto(m, r, features); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// metadataInto is metadataOf into *m, which a caller decoding many rows takes from one slab.
+func (s *Store) metadataInto(m *Metadata, r *catalog.Row, features Features) error {
+	*m = Metadata{ID: r.ID, OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
 	m.OwnerID, m.Name = r.OwnerID, r.Name
 	var err error
 	if m.OwnerCategory, err = parseOwnerCategory(r.OwnerCategory); err != nil {
-		return nil, corrupt(r, "owner_category", "%v", err)
+		return corrupt(r, "owner_category", "%v", err)
 	}
 	if m.Type, err = parseSeriesType(r.SeriesType); err != nil {
-		return nil, corrupt(r, "time_series_type", "%v", err)
+		return corrupt(r, "time_series_type", "%v", err)
 	}
 	if m.DType, err = ParseDType(r.DType); err != nil {
-		return nil, corrupt(r, "dtype", "unknown dtype %q", r.DType)
+		return corrupt(r, "dtype", "unknown dtype %q", r.DType)
 	}
 	d, err := r.Decode()
 	if err != nil {
-		return nil, columnCorrupt(r, err)
+		return columnCorrupt(r, err)
 	}
 	m.ElementShape, m.Length, m.Percentiles = d.ElementShape, d.Length, d.Percentiles
 	m.Resolution, m.Interval, m.Horizon, m.InitialTimestamp = d.Resolution, d.Interval, d.Horizon, d.InitialTimestamp
 	if m.Type == SingleTimeSeriesType && (m.Resolution.IsZero() || !d.HasInitial) {
-		return nil, corrupt(r, "resolution", "a SingleTimeSeries row needs a resolution and an initial timestamp")
+		return corrupt(r, "resolution", "a SingleTimeSeries row needs a resolution and an initial timestamp")
 	}
 	if r.Count.Valid {
 		m.Count = int(r.Count.Int64)
 	}
 	if len(r.DataHash) != 32 {
-		return nil, corrupt(r, "data_hash", "is %d bytes, not 32", len(r.DataHash))
+		return corrupt(r, "data_hash", "is %d bytes, not 32", len(r.DataHash))
 	}
 	if len(r.FeaturesHash) != 32 {
-		return nil, corrupt(r, "features_hash", "is %d bytes, not 32", len(r.FeaturesHash))
+		return corrupt(r, "features_hash", "is %d bytes, not 32", len(r.FeaturesHash))
 	}
 	copy(m.DataHash[:], r.DataHash)
 	copy(m.FeaturesHash[:], r.FeaturesHash)
 	if features == nil {
 		if features, err = s.featuresOf(r); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	m.Features = cloneFeatures(features)
-	return m, nil
+	return nil
 }
 
 // Batch collects series to add together: Commit adds them all or none (as AddBatch does);

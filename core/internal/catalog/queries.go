@@ -206,15 +206,14 @@ func (f *Filter) clauses(sql bool) (string, []any) {
 // List returns the rows matching f in id order.
 func (c *Catalog) List(f Filter) ([]Row, error) {
 	query, args := c.listQuery(&f)
-	if f.OwnerID == nil {
-		return c.queryRows(query, args...)
-	}
 	// Through the driver: database/sql's conversions cost more than SQLite's work here.
 	rows, ok, err := c.driverRows(query, args)
 	if err == nil && !ok {
 		rows, err = c.queryRows(query, args...)
 	}
-	slices.SortFunc(rows, func(a, b Row) int { return cmp.Compare(a.ID, b.ID) })
+	if f.OwnerID != nil { // its rows come in the owner index's order (listQuery)
+		slices.SortFunc(rows, func(a, b Row) int { return cmp.Compare(a.ID, b.ID) })
+	}
 	return rows, err
 }
 
