@@ -3,6 +3,8 @@ as columns (one name, type, periods and features) or made at once, and the looku
 the columns are byte for byte the ones the keys themselves give."""
 import datetime as dt
 import pickle
+import sys
+import threading
 
 import numpy as np
 import pytest
@@ -46,7 +48,9 @@ def test_a_bulk_adds_keys_are_a_list_of_keys(store):
 def test_a_made_key_has_its_own_features(store):
     keys = store.add_time_series_bulk(items(5, features={"model": "a"}))
     keys[1].features["model"] = "changed"  # a key's features are its own dict, as a Key's
-    assert keys[2].features == {"model": "a"} and keys[0].features == {"model": "a"}
+    keys[0].features["model"] = "first"  # the first key's too, which the others are made from
+    assert keys[2].features == {"model": "a"} and keys[3] == store.list_keys()[3]
+    assert [k.features for k in keys] == [{"model": "first"}, {"model": "changed"}] + [{"model": "a"}] * 3
 
 
 def test_a_key_list_changes_as_a_list_does(store):
@@ -82,6 +86,18 @@ def test_lookups_from_columns_are_the_keys_own(store, features):
     keys[5]  # one key made: the columns still give every lookup
     assert lookup_array(keys).tobytes() == from_columns.tobytes()
     assert from_columns.tobytes() == lookup_array(list(keys)).tobytes()
+    # Against keys rebuilt by hand (a template of their own, no id hint): every field but the
+    # hint, the strings compared by what they say.
+    assert lookup_fields(from_columns, len(keys)) == lookup_fields(lookup_array(plain_keys(keys)), len(keys))
+
+
+def lookup_fields(block, n):
+    """Each tsstore_lookup of block as its fields, strings read, without the id hint."""
+    raw = tsstore._ffi.raw
+    structs = (raw.tsstore_lookup * n).from_buffer_copy(block.tobytes())
+    return [(q.struct_size, q.series_type, q.owner_id, q.owner_category, q.flags, q.name,
+             (q.resolution.value, q.resolution.unit), (q.interval.value, q.interval.unit), q.features_json,
+             q.features, q.n_features) for q in structs]
 
 
 def test_get_many_reads_a_key_list_held_as_columns_and_made(store):
@@ -103,3 +119,46 @@ def test_a_stale_id_in_the_columns_still_reads_the_series(store):
     # keys' columns still hold the id the series had before its removal: the library finds it anew.
     assert keys._group() is not None
     assert [float(g.data[0]) for g in store.get_many(keys)] == [0.0, 1.0, 200.0, 3.0]
+
+
+def test_a_key_list_answers_as_a_list_would(store):
+    keys = store.add_time_series_bulk(items(4))
+    with pytest.raises(TypeError, match="integers or slices, not float"):
+        keys[1.0]
+    assert keys[np.int64(2)] is keys[2] and keys[True] is keys[1]
+    assert keys * 2 == 2 * keys == plain_keys(keys) * 2
+    with pytest.raises(TypeError):
+        keys + (1, 2)
+    assert keys[:2] < keys and not keys < keys[:2] and keys >= plain_keys(keys)
+    assert repr(keys) == repr(plain_keys(keys))
+    twice = store.add_time_series_bulk(items(2, first_owner=50))
+    twice *= 2
+    assert [k.owner_id for k in twice] == [50, 51, 50, 51]
+
+
+def test_threads_share_a_key_list(store):
+    # Threads switching every microsecond make keys, and turn the list into a plain list,
+    # at once: each index gives one Key object, and no access fails.
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            keys = store.add_time_series_bulk(items(300, first_owner=1000 + _ * 300))
+            seen, errors = [[] for _ in range(3)], []
+
+            def index(out):
+                try:
+                    out.extend(keys[i] for i in range(len(keys)))
+                except Exception as e:  # noqa: BLE001 - any failure is the finding
+                    errors.append(e)
+
+            threads = [threading.Thread(target=index, args=(seen[j],)) for j in range(2)]
+            threads.append(threading.Thread(target=lambda: seen[2].extend(list(keys))))
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+            assert not errors
+            assert all(a is b is c for a, b, c in zip(*seen)) and len(seen[0]) == 300
+    finally:
+        sys.setswitchinterval(old)

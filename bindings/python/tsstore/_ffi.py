@@ -284,12 +284,15 @@ _DATA_OFFSET = _data_pointer_offset()
 
 
 def buffer_addresses(arrays: list) -> list:
-    """The address of the first byte of each numpy array, which the caller holds while the
-    addresses are used. Read from the array object (0.14 µs an array): asking through the
+    """The address of the first byte of each numpy array (or other object with an array
+    interface), which the caller holds while the addresses are used. Read from the array object (0.14 µs an array): asking through the
     buffer protocol (ctypes' from_buffer, 0.31 µs) makes numpy cache a description of the
     buffer on the array for as long as it lives, 7 MB over a bulk add of 100,000 arrays that
     the caller keeps (docs/benchmarks.md, "Keys made when asked for")."""
-    if _DATA_OFFSET is not None:
-        pointer, off = ctypes.c_void_p.from_address, _DATA_OFFSET
-        return [pointer(id(a) + off).value or 0 for a in arrays]
-    return [a.__array_interface__["data"][0] for a in arrays]
+    import numpy as np
+    if _DATA_OFFSET is None:
+        return [a.__array_interface__["data"][0] for a in arrays]
+    pointer, off, ndarray = ctypes.c_void_p.from_address, _DATA_OFFSET, np.ndarray
+    # Exact ndarrays only (the adds hand over no other): anything else through its interface.
+    return [(pointer(id(a) + off).value or 0) if type(a) is ndarray else a.__array_interface__["data"][0]
+            for a in arrays]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import itertools
+import operator
+import threading
 from collections.abc import MutableSequence
 from typing import Any, Iterable, Iterator, Sequence, overload
 
@@ -25,7 +27,8 @@ class KeyList(MutableSequence):
     is the same object with its cached lookup. A bulk add of 100,000 series whose keys the
     caller never reads so spends nothing on them; made, they cost 0.8 µs and about 200 bytes
     each (docs/benchmarks.md, "Keys made when asked for"). get_many reads such a list's
-    lookups from its columns, without making its keys."""
+    lookups from its columns, without making its keys. Threads may share a KeyList as they
+    would a list: a key is made once, under the list's lock."""
 
     __slots__ = ("_made", "_cols")
 
@@ -68,7 +71,8 @@ class KeyList(MutableSequence):
 
     def __len__(self) -> int:
         """How many keys (none made to count them)."""
-        return len(self._cols.owner_ids) if self._cols is not None else len(self._made)
+        cols = self._cols
+        return len(cols.owner_ids) if cols is not None else len(self._made)
 
     @overload
     def __getitem__(self, i: int) -> Key: ...
@@ -77,15 +81,19 @@ class KeyList(MutableSequence):
     def __getitem__(self, i: slice) -> list: ...
 
     def __getitem__(self, i: Any) -> Any:
-        if self._cols is None:
+        cols = self._cols
+        if cols is None:
             return self._made[i]
+        n = len(cols.owner_ids)
         if isinstance(i, slice):
-            return [self._key(j) for j in range(*i.indices(len(self)))]
-        n = len(self)
-        j = i.__index__()
+            return [self._key(cols, j) for j in range(*i.indices(n))]
+        try:
+            j = operator.index(i)
+        except TypeError:
+            raise TypeError(f"KeyList indices must be integers or slices, not {type(i).__name__}") from None
         if not -n <= j < n:
             raise IndexError("KeyList index out of range")
-        return self._key(j + n if j < 0 else j)
+        return self._key(cols, j + n if j < 0 else j)
 
     def __iter__(self) -> Iterator[Key]:
         return iter(self._all())
@@ -115,60 +123,100 @@ class KeyList(MutableSequence):
 
     __hash__ = None  # type: ignore[assignment]  # mutable, as a list
 
-    def __add__(self, other: Any) -> list:
-        return self._all() + list(other)
+    def _compared(self, other: Any, compare: Any) -> Any:
+        return compare(self._all(), list(other)) if isinstance(other, (list, KeyList)) else NotImplemented
 
-    def __radd__(self, other: Any) -> list:
-        return list(other) + self._all()
+    def __lt__(self, other: Any) -> Any:
+        return self._compared(other, operator.lt)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compared(other, operator.le)
+
+    def __gt__(self, other: Any) -> Any:
+        return self._compared(other, operator.gt)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compared(other, operator.ge)
+
+    def __add__(self, other: Any) -> Any:
+        return self._all() + list(other) if isinstance(other, (list, KeyList)) else NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        return list(other) + self._all() if isinstance(other, (list, KeyList)) else NotImplemented
+
+    def __mul__(self, n: Any) -> list:
+        return self._all() * n
+
+    __rmul__ = __mul__
+
+    def __imul__(self, n: Any) -> "KeyList":
+        made = self._all()
+        made *= n
+        return self
 
     def __repr__(self) -> str:
-        return f"KeyList({self._all()!r})"
+        return repr(self._all())
 
     def __reduce__(self) -> tuple:
         return KeyList, (list(self._all()),)
 
     # Making keys.
 
-    def _key(self, i: int) -> Key:
-        c = self._cols
-        assert c is not None
+    def _key(self, cols: "_Columns", i: int) -> Key:
+        """Key i of a list held as cols, made on its first use (under the lock: one Key an
+        index, whichever thread makes it)."""
         made = self._made
-        if not made:
-            made += [None] * len(c.owner_ids)
-            made[0] = c.first
-        k = made[i]
-        if k is None:
-            k = made[i] = c.make(int(c.owner_ids[i]), int(c.series_ids[i]))
-        return k
+        if made:  # a key made before is read without the lock, as from a list
+            k = made[i]
+            if k is not None:
+                return k
+        with cols.lock:
+            if self._cols is not cols:  # every key made meanwhile, by another thread
+                return self._made[i]
+            made = self._made
+            if not made:
+                made += [None] * len(cols.owner_ids)
+                made[0] = cols.first
+            k = made[i]
+            if k is None:
+                k = made[i] = cols.make(int(cols.owner_ids[i]), int(cols.series_ids[i]))
+            return k
 
     def _all(self) -> list:
         """Every key made, and the list held as a plain list from then on."""
-        c = self._cols
-        if c is None:
+        cols = self._cols
+        if cols is None:
             return self._made
-        oids, sids, make = c.owner_ids.tolist(), c.series_ids.tolist(), c.make
-        if not self._made:
-            made = [c.first]
-            made += [make(o, s) for o, s in zip(oids[1:], sids[1:])]
-        else:
-            made = [k if k is not None else make(o, s) for k, o, s in zip(self._made, oids, sids)]
-        self._made, self._cols = made, None
-        return made
+        with cols.lock:
+            if self._cols is None:
+                return self._made
+            oids, sids, make = cols.owner_ids.tolist(), cols.series_ids.tolist(), cols.make
+            if not self._made:
+                made = [cols.first]
+                made += [make(o, s) for o, s in zip(oids[1:], sids[1:])]
+            else:
+                made = [k if k is not None else make(o, s) for k, o, s in zip(self._made, oids, sids)]
+            # _made first: a thread that then finds _cols gone finds every key.
+            self._made = made
+            self._cols = None
+            return made
 
 
 class _Columns:
-    """The keys of one name, type, periods and feature set: the first key, made at once, and
-    every key's owner id and series id."""
+    """The keys of one name, type, periods and feature set: the first key, made at once, a
+    copy of its features as they were (a caller may change the first key's dict), and every
+    key's owner id and series id."""
 
-    __slots__ = ("first", "owner_ids", "series_ids")
+    __slots__ = ("first", "features", "owner_ids", "series_ids", "lock")
 
     def __init__(self, first: Key, owner_ids: np.ndarray, series_ids: np.ndarray) -> None:
         self.first, self.owner_ids, self.series_ids = first, owner_ids, series_ids
+        self.features = dict(first.features)
+        self.lock = threading.Lock()
 
     def make(self, owner_id: int, series_id: int) -> Key:
         """A key of the group: the first key's shared parts with this owner and id."""
-        f = self.first
-        feats = f.features
+        f, feats = self.first, self.features
         k: Any = _KeyParts(owner_id, f.owner_category, f.series_type, f.name, f.resolution, f.interval,
                            dict(feats) if feats else {}, series_id, f._template)
         k.__class__ = Key
