@@ -154,3 +154,56 @@ def test_rows_and_forecasts_coded_by_plane_read_everywhere(tmp_path):
             expected[s.get_metadata(k)["data_hash"]] = values
     for found in (netcdf4_arrays(path), h5py_arrays(path), xarray_arrays(path, lazy=False)):
         check_all(found, expected)
+
+
+def rewrite_big_endian(f, path):
+    """Writes the dataset at path again as its big-endian twin, as another HDF5 writer may:
+    same values, chunks, filters, attributes and dimension scales."""
+    old = f[path]
+    parent, name = old.parent, old.name.rsplit("/", 1)[1]
+    scales = [dim[0] for dim in old.dims]
+    data, attrs = old[...], {k: v for k, v in old.attrs.items() if k != "DIMENSION_LIST"}
+    kw = dict(chunks=old.chunks, compression=old.compression, compression_opts=old.compression_opts,
+              shuffle=old.shuffle, maxshape=old.maxshape)
+    del parent[name]
+    new = parent.create_dataset(name, data=data, dtype=data.dtype.newbyteorder(">"), **kw)
+    for k, v in attrs.items():
+        new.attrs[k] = v
+    for i, scale in enumerate(scales):
+        new.dims[i].attach_scale(scale)
+    assert new.dtype.byteorder == ">"
+
+
+def test_big_endian_datasets_of_another_writer_read_right(tmp_path):
+    # The format writes little-endian types; HDF5 converts another byte order on a hyperslab
+    # read, but a chunk read hands the bytes over as stored. Every read path must give the
+    # values h5py reads: no range or reader step may come back byte-swapped, and no whole
+    # read may call the file damaged.
+    path = str(tmp_path / "be.nc")
+    loads = [np.arange(48.0) * (i + 1) + 0.5 for i in range(6)]
+    windows = np.arange(72.0).reshape(24, 3) - 7.25
+    with tsstore.Store.create(path) as s:
+        s.add_time_series_bulk([dict(ts=tsstore.SingleTimeSeries("p", T0, "PT1H", v), owner_id=i, owner_type="G")
+                                for i, v in enumerate(loads)])
+        s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", "P1D", "P1D", 3, windows), owner_id=9,
+                          owner_type="G")
+    with h5py.File(path, "r+") as f:
+        arrays = []
+        f.visititems(lambda n, o: arrays.append(n) if isinstance(o, h5py.Dataset) and o.ndim == 2 else None)
+        assert len(arrays) == 2  # the packed loads and the forecast
+        for name in arrays:
+            rewrite_big_endian(f, name)
+    with tsstore.Store.open(path, read_only=True) as s:
+        keys = s.list_keys(name="p")
+        np.testing.assert_array_equal(s.get_time_series(3, "p").data, loads[3])
+        for got, want in zip(s.get_many(keys), loads):
+            np.testing.assert_array_equal(got.data, want)
+        part = s.get_time_series(2, "p", start=T0 + dt.timedelta(hours=5), length=4).data
+        np.testing.assert_array_equal(part, loads[2][5:9])
+        with s.static_reader("PT1H", keys) as rd:
+            np.testing.assert_array_equal(rd.read_step(7), [v[7] for v in loads])
+        fc = s.get_time_series(9, "f", time_series_type=tsstore.Deterministic)
+        np.testing.assert_array_equal(fc.data, windows)
+        with s.forecast_reader(tsstore.SeriesType.DETERMINISTIC, "PT1H", s.list_keys(name="f")) as rd:
+            np.testing.assert_array_equal(np.asarray(rd.read_window(1)).ravel(), windows[:, 1])
+        assert s.verify_integrity()["problems"] == []

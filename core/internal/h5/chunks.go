@@ -22,6 +22,17 @@ package h5
 //     return n;
 // }
 //
+// /* 1 when the dataset's file type keeps its elements little-endian (or has no byte order),
+//    0 when not, -1 on error. */
+// static int tsstore_little_endian(hid_t d) {
+//     hid_t t = H5Dget_type(d);
+//     if (t < 0) return -1;
+//     H5T_order_t o = H5Tget_order(t);
+//     H5Tclose(t);
+//     if (o == H5T_ORDER_ERROR) return -1;
+//     return o == H5T_ORDER_LE || o == H5T_ORDER_NONE;
+// }
+//
 // /* A chunk's offset for the next call: calls are serialised (package serial), as for
 //    tsstore_slab. */
 // static hsize_t tsstore_chunk_at[32];
@@ -57,6 +68,19 @@ const (
 type Filter struct {
 	ID    int
 	First uint32
+}
+
+// LittleEndian reports whether the dataset's file type keeps its elements little-endian, as
+// this format writes them (docs/format.md §2). Another writer may store big-endian types,
+// which HDF5 converts on a hyperslab read but a chunk read hands over as they are.
+func (d Dataset) LittleEndian() (bool, error) {
+	switch C.tsstore_little_endian(d.id) {
+	case 1:
+		return true, nil
+	case 0:
+		return false, nil
+	}
+	return false, &Error{Op: "reading a dataset's byte order"}
 }
 
 // Filters is the dataset's filter pipeline, in the order HDF5 applies it when writing.

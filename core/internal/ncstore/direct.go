@@ -38,9 +38,13 @@ func (f *File) pipelineOf(ds *Packed) (chunkpipe.Pipeline, bool) {
 
 // pipelineFor is how set's chunks are encoded, or false when this package cannot move them
 // itself: chunks other than want, a filter other than shuffle and deflate, another order, a
-// big-endian host. elemSize is the set's type's size.
+// big-endian host or file type (another writer's: a chunk's bytes are handed over as stored,
+// where HDF5's own reads convert them). elemSize is the set's type's size.
 func pipelineFor(set h5.Dataset, elemSize int, want []uint64) (chunkpipe.Pipeline, bool) {
 	p, ok := chunkpipe.Pipeline{ElemSize: elemSize}, littleEndian
+	if le, err := set.LittleEndian(); err != nil || !le {
+		ok = false
+	}
 	chunked, chunks, err := set.Chunks(len(want))
 	if err != nil || !chunked || !slices.Equal(chunks, want) {
 		ok = false
