@@ -612,3 +612,58 @@ func TestReadSpansDecodeChunksAsHDF5Does(t *testing.T) {
 		}()
 	}
 }
+
+// A reader of more forecasts than may stay open reads their blocks with one open each: the
+// first pass over the spans, which asks how each chunk is encoded, asks the dataset only the
+// first time (Variable.pipe), so the bound does not close it before the second pass reads it.
+func TestReadSpansOpenEachDatasetOncePastTheBound(t *testing.T) {
+	defer func(n int) { maxOpenStandalone = n }(maxOpenStandalone)
+	maxOpenStandalone = 2
+	path := t.TempDir() + "/bound.nc"
+	f, err := Create(path, DefaultCompression, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var arrays []*Array
+	for i := range 6 {
+		a := batchArrays(F64, 1, 24*5, nil, true)[0]
+		a.Digest[6], a.Packed, a.Shape, a.Batch = byte(i), false, []int{24, 5}, 0
+		arrays = append(arrays, a)
+	}
+	if _, err := f.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	reads := make([]SpanRead, len(arrays))
+	for i, a := range arrays {
+		sv, ok := ro.Variable(a.Digest)
+		if !ok {
+			t.Fatalf("array %d not found", i)
+		}
+		reads[i] = SpanRead{Var: sv, Axis: 1, First: 0, N: 5}
+	}
+	for pass := range 3 {
+		before := ro.Counters()
+		if err := ro.ReadSpans(reads); err != nil {
+			t.Fatal(err)
+		}
+		after := ro.Counters()
+		if got := after.DirectReads - before.DirectReads; got != 6 {
+			t.Fatalf("pass %d: %d spans read as stored chunks, want 6", pass, got)
+		}
+		want := int64(6)
+		if pass == 0 {
+			want = 12 // the first pass asks each dataset its encoding, and the bound closes it
+		}
+		if got := after.StandaloneOpens - before.StandaloneOpens; got != want {
+			t.Errorf("pass %d: %d dataset opens for 6 forecasts, want %d", pass, got, want)
+		}
+	}
+}

@@ -70,6 +70,8 @@ type File struct {
 	directChunks, directReads int64
 	// listings counts the walks of the group's links that built the index (lazyindex.go).
 	listings int64
+	// standaloneOpens counts the opens of standalone variables' datasets (h5file.go).
+	standaloneOpens int64
 	// lastWrite is set during a unit's last write (WriteArraysBeforeSync); noPatch sends
 	// writes of some columns through HDF5's pipeline even then (tests' reference).
 	lastWrite, noPatch bool
@@ -622,6 +624,9 @@ type Counters struct {
 	// Listings counts the walks of the group's links that built the array index: one at a
 	// writable open, none at a read-only open until something needs it (lazyindex.go).
 	Listings int64
+	// StandaloneOpens counts the HDF5 opens of standalone variables' datasets: once each
+	// while at most maxOpenStandalone are open, again after the bound closed one.
+	StandaloneOpens int64
 }
 
 // Counters reports the file's counters.
@@ -630,7 +635,7 @@ func (f *File) Counters() Counters {
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
 		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans,
 		MetadataCacheTrims: f.cacheTrims, DirectChunks: f.directChunks, DirectReads: f.directReads,
-		Listings: f.listings}
+		Listings: f.listings, StandaloneOpens: f.standaloneOpens}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change

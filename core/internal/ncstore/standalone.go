@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/serial"
 )
@@ -16,6 +17,12 @@ type Variable struct {
 	dtype  DType
 	shape  []uint64
 	chunks []uint64 // nil until known: read lazily, as asking opens the HDF5 dataset
+	// pipe is how its one-chunk spans are encoded (spanPipeline), nil until known; pipeOK
+	// says whether this package decodes them. Kept so that a ForecastReader's later blocks
+	// need not open the dataset to ask again: past maxOpenStandalone open datasets, each
+	// block opened every forecast twice.
+	pipe   *chunkpipe.Pipeline
+	pipeOK bool
 	// described says dtype and shape are known: always for netcdf-c's index, from the
 	// first read for a file read through HDF5 (h5file.go), whose varid is -1 while its
 	// dataset is closed.

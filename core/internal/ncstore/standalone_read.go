@@ -81,11 +81,15 @@ func (f *File) spanPipeline(r *SpanRead) (chunkpipe.Pipeline, bool, error) {
 			return chunkpipe.Pipeline{}, false, nil
 		}
 	}
+	if r.Var.pipe != nil {
+		return *r.Var.pipe, r.Var.pipeOK, nil
+	}
 	id, err := f.openStandaloneLocked(r.Var)
 	if err != nil {
 		return chunkpipe.Pipeline{}, false, err
 	}
 	p, ok := pipelineFor(f.h5.sets[id], r.Var.dtype.Width(), chunks)
+	r.Var.pipe, r.Var.pipeOK = &p, ok
 	return p, ok, nil
 }
 
