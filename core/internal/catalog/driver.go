@@ -43,9 +43,9 @@ func (c *Catalog) driverRow(query string, args []any, dest []driver.Value) (foun
 	return found, err
 }
 
-// driverRows is queryRows through the driver (as driverRow), for a listing of a few rows, a
-// lookup's: ok is false when a column holds a value of another type than its field's (a
-// catalog another writer filled), for the caller to read through database/sql instead.
+// driverRows is queryRows through the driver (as driverRow), for every listing (List): ok is
+// false when a column holds a value of another type than its field's (a catalog another
+// writer filled), for the caller to read through database/sql instead.
 func (c *Catalog) driverRows(query string, args []any) (rows []Row, ok bool, err error) {
 	if _, kept := c.driverStmts[query]; !kept && len(c.driverStmts) >= maxKeptStatements {
 		return nil, false, nil

@@ -302,7 +302,6 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 	}
 	v := f.h5
 	d, err := v.grp.OpenDataset(sv.name, 0, 1) // no chunk cache: a standalone array moves whole chunks
-	f.standaloneOpens++
 	if err != nil {
 		if ok, ierr := v.grp.IsDataset(sv.name); ierr == nil && !ok {
 			return -1, errNotVariable
@@ -327,6 +326,7 @@ func (f *File) openStandaloneLocked(sv *Variable) (int, error) {
 		sv.dtype, sv.shape, sv.described = dt, lens, true
 	}
 	v.keepOpen(sv, d)
+	f.standaloneOpens++
 	return sv.varid, nil
 }
 
