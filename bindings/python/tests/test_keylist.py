@@ -162,3 +162,14 @@ def test_threads_share_a_key_list(store):
             assert all(a is b is c for a, b, c in zip(*seen)) and len(seen[0]) == 300
     finally:
         sys.setswitchinterval(old)
+
+
+def test_a_reader_keeps_its_own_keys_without_making_them(store):
+    keys = store.add_time_series_bulk(items(8))
+    store.flush()
+    keys[2]
+    with store.static_reader("PT1H", keys) as rd:
+        assert rd.keys._group() is not None  # still columns: no key made for the reader
+        keys.append(keys[0])  # the caller's list changes; the reader's does not
+        assert len(rd.keys) == 8 and rd.keys == keys[:8] and rd.keys[2] is keys[2]
+        np.testing.assert_array_equal(rd.read_step(5), [5.0 + i for i in range(8)])

@@ -44,6 +44,19 @@ class KeyList(MutableSequence):
         out._cols = _Columns(first, owner_ids, series_ids)
         return out
 
+    def _snapshot(self) -> "KeyList":
+        """A list of the same keys that later changes to this one do not touch, as list(self)
+        would be, without making the keys: a list held as columns shares them (they never
+        change), and the keys made so far."""
+        cols = self._cols
+        if cols is None:
+            return KeyList(self._made)
+        with cols.lock:  # not made whole meanwhile, by another thread
+            out = KeyList(self._made)
+            if self._cols is not None:
+                out._cols = cols
+            return out
+
     # What get_many reads without making keys.
 
     def _group(self) -> Key | None:
