@@ -89,8 +89,8 @@ def test_get_time_series_shows_its_keywords():
 
 
 def test_buffer_addresses_are_where_numpy_keeps_the_data():
-    # Read from the array object (_ffi._DATA_OFFSET), as they are here, or through the buffer
-    # protocol: the same address for views, read-only arrays and subclasses.
+    # Read from the array object (_ffi._DATA_OFFSET) for exact ndarrays, through the array
+    # interface for a subclass: the address numpy gives, for views and read-only arrays too.
     base = np.arange(40.0)
     read_only = np.arange(5, dtype=np.int32)
     read_only.flags.writeable = False

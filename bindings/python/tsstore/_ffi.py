@@ -285,10 +285,11 @@ _DATA_OFFSET = _data_pointer_offset()
 
 def buffer_addresses(arrays: list) -> list:
     """The address of the first byte of each numpy array (or other object with an array
-    interface), which the caller holds while the addresses are used. Read from the array object (0.14 µs an array): asking through the
-    buffer protocol (ctypes' from_buffer, 0.31 µs) makes numpy cache a description of the
-    buffer on the array for as long as it lives, 7 MB over a bulk add of 100,000 arrays that
-    the caller keeps (docs/benchmarks.md, "Keys made when asked for")."""
+    interface), which the caller holds while the addresses are used. An exact ndarray's is
+    read from the array object (0.14 µs an array): asking through the buffer protocol
+    (ctypes' from_buffer, 0.31 µs) makes numpy cache a description of the buffer on the
+    array for as long as it lives, 7 MB over a bulk add of 100,000 arrays that the caller
+    keeps (docs/benchmarks.md, "Keys made when asked for")."""
     import numpy as np
     if _DATA_OFFSET is None:
         return [a.__array_interface__["data"][0] for a in arrays]

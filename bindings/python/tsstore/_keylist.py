@@ -9,11 +9,8 @@ from typing import Any, Iterable, Iterator, Sequence, overload
 
 import numpy as np
 
-from ._ffi import gc_untrack, raw
-from ._series import Key, _key_lookup_bytes, _KeyParts, _one_group
-
-_OWNER_OFF = raw.tsstore_lookup.owner_id.offset
-_ID_OFF = raw.tsstore_lookup.series_id.offset
+from ._ffi import gc_untrack
+from ._series import _ID_OFF, _OWNER_OFF, Key, _key_lookup_bytes, _KeyParts, _one_group, lookup_bytes
 
 
 class KeyList(MutableSequence):
@@ -70,10 +67,10 @@ class KeyList(MutableSequence):
         found the series under another id): the column's is as good, as the library checks
         a hint."""
         c = self._cols
-        if c is None or c.first._template is None:
+        if c is None:
             return None
-        before, between, after, _ = c.first._template
-        one = np.frombuffer(before + bytes(8) + between + bytes(8) + after, dtype=np.uint8)
+        # The first key's template (stored_keys gives it one), each key's owner and id written in.
+        one = np.frombuffer(lookup_bytes(c.first._template, 0, 0), dtype=np.uint8)
         rows = np.tile(one, (len(c.owner_ids), 1))
         # Little-endian, as lookup_bytes writes a key's own.
         rows[:, _OWNER_OFF:_OWNER_OFF + 8] = c.owner_ids.astype("<i8").view(np.uint8).reshape(-1, 8)
