@@ -78,15 +78,22 @@ func TestReadOnlyOpenIsLazy(t *testing.T) {
 // A group without a creation-order index is listed by name: the independent store read that
 // way reads back every expected value.
 func TestReadOnlyOpenListsByName(t *testing.T) {
-	path := copyConformanceStore(t)
+	s := openReadOnlyWalkingByName(t, copyConformanceStore(t))
+	checkIndependentStore(t, s)
+}
+
+// openReadOnlyWalkingByName opens the store at path read-only, every group walked by its name
+// index (h5.WalkByNameForTesting) until the test ends, and closes it then.
+func openReadOnlyWalkingByName(t *testing.T, path string) *Store {
+	t.Helper()
 	h5.WalkByNameForTesting(true)
-	defer h5.WalkByNameForTesting(false)
+	t.Cleanup(func() { h5.WalkByNameForTesting(false) })
 	s, err := OpenReadOnly(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	checkIndependentStore(t, s)
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 func seriesData(ts TimeSeries) TypedArray {
@@ -193,13 +200,7 @@ func TestReadOnlyForecastsReadAfterAFailedWalk(t *testing.T) {
 		t.Fatal(err)
 	}
 	addLink(t, path, "arr_!x")
-	h5.WalkByNameForTesting(true)
-	defer h5.WalkByNameForTesting(false)
-	ro, err := OpenReadOnly(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	ro := openReadOnlyWalkingByName(t, path)
 	rep, err := ro.VerifyIntegrity()
 	if err != nil || len(rep.Unreadable) != 1 || !strings.Contains(rep.Unreadable[0], "arr_!x") || len(rep.DanglingRows) != 0 {
 		t.Fatalf("verify: %+v %v", rep, err)

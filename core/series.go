@@ -690,8 +690,10 @@ func (s *Store) readStoredRows(m *Metadata, d hashing.Digest, first, n int, dst 
 		}
 		return s.nc.ReadColumn(slot, first, n, dst)
 	}
-	if sv, ok := s.nc.Variable(d); ok {
-		return s.readVariableRows(m, sv, first, n, dst)
+	if storedPacked(m.Type) { // a standalone type was looked for there first
+		if sv, ok := s.nc.Variable(d); ok {
+			return s.readVariableRows(m, sv, first, n, dst)
+		}
 	}
 	return nil, errNoArray(d)
 }
