@@ -8,7 +8,7 @@
 // netcdf and HDF5 lock (serial.Lock) is held: the package takes no lock of its own.
 package journal
 
-// #cgo pkg-config: hdf5
+// #cgo pkg-config: hdf5 zlib
 // #include <stdlib.h>
 // #include "journal.h"
 import "C"
