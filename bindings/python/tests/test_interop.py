@@ -156,30 +156,40 @@ def test_rows_and_forecasts_coded_by_plane_read_everywhere(tmp_path):
         check_all(found, expected)
 
 
-def rewrite_big_endian(f, path):
-    """Writes the dataset at path again as its big-endian twin, as another HDF5 writer may:
-    same values, chunks, filters, attributes and dimension scales."""
+def rewrite_dataset(f, path, dtype=None, **layout):
+    """Writes the dataset at path again as another HDF5 writer may: same values, attributes
+    and dimension scales, in dtype (default: as it was) and with layout's h5py options
+    (chunks, compression, shuffle, …) in place of its own. chunks=None writes it contiguous."""
     old = f[path]
     parent, name = old.parent, old.name.rsplit("/", 1)[1]
     scales = [dim[0] for dim in old.dims]
     data, attrs = old[...], {k: v for k, v in old.attrs.items() if k != "DIMENSION_LIST"}
     kw = dict(chunks=old.chunks, compression=old.compression, compression_opts=old.compression_opts,
               shuffle=old.shuffle, maxshape=old.maxshape)
+    kw.update(layout)
+    if kw["chunks"] is None:  # contiguous: no filters, a fixed shape
+        kw = {}
+    elif kw["compression"] is None:
+        kw.pop("compression_opts")
     del parent[name]
-    new = parent.create_dataset(name, data=data, dtype=data.dtype.newbyteorder(">"), **kw)
+    new = parent.create_dataset(name, data=data, dtype=dtype or data.dtype, **kw)
     for k, v in attrs.items():
         new.attrs[k] = v
     for i, scale in enumerate(scales):
         new.dims[i].attach_scale(scale)
-    assert new.dtype.byteorder == ">"
+    return new
 
 
-def test_big_endian_datasets_of_another_writer_read_right(tmp_path):
-    # The format writes little-endian types; HDF5 converts another byte order on a hyperslab
-    # read, but a chunk read hands the bytes over as stored. Every read path must give the
-    # values h5py reads: no range or reader step may come back byte-swapped, and no whole
-    # read may call the file damaged.
-    path = str(tmp_path / "be.nc")
+def two_dim_datasets(f):
+    """The paths of a file's 2-D datasets: packed series and forecasts."""
+    arrays = []
+    f.visititems(lambda n, o: arrays.append(n) if isinstance(o, h5py.Dataset) and o.ndim == 2 else None)
+    return arrays
+
+
+def loads_and_forecast(path):
+    """A store of six packed hourly series of 48 steps and a Deterministic of 3 windows;
+    returns (the loads, the windows)."""
     loads = [np.arange(48.0) * (i + 1) + 0.5 for i in range(6)]
     windows = np.arange(72.0).reshape(24, 3) - 7.25
     with tsstore.Store.create(path) as s:
@@ -187,12 +197,12 @@ def test_big_endian_datasets_of_another_writer_read_right(tmp_path):
                                 for i, v in enumerate(loads)])
         s.add_time_series(tsstore.Deterministic("f", T0, "PT1H", "P1D", "P1D", 3, windows), owner_id=9,
                           owner_type="G")
-    with h5py.File(path, "r+") as f:
-        arrays = []
-        f.visititems(lambda n, o: arrays.append(n) if isinstance(o, h5py.Dataset) and o.ndim == 2 else None)
-        assert len(arrays) == 2  # the packed loads and the forecast
-        for name in arrays:
-            rewrite_big_endian(f, name)
+    return loads, windows
+
+
+def check_every_read_path(path, loads, windows):
+    """Every read path gives the values written: whole, bulk, range, StaticReader steps
+    (across the chunks of another layout too), forecast and its windows; nothing is damaged."""
     with tsstore.Store.open(path, read_only=True) as s:
         keys = s.list_keys(name="p")
         np.testing.assert_array_equal(s.get_time_series(3, "p").data, loads[3])
@@ -201,9 +211,49 @@ def test_big_endian_datasets_of_another_writer_read_right(tmp_path):
         part = s.get_time_series(2, "p", start=T0 + dt.timedelta(hours=5), length=4).data
         np.testing.assert_array_equal(part, loads[2][5:9])
         with s.static_reader("PT1H", keys) as rd:
-            np.testing.assert_array_equal(rd.read_step(7), [v[7] for v in loads])
+            for step in (0, 4, 5, 7, 47):
+                np.testing.assert_array_equal(rd.read_step(step), [v[step] for v in loads])
         fc = s.get_time_series(9, "f", time_series_type=tsstore.Deterministic)
         np.testing.assert_array_equal(fc.data, windows)
         with s.forecast_reader(tsstore.SeriesType.DETERMINISTIC, "PT1H", s.list_keys(name="f")) as rd:
-            np.testing.assert_array_equal(np.asarray(rd.read_window(1)).ravel(), windows[:, 1])
+            for w in range(3):
+                np.testing.assert_array_equal(np.asarray(rd.read_window(w)).ravel(), windows[:, w])
         assert s.verify_integrity()["problems"] == []
+
+
+def test_big_endian_datasets_of_another_writer_read_right(tmp_path):
+    # The format writes little-endian types; HDF5 converts another byte order on a hyperslab
+    # read, but a chunk read hands the bytes over as stored. Every read path must give the
+    # values h5py reads: no range or reader step may come back byte-swapped, and no whole
+    # read may call the file damaged.
+    path = str(tmp_path / "be.nc")
+    loads, windows = loads_and_forecast(path)
+    with h5py.File(path, "r+") as f:
+        arrays = two_dim_datasets(f)
+        assert len(arrays) == 2  # the packed loads and the forecast
+        for name in arrays:
+            old = f[name]
+            assert rewrite_dataset(f, name, dtype=old.dtype.newbyteorder(">")).dtype.byteorder == ">"
+    check_every_read_path(path, loads, windows)
+
+
+@pytest.mark.parametrize("packed, forecast", [
+    (dict(chunks=(5, 6)), dict(chunks=(24, 1))),  # several timestamps a chunk, as later formats write
+    (dict(chunks=(48, 6)), dict(chunks=(24, 3))),  # one chunk for all
+    (dict(chunks=(1, 2)), dict(chunks=(5, 2))),  # narrower than the columns, blocks across windows
+    (dict(chunks=(7, 4)), dict(chunks=(7, 2))),  # chunks that overhang both axes
+    (dict(chunks=(5, 6), shuffle=False), dict(chunks=(24, 1), shuffle=False)),
+    (dict(chunks=(5, 6), compression=None, shuffle=False), dict(chunks=(24, 1), compression=None, shuffle=False)),
+    (dict(chunks=None), dict(chunks=None)),  # contiguous
+    (dict(fletcher32=True), dict(fletcher32=True)),
+], ids=["5x6", "whole", "1x2", "7x4", "no-shuffle", "no-filters", "contiguous", "fletcher32"])
+def test_datasets_laid_out_by_another_writer_read_right(tmp_path, packed, forecast):
+    # The format fixes the layout this project writes (format-details §7), but the chunk
+    # shapes and filters of a file are HDF5's to describe: a file another writer laid out
+    # otherwise must read the same by every path, chunk reads and reader caches included.
+    path = str(tmp_path / "layout.nc")
+    loads, windows = loads_and_forecast(path)
+    with h5py.File(path, "r+") as f:
+        for name in two_dim_datasets(f):
+            rewrite_dataset(f, name, **(packed if "sts_" in name else forecast))
+    check_every_read_path(path, loads, windows)
