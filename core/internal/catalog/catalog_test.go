@@ -128,6 +128,56 @@ func TestInsertRowsReportsTheDuplicate(t *testing.T) {
 	}
 }
 
+// InsertRows names only the columns a row sets, so rows whose NULLs differ take different
+// statements: each row must come back with its own values, NULL and "" told apart, whether
+// the rows alternate statements or run in blocks of one, on either insert path.
+func TestInsertRowsStoresEachRowsOwnNulls(t *testing.T) {
+	text := func(s string) sql.NullString { return sql.NullString{String: s, Valid: true} }
+	varied := func(i int) *Row {
+		r := row(int64(i), "a")
+		if i%2 == 0 {
+			r.ElementShape = text("3")
+		}
+		if i%3 == 0 {
+			r.Units = text("MW")
+		}
+		if i%5 == 0 {
+			r.Ext = text("") // empty, not NULL
+		}
+		if i%7 == 0 {
+			r.SeriesType, r.Horizon, r.Interval = "Deterministic", text("P1D"), text("PT12H")
+			r.Count = sql.NullInt64{Int64: int64(i), Valid: true}
+		}
+		if i >= 40 { // a block of like rows after the alternating ones
+			r.Units = text("kV")
+		}
+		return r
+	}
+	for _, n := range []int{insertRowsMin - 1, 60} {
+		c := freshCatalog(t)
+		rows := make([]*Row, n)
+		for i := range rows {
+			rows[i] = varied(i)
+		}
+		if done, err := c.InsertRows(rows); err != nil || done != n {
+			t.Fatalf("%d rows: InsertRows = %d, %v", n, done, err)
+		}
+		stored, err := c.List(Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(stored) != n {
+			t.Fatalf("%d rows: %d stored", n, len(stored))
+		}
+		for _, got := range stored {
+			want := varied(int(got.OwnerID))
+			if g, w := got.insertValues(), want.insertValues(); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%d rows: owner %d stored as\n%v\nwant\n%v", n, got.OwnerID, g, w)
+			}
+		}
+	}
+}
+
 // InsertRows keeps nothing of the rows it was given: a bulk add's rows and hashes live in
 // one slab of its pending series, which the driver statement's arguments (the last row's
 // values) once kept alive after the call, with every array the slab referred to.
