@@ -4,7 +4,6 @@ package main
 import "C"
 
 import (
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -84,45 +83,47 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, 
 		if err != nil {
 			return err
 		}
-		items, err := batchItems(descs, stride, int(n))
-		if err != nil {
-			return err
-		}
-		keys, err := h.s.AddBatch(items)
-		if err == nil && stored != nil {
-			putStored(stored, sstride, keys, items, &h.text)
-		}
-		if n >= collectAfterItems { // items and keys are dead from here on
-			runtime.GC()
-		}
-		return err
+		src := &descSource{descs: descs, stride: stride, n: int(n), br: batchReader{parsed: map[string]core.Features{}},
+			stored: stored, sstride: sstride, text: &h.text}
+		return h.s.AddBatchFrom(src)
 	})
 }
 
-// collectAfterItems is the batch from which a bulk add collects its garbage before it
-// returns. The call builds a Go item per descriptor (about 220 bytes) and the core a key and
-// a prepared slab per slice; all of it is garbage once the keys are written out, but Go's
-// collector would keep it until the heap doubles, which happens in the flush that usually
-// follows and so sets the process's peak RSS. One collection here (tens of ms, against 1.2 s
-// for 100,000 series) lets the flush reuse that memory: the peak RSS of a Python bulk add of
-// 100,000 × 24 went from 339-362 to 330-333 MiB (docs/benchmarks.md). Smaller batches do not
-// pay a collection, which costs in proportion to the live heap, not to the batch.
-const collectAfterItems = 32768
+// descSource is a batch add's descriptors as the core's BatchSource: the core reads them a
+// slice at a time as it adds them (8,192 items), and each slice's keys go into stored once
+// the slice is committed. Built all at once, a batch's Go items (about 220 bytes each) were
+// live through the whole add and garbage after it, which set the peak RSS of a bulk add that
+// a flush follows: 22 MB at 100,000 items, and the collection that had to free them before
+// the flush (docs/benchmarks.md). Each descriptor's strings are read in one C call, and those
+// equal to the previous descriptor's are not read again; identical features_json are parsed
+// once (a batch of 100,000 small series made 700,000 cgo calls and as many allocations
+// before). The arrays stay the caller's (typedArray).
+type descSource struct {
+	descs   *C.tsstore_series_desc
+	stride  uintptr
+	n       int
+	br      batchReader
+	stored  *C.tsstore_lookup // nil: the caller wants no keys
+	sstride uintptr
+	text    *interner
+}
 
-// batchItems reads the n descriptors of a batch add. Each descriptor's strings are read in
-// one C call, and those equal to the previous descriptor's are not read again; identical
-// features_json are parsed once (a batch of 100,000 small series made 700,000 cgo calls
-// and as many allocations before). The arrays stay the caller's (typedArray).
-func batchItems(descs *C.tsstore_series_desc, stride uintptr, n int) ([]core.BatchItem, error) {
-	items := make([]core.BatchItem, n)
-	br := &batchReader{parsed: map[string]core.Features{}}
-	for i := range items {
+func (d *descSource) Len() int { return d.n }
+
+func (d *descSource) Fill(dst []core.BatchItem, first int) error {
+	for i := range dst {
 		var err error
-		if items[i], err = itemOf(element(descs, stride, i), elem("items", i), br); err != nil {
-			return nil, err
+		if dst[i], err = itemOf(element(d.descs, d.stride, first+i), elem("items", first+i), &d.br); err != nil {
+			return err
 		}
 	}
-	return items, nil
+	return nil
+}
+
+func (d *descSource) Committed(first int, items []core.BatchItem, keys []core.Key) {
+	if d.stored != nil {
+		putStored(element(d.stored, d.sstride, first), d.sstride, keys, items, d.text)
+	}
 }
 
 // descStrings are a descriptor's owner_type, name, features_json, units and ext.

@@ -302,3 +302,85 @@ func TestBatchAcrossSlicesIsAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// rampSource is a BatchSource of n hourly series "p" of owners 0…n-1, whose Fill refuses
+// item bad (-1: none) as a converting caller would; it records what the add asked and gave.
+type rampSource struct {
+	n, bad int
+	next   int // the first item the next Fill must be asked for
+	keys   []Key
+	ids    []int64
+	t      *testing.T
+}
+
+func (r *rampSource) Len() int { return r.n }
+
+func (r *rampSource) Fill(dst []BatchItem, first int) error {
+	if first != r.next || len(dst) == 0 || len(dst) > addSlice {
+		r.t.Errorf("Fill of %d items from %d; the items before end at %d", len(dst), first, r.next)
+	}
+	for i := range dst {
+		if dst[i] != (BatchItem{}) {
+			r.t.Errorf("Fill from %d: item %d of the buffer holds %v", first, i, dst[i])
+		}
+		if first+i == r.bad {
+			return &Error{Kind: ErrInvalidParameter, Arg: ArgName, Items: "items", Item: first + i, Msg: "refused by the source"}
+		}
+		dst[i] = BatchItem{Owner: gen(int64(first + i)), Series: hourly("p", ramp(4, float64(first+i)))}
+	}
+	r.next = first + len(dst)
+	return nil
+}
+
+func (r *rampSource) Committed(first int, items []BatchItem, keys []Key) {
+	if first != len(r.keys) || len(items) != len(keys) {
+		r.t.Errorf("Committed %d keys from %d after %d", len(keys), first, len(r.keys))
+	}
+	r.keys = append(r.keys, keys...)
+	for _, it := range items {
+		r.ids = append(r.ids, it.ID)
+	}
+}
+
+// AddBatchFrom asks its source for each slice in order into a cleared buffer, hands every
+// key and id back in order, and reads back as AddBatch does; a refusal by the source in a
+// later slice leaves nothing stored and names the source's item.
+func TestAddBatchFromASource(t *testing.T) {
+	s, _ := newStore(t)
+	n := 2*addSlice + 5
+	refused := &rampSource{n: n, bad: addSlice + 3, t: t}
+	err := s.AddBatchFrom(refused)
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, ErrInvalidParameter) || e.Item != addSlice+3 ||
+		!strings.Contains(err.Error(), "refused by the source") {
+		t.Fatalf("a source refusing item %d: %v", addSlice+3, err)
+	}
+	if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 0 || s.Stats().Pending != 0 {
+		t.Fatalf("after a refused source: %d series stored, %d arrays pending (%v)", len(ks), s.Stats().Pending, err)
+	}
+	src := &rampSource{n: n, bad: -1, t: t}
+	if err := s.AddBatchFrom(src); err != nil {
+		t.Fatal(err)
+	}
+	if len(src.keys) != n || src.next != n {
+		t.Fatalf("%d keys handed back, items filled up to %d, of %d", len(src.keys), src.next, n)
+	}
+	for i, k := range src.keys {
+		if k.OwnerID != int64(i) || src.ids[i] == 0 || (i > 0 && src.ids[i] <= src.ids[i-1]) {
+			t.Fatalf("item %d: key %v, id %d", i, k, src.ids[i])
+		}
+	}
+	for _, i := range []int{0, addSlice, n - 1} {
+		got, err := s.Get(src.keys[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err := Values[float64](got.(*SingleTimeSeries).Data); err != nil || v[1] != float64(i)+1 {
+			t.Fatalf("item %d reads %v, %v", i, v, err)
+		}
+		m, err := s.GetMetadata(src.keys[i])
+		if err != nil || m.ID != src.ids[i] {
+			t.Fatalf("item %d: id %d handed back, %d stored (%v)", i, src.ids[i], m.ID, err)
+		}
+	}
+}

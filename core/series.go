@@ -20,11 +20,11 @@ import (
 // deduplicated by content; the catalog row follows in one transaction (docs/format.md §10.8).
 // Any refusal — a bad field, a duplicate key — is returned before anything is written.
 func (s *Store) Add(owner Owner, ts TimeSeries, opts *AddOptions) (Key, error) {
-	keys, err := s.addItems("add_time_series", []BatchItem{{Owner: owner, Series: ts, Options: opts}}, false)
-	if err != nil {
+	l := &itemList{items: []BatchItem{{Owner: owner, Series: ts, Options: opts}}, keys: make([]Key, 1)}
+	if err := s.addItems("add_time_series", l, false); err != nil {
 		return Key{}, err
 	}
-	return keys[0], nil
+	return l.keys[0], nil
 }
 
 // BatchItem is one series of a batch add.
@@ -42,7 +42,32 @@ type BatchItem struct {
 // one netCDF define phase, and every catalog row goes in one transaction. It returns the keys
 // in item order.
 func (s *Store) AddBatch(items []BatchItem) ([]Key, error) {
-	return s.addItems("add_time_series_batch", items, true)
+	l := &itemList{items: items, keys: make([]Key, len(items))}
+	if err := s.addItems("add_time_series_batch", l, true); err != nil {
+		return nil, err
+	}
+	return l.keys, nil
+}
+
+// BatchSource gives a batch add its items a slice at a time (AddBatchFrom), so that a caller
+// whose items are in another form, as the C library's descriptors are, converts only the
+// slices being added instead of holding the whole batch converted through the call.
+type BatchSource interface {
+	// Len is the number of items.
+	Len() int
+	// Fill converts items [first, first+len(dst)) into dst, in order: item first follows the
+	// last item of the call before. An error refuses the add; it names its item as an *Error
+	// with Items and Item set.
+	Fill(dst []BatchItem, first int) error
+	// Committed hands back items [first, first+len(keys)), their IDs set, and their keys once
+	// their slice is in the unit of work. A refusal of a later slice undoes them all.
+	Committed(first int, items []BatchItem, keys []Key)
+}
+
+// AddBatchFrom is AddBatch over the items src gives. It holds two slices of items and keys
+// at a time (addSlice each), where AddBatch holds every item and every key of the batch.
+func (s *Store) AddBatchFrom(src BatchSource) error {
+	return s.addItems("add_time_series_batch", sourced{src}, true)
 }
 
 // batchSeq numbers batch adds, so that each batch's arrays get datasets of their own width.
@@ -54,45 +79,95 @@ var batchSeq atomic.Int64
 // of the process's peak RSS.
 const addSlice = 8192
 
-func (s *Store) addItems(op string, items []BatchItem, batch bool) ([]Key, error) {
+func (s *Store) addItems(op string, items itemSource, batch bool) error {
 	var batchID int64
 	if batch {
 		batchID = batchSeq.Add(1) // a batch's arrays get datasets of their own, sized to it
 	}
-	keys := make([]Key, len(items))
-	if err := s.mutate(op, func() error { return s.addSlices(items, batch, batchID, keys) }); err != nil {
-		return nil, err
-	}
-	return keys, nil
+	return s.mutate(op, func() error { return s.addSlices(items, batch, batchID) })
 }
 
-// addSlices adds items a slice at a time into keys, all or nothing (the caller's savepoint
-// undoes the slices before a refusal), its catalog rows indexed as one bulk insert. While a
-// slice's rows go into the catalog and its arrays into the unit on this goroutine, the next
-// slice is checked and hashed on the chunk workers (issue 32: catalog inserts overlap the
-// array work), into the other of two slabs.
-func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []Key) error {
-	if err := s.cat.BeginInserts(len(items)); err != nil {
-		return wrapIO("", err, "preparing the catalog for %d rows", len(items))
+// itemSource is the items of an add, a slice at a time: the caller's items in place
+// (itemList), or converted into a buffer by a BatchSource (sourced).
+type itemSource interface {
+	count() int
+	// slice gives items [first, first+n), converted into *buf (made on first use) or not.
+	slice(buf *[]BatchItem, first, n int) ([]BatchItem, error)
+	// committed takes the keys of the slice of items that starts at first.
+	committed(first int, part []BatchItem, keys []Key)
+}
+
+// itemList is items already in memory: slices of them are the items themselves (their IDs
+// set in place), and keys gathers every key.
+type itemList struct {
+	items []BatchItem
+	keys  []Key
+}
+
+func (l *itemList) count() int { return len(l.items) }
+
+func (l *itemList) slice(_ *[]BatchItem, first, n int) ([]BatchItem, error) {
+	return l.items[first : first+n], nil
+}
+
+func (l *itemList) committed(first int, _ []BatchItem, keys []Key) { copy(l.keys[first:], keys) }
+
+// sourced is a BatchSource's items, converted a slice at a time into a buffer.
+type sourced struct{ src BatchSource }
+
+func (s sourced) count() int { return s.src.Len() }
+
+func (s sourced) slice(buf *[]BatchItem, first, n int) ([]BatchItem, error) {
+	if *buf == nil {
+		*buf = make([]BatchItem, min(s.src.Len(), addSlice))
 	}
-	size := min(len(items), addSlice)
+	part := (*buf)[:n]
+	clear(part) // no item of the slice before is handed to Fill
+	return part, s.src.Fill(part, first)
+}
+
+func (s sourced) committed(first int, part []BatchItem, keys []Key) {
+	s.src.Committed(first, part, keys)
+}
+
+// addSlices adds the items a slice at a time, all or nothing (the caller's savepoint undoes
+// the slices before a refusal), its catalog rows indexed as one bulk insert. While a slice's
+// rows go into the catalog and its arrays into the unit on this goroutine, the next slice is
+// checked and hashed on the chunk workers (issue 32: catalog inserts overlap the array work),
+// into the other of two slabs; a source converts each slice before its preparation starts.
+func (s *Store) addSlices(items itemSource, batch bool, batchID int64) error {
+	n := items.count()
+	if err := s.cat.BeginInserts(n); err != nil {
+		return wrapIO("", err, "preparing the catalog for %d rows", n)
+	}
+	size := min(n, addSlice)
 	var slabs [2][]prepared
-	seen := make(map[catalog.IdentityKey]int, len(items))
-	var err error
-	next := prepareSlice(items, 0, size, &slabs[0], false) // nothing to overlap yet
-	for k, lo := 0, 0; lo < len(items); k, lo = k+1, lo+size {
+	var bufs [2][]BatchItem
+	keys := make([]Key, size)
+	seen := make(map[catalog.IdentityKey]int, n)
+	part, err := items.slice(&bufs[0], 0, size)
+	var next func() ([]*prepared, int, error)
+	if err == nil {
+		next = prepareSlice(part, size, &slabs[0], false) // nothing to overlap yet
+	}
+	for k, lo := 0, 0; err == nil && lo < n; k, lo = k+1, lo+size {
 		ps, i, perr := next()
 		next = nil
 		if perr != nil {
 			err = itemErr(perr, lo+i, batch)
 			break
 		}
-		if lo+size < len(items) {
-			next = prepareSlice(items, lo+size, size, &slabs[(k+1)%2], true)
+		cur := part
+		if lo+size < n {
+			if part, err = items.slice(&bufs[(k+1)%2], lo+size, min(size, n-lo-size)); err != nil {
+				break
+			}
+			next = prepareSlice(part, size, &slabs[(k+1)%2], true)
 		}
-		if err = s.commitSlice(ps, items[lo:], lo, batchID, seen, keys[lo:]); err != nil {
+		if err = s.commitSlice(ps, cur, lo, batchID, seen, keys[:len(ps)]); err != nil {
 			break
 		}
+		items.committed(lo, cur, keys[:len(ps)])
 	}
 	if next != nil {
 		next() // the slice being prepared writes into a slab: wait for it
@@ -103,13 +178,12 @@ func (s *Store) addSlices(items []BatchItem, batch bool, batchID int64, keys []K
 	return err
 }
 
-// prepareSlice starts preparing items[first:first+size] (fewer at the end) into *slab (made on
-// first use) on the chunk workers, and returns what waits for them: the prepared items, or
-// the index in the slice of the first that failed and why; it may be called again. A panic in
-// the workers is raised again by the wait, on the caller's goroutine. Unless async, the work
-// is done before it returns (a single add spawns no goroutine).
-func prepareSlice(items []BatchItem, first, size int, slab *[]prepared, async bool) func() ([]*prepared, int, error) {
-	part := items[first:min(first+size, len(items))]
+// prepareSlice starts preparing the items of part into *slab (made on first use, of size
+// items) on the chunk workers, and returns what waits for them: the prepared items, or the
+// index in part of the first that failed and why; it may be called again. A panic in the
+// workers is raised again by the wait, on the caller's goroutine. Unless async, the work is
+// done before it returns (a single add spawns no goroutine).
+func prepareSlice(part []BatchItem, size int, slab *[]prepared, async bool) func() ([]*prepared, int, error) {
 	if *slab == nil {
 		*slab = make([]prepared, size)
 	}

@@ -11,6 +11,53 @@ static double values[N][LEN];
 static int64_t shapes[N][1];
 static tsstore_series_desc descs[N];
 
+/* A batch larger than the 8,192 items the library converts and adds at a time: a refusal
+ * of a descriptor in a later slice names its item and leaves nothing stored, and an accepted
+ * batch writes every key into stored, at the caller's stride, in order. */
+#define BIG (2 * 8192 + 5)
+static void big_batch(const char *dir) {
+    tsstore_store *s = fresh_store(dir, "bulk_big", NULL);
+    static double v[BIG][4];
+    static int64_t shape[BIG][1];
+    static tsstore_series_desc d[BIG];
+    /* a stride wider than the struct, as a later header's callers would give */
+    static struct { tsstore_lookup q; char later[24]; } stored[BIG];
+    for (int i = 0; i < BIG; i++) {
+        for (int h = 0; h < 4; h++) v[i][h] = value(i, h);
+        d[i] = hourly_desc(i, "PowerLoad", "p", v[i], shape[i], 4);
+    }
+    d[8195].dtype = 99;
+    EXPECT(tsstore_add_batch(s, d, BIG, NULL), TSSTORE_E_INVALID_PARAMETER);
+    NAMES_ARG("descs[8195].dtype");
+    tsstore_error *e = NULL;
+    tsstore_error_info info = TSSTORE_ERROR_INFO_INIT;
+    CHECK(tsstore_last_error(&e));
+    CHECK(tsstore_error_get(e, &info));
+    ASSERT(info.item == 8195 && info.arg == TSSTORE_ARG_DTYPE);
+    tsstore_error_free(e);
+    ASSERT(count_keys(s) == 0);
+
+    d[8195].dtype = TSSTORE_DTYPE_F64;
+    stored[0].q.struct_size = sizeof stored[0];
+    CHECK(tsstore_add_batch(s, d, BIG, &stored[0].q));
+    ASSERT(count_keys(s) == BIG);
+    for (int i = 0; i < BIG; i++) {
+        const tsstore_lookup *q = &stored[i].q;
+        if (q->owner_id != i || q->series_id <= (i ? stored[i - 1].q.series_id : 0) || strcmp(q->name, "p") != 0 ||
+            q->struct_size != sizeof stored[0]) {
+            fprintf(stderr, "stored[%d]: owner %lld, series id %lld, name %s\n", i, (long long)q->owner_id,
+                    (long long)q->series_id, q->name ? q->name : "(null)");
+            failures++;
+            break;
+        }
+    }
+    double back[4];
+    tsstore_series_info si = TSSTORE_SERIES_INFO_INIT;
+    CHECK(tsstore_get(s, &stored[BIG - 1].q, back, sizeof back, &si));
+    ASSERT(back[3] == value(BIG - 1, 3));
+    CHECK(tsstore_close(s));
+}
+
 int main(int argc, char **argv) {
     const char *dir = argc > 1 ? argv[1] : ".";
     tsstore_store *s = fresh_store(dir, "bulk", NULL);
@@ -223,5 +270,6 @@ int main(int argc, char **argv) {
 
     tsstore_keys_free(keys);
     CHECK(tsstore_close(s));
+    big_batch(dir);
     return finish("test_bulk");
 }
