@@ -384,3 +384,53 @@ func TestAddBatchFromASource(t *testing.T) {
 		}
 	}
 }
+
+// panickingSource is a rampSource whose Fill panics at item at, as a bug would.
+type panickingSource struct {
+	rampSource
+	at int
+}
+
+func (p *panickingSource) Fill(dst []BatchItem, first int) error {
+	if first <= p.at && p.at < first+len(dst) {
+		panic("a bug in the source")
+	}
+	return p.rampSource.Fill(dst, first)
+}
+
+// A panic inside an add (a bug, here in a source's second slice) goes on up, but leaves the
+// store as it was and usable: the call's savepoint rolled back, the catalog out of its bulk
+// mode with every index, the next bulk add and lookups working.
+func TestAPanicInABatchAddLeavesTheStoreUsable(t *testing.T) {
+	s, _ := newStore(t)
+	if _, err := s.Add(gen(-1), hourly("q", ramp(4, 0)), nil); err != nil {
+		t.Fatal(err)
+	}
+	pending := s.Stats().Pending
+	n := 2*addSlice + 5
+	func() {
+		defer func() {
+			if r := recover(); r != "a bug in the source" {
+				t.Fatalf("recovered %v, want the source's panic", r)
+			}
+		}()
+		s.AddBatchFrom(&panickingSource{rampSource{n: n, bad: -1, t: t}, addSlice + 7})
+	}()
+	if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 1 || s.Stats().Pending != pending {
+		t.Fatalf("after the panic: %d series listed, %d arrays pending (%v); want the one added before", len(ks),
+			s.Stats().Pending, err)
+	}
+	src := &rampSource{n: n, bad: -1, t: t}
+	if err := s.AddBatchFrom(src); err != nil {
+		t.Fatalf("the bulk add after the panic: %v", err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if ks, err := s.ListKeys(KeyFilter{OwnerID: ptr(int64(addSlice + 7))}); err != nil || len(ks) != 1 {
+		t.Fatalf("owner %d after the second add: %d keys (%v)", addSlice+7, len(ks), err)
+	}
+	if ok, err := s.Has(Key{OwnerID: -1, Name: "q", Resolution: Hours(1)}); err != nil || !ok {
+		t.Fatalf("the series added before the panic: %v, %v", ok, err)
+	}
+}

@@ -64,8 +64,8 @@ type BatchSource interface {
 	Committed(first int, items []BatchItem, keys []Key)
 }
 
-// AddBatchFrom is AddBatch over the items src gives. It holds two slices of items and keys
-// at a time (addSlice each), where AddBatch holds every item and every key of the batch.
+// AddBatchFrom is AddBatch over the items src gives. It holds two slices of items (addSlice
+// each) and one of keys at a time, where AddBatch holds every item and every key of the batch.
 func (s *Store) AddBatchFrom(src BatchSource) error {
 	return s.addItems("add_time_series_batch", sourced{src}, true)
 }
@@ -135,11 +135,18 @@ func (s sourced) committed(first int, part []BatchItem, keys []Key) {
 // rows go into the catalog and its arrays into the unit on this goroutine, the next slice is
 // checked and hashed on the chunk workers (issue 32: catalog inserts overlap the array work),
 // into the other of two slabs; a source converts each slice before its preparation starts.
-func (s *Store) addSlices(items itemSource, batch bool, batchID int64) error {
+func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err error) {
 	n := items.count()
 	if err := s.cat.BeginInserts(n); err != nil {
 		return wrapIO("", err, "preparing the catalog for %d rows", n)
 	}
+	// Deferred, so that a panic (a bug, in the core or in a BatchSource) does not leave the
+	// catalog in its bulk mode: the caller's savepoint is rolled back on the way out (mutate).
+	defer func() {
+		if eerr := s.cat.EndInserts(); err == nil && eerr != nil {
+			err = wrapIO("", eerr, "indexing the catalog rows")
+		}
+	}()
 	size := min(n, addSlice)
 	var slabs [2][]prepared
 	var bufs [2][]BatchItem
@@ -171,9 +178,6 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) error {
 	}
 	if next != nil {
 		next() // the slice being prepared writes into a slab: wait for it
-	}
-	if eerr := s.cat.EndInserts(); err == nil && eerr != nil {
-		err = wrapIO("", eerr, "indexing the catalog rows")
 	}
 	return err
 }

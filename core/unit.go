@@ -109,7 +109,7 @@ func (s *Store) mutateLocked(fn func() error) error {
 	if err := s.openLevel(); err != nil {
 		return err
 	}
-	err := fn()
+	err := s.runUndoingPanics(fn)
 	if err == nil && s.unit.pendingBytes > s.writeBuffer {
 		// Written while the call's savepoint is open, so a failure undoes this call only.
 		err = s.writePending()
@@ -137,6 +137,23 @@ func (s *Store) mutateLocked(fn func() error) error {
 		return s.commitUnit()
 	}
 	return nil
+}
+
+// runUndoingPanics runs fn inside the level mutateLocked opened. A panic in it (a bug) rolls
+// that level back, and the unit's own level too when the call opened it and it holds no
+// work, as a refusal does, before it goes on up: the C library turns it into an internal
+// error, and the store must stay usable and as it was.
+func (s *Store) runUndoingPanics(fn func() error) error {
+	defer func() {
+		if r := recover(); r != nil {
+			s.rollbackLevel()
+			if s.unit.user == 0 && s.cat.Depth() == 1 && s.unit.empty() {
+				s.rollbackLevel()
+			}
+			panic(r)
+		}
+	}()
+	return fn()
 }
 
 func (s *Store) openLevel() error {
