@@ -31,7 +31,7 @@ func (r *Row) insertValues() [insertColumnCount]any {
 // columns. A row names only the columns it sets, and SQLite stores the others as their
 // default, NULL (dtype alone has another, and every row sets it: Row.DType is a string).
 // The driver binds each argument in a call of its own into C, and the eight or so NULLs of a
-// usual SingleTimeSeries row cost about 0.3 µs of its insert (docs/benchmarks.md).
+// usual SingleTimeSeries row cost about 0.4 µs of its add (docs/benchmarks.md).
 type insertStatements struct {
 	set   uint32 // the columns of the statement in use (bit i: insertColumns[i])
 	ex    driver.StmtExecContext
