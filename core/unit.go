@@ -141,19 +141,22 @@ func (s *Store) mutateLocked(fn func() error) error {
 
 // runUndoingPanics runs fn inside the level mutateLocked opened. A panic in it (a bug) rolls
 // that level back, and the unit's own level too when the call opened it and it holds no
-// work, as a refusal does, before it goes on up: the C library turns it into an internal
-// error, and the store must stay usable and as it was.
+// work, as a refusal does, on its way up: the C library turns it into an internal error, and
+// the store must stay usable and as it was. It does not recover, so the panic keeps the
+// stack it was raised with.
 func (s *Store) runUndoingPanics(fn func() error) error {
+	returned := false
 	defer func() {
-		if r := recover(); r != nil {
+		if !returned {
 			s.rollbackLevel()
 			if s.unit.user == 0 && s.cat.Depth() == 1 && s.unit.empty() {
 				s.rollbackLevel()
 			}
-			panic(r)
 		}
 	}()
-	return fn()
+	err := fn()
+	returned = true
+	return err
 }
 
 func (s *Store) openLevel() error {
