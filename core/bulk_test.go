@@ -358,6 +358,9 @@ func TestAddBatchFromASource(t *testing.T) {
 	if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 0 || s.Stats().Pending != 0 {
 		t.Fatalf("after a refused source: %d series stored, %d arrays pending (%v)", len(ks), s.Stats().Pending, err)
 	}
+	if err := s.AddBatchFrom(&rampSource{n: 0, bad: -1, t: t}); err != nil {
+		t.Fatalf("an empty source: %v", err)
+	}
 	src := &rampSource{n: n, bad: -1, t: t}
 	if err := s.AddBatchFrom(src); err != nil {
 		t.Fatal(err)

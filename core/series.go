@@ -118,6 +118,9 @@ type sourced struct{ src BatchSource }
 func (s sourced) count() int { return s.src.Len() }
 
 func (s sourced) slice(buf *[]BatchItem, first, n int) ([]BatchItem, error) {
+	if n == 0 { // an empty batch: nothing to ask the source for
+		return nil, nil
+	}
 	if *buf == nil {
 		*buf = make([]BatchItem, min(s.src.Len(), addSlice))
 	}
