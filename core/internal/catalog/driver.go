@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // driverStmt is a statement prepared on the catalog's connection and run through the driver
@@ -87,9 +88,7 @@ func withRoom(rows []Row) []Row {
 	if len(rows) < cap(rows) {
 		return rows
 	}
-	grown := make([]Row, len(rows), max(2*cap(rows), 16))
-	copy(grown, rows)
-	return grown
+	return slices.Grow(rows, max(len(rows), 16))
 }
 
 // query runs the statement with args, one for each of its parameters, in order.

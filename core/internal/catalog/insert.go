@@ -13,11 +13,11 @@ import (
 var insertRow = insertOf(1<<insertColumnCount - 1)
 
 // insertColumns are the columns insertRow fills, in its order (Row.insertValues').
-var insertColumns = [insertColumnCount]string{"owner_id", "owner_type", "owner_category", "time_series_type",
+var insertColumns = [...]string{"owner_id", "owner_type", "owner_category", "time_series_type",
 	"name", "initial_timestamp", "resolution", "length", "horizon", "interval", "count", "timestamps_json", "units",
 	"percentiles_json", "dtype", "element_shape", "ext", "data_hash", "features_hash"}
 
-const insertColumnCount = 19
+const insertColumnCount = len(insertColumns)
 
 // insertValues are r's values in insertColumns' order, nil for NULL.
 func (r *Row) insertValues() [insertColumnCount]any {

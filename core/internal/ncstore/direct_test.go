@@ -613,9 +613,10 @@ func TestReadSpansDecodeChunksAsHDF5Does(t *testing.T) {
 	}
 }
 
-// A reader of more forecasts than may stay open reads their blocks with one open each: the
-// first pass over the spans, which asks how each chunk is encoded, asks the dataset only the
-// first time (Variable.pipe), so the bound does not close it before the second pass reads it.
+// A reader of more forecasts than may stay open reads each later block with one open a
+// forecast: how a forecast's chunks are encoded is asked of its dataset only in the first
+// pass over the spans (Variable.pipe), whose asking and reading open it twice, the bound
+// closing it between; later passes open it only to read.
 func TestReadSpansOpenEachDatasetOncePastTheBound(t *testing.T) {
 	defer func(n int) { maxOpenStandalone = n }(maxOpenStandalone)
 	maxOpenStandalone = 2
