@@ -269,7 +269,7 @@ def _data_pointer_offset() -> int | None:
     the array object as a PyObject header followed by ``char *data`` (PyArrayObject_fields,
     read by the PyArray_DATA every compiled extension uses), and CPython's id() is the
     object's address. Checked once here against the array interface; None on another
-    Python or layout, where buffer_addresses asks each array through the buffer protocol."""
+    Python or layout, where buffer_addresses asks each array its array interface."""
     import platform
 
     import numpy as np

@@ -201,11 +201,8 @@ class KeyList(MutableSequence):
             if self._cols is None:
                 return self._made
             oids, sids, make = cols.owner_ids.tolist(), cols.series_ids.tolist(), cols.make
-            if not self._made:
-                made = [cols.first]
-                made += [make(o, s) for o, s in zip(oids[1:], sids[1:])]
-            else:
-                made = [k if k is not None else make(o, s) for k, o, s in zip(self._made, oids, sids)]
+            slots = self._made or [cols.first] + [None] * (len(oids) - 1)
+            made = [k if k is not None else make(o, s) for k, o, s in zip(slots, oids, sids)]
             # _made first: a thread that then finds _cols gone finds every key.
             self._made = made
             self._cols = None
