@@ -56,8 +56,10 @@ type BatchSource interface {
 	// Len is the number of items.
 	Len() int
 	// Fill converts items [first, first+len(dst)) into dst, in order: item first follows the
-	// last item of the call before. An error refuses the add; it names its item as an *Error
-	// with Items and Item set.
+	// last item of the call before. It runs on a goroutine of the add's own, while the slice
+	// before is committed, and may run at the same time as Committed of that slice (never as
+	// another Fill). An error refuses the add; it names its item as an *Error with Items and
+	// Item set.
 	Fill(dst []BatchItem, first int) error
 	// Committed hands back items [first, first+len(keys)), their IDs set, and their keys once
 	// their slice is in the unit of work. A refusal of a later slice undoes them all.
@@ -136,8 +138,8 @@ func (s sourced) committed(first int, part []BatchItem, keys []Key) {
 // addSlices adds the items a slice at a time, all or nothing (the caller's savepoint undoes
 // the slices before a refusal), its catalog rows indexed as one bulk insert. While a slice's
 // rows go into the catalog and its arrays into the unit on this goroutine, the next slice is
-// checked and hashed on the chunk workers (issue 32: catalog inserts overlap the array work),
-// into the other of two slabs; a source converts each slice before its preparation starts.
+// converted by the source and then checked and hashed on the chunk workers (issue 32:
+// catalog inserts overlap the array work), into the other of two buffers and slabs.
 func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err error) {
 	n := items.count()
 	if err := s.cat.BeginInserts(n); err != nil {
@@ -155,42 +157,91 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err erro
 	var bufs [2][]BatchItem
 	keys := make([]Key, size)
 	seen := make(map[catalog.IdentityKey]int, n)
-	part, err := items.slice(&bufs[0], 0, size)
-	var next func() ([]*prepared, int, error)
-	if err == nil {
-		next = prepareSlice(part, size, &slabs[0], false) // nothing to overlap yet
+	start := func(k, lo int, async bool) *pendingSlice {
+		return startSlice(items, &bufs[k%2], &slabs[k%2], lo, min(size, n-lo), size, async)
 	}
-	for k, lo := 0, 0; err == nil && lo < n; k, lo = k+1, lo+size {
-		ps, i, perr := next()
+	next := start(0, 0, false) // nothing to overlap yet
+	for k, lo := 0, 0; lo < n; k, lo = k+1, lo+size {
+		cur := next.wait()
 		next = nil
-		if perr != nil {
-			err = itemErr(perr, lo+i, batch)
-			break
-		}
-		cur := part
-		if lo+size < n {
-			if part, err = items.slice(&bufs[(k+1)%2], lo+size, min(size, n-lo-size)); err != nil {
-				break
+		if cur.err != nil {
+			err = cur.err
+			if cur.i >= 0 {
+				err = itemErr(cur.err, lo+cur.i, batch)
 			}
-			next = prepareSlice(part, size, &slabs[(k+1)%2], true)
-		}
-		if err = s.commitSlice(ps, cur, lo, batchID, seen, keys[:len(ps)]); err != nil {
 			break
 		}
-		items.committed(lo, cur, keys[:len(ps)])
+		if lo+size < n {
+			next = start(k+1, lo+size, true)
+		}
+		if err = s.commitSlice(cur.ps, cur.part, lo, batchID, seen, keys[:len(cur.ps)]); err != nil {
+			break
+		}
+		items.committed(lo, cur.part, keys[:len(cur.ps)])
 	}
 	if next != nil {
-		next() // the slice being prepared writes into a slab: wait for it
+		next.wait() // the slice being prepared writes into a buffer and a slab: wait for it
 	}
 	return err
 }
 
-// prepareSlice starts preparing the items of part into *slab (made on first use, of size
-// items) on the chunk workers, and returns what waits for them: the prepared items, or the
-// index in part of the first that failed and why; it may be called again. A panic in the
-// workers is raised again by the wait, on the caller's goroutine. Unless async, the work is
-// done before it returns (a single add spawns no goroutine).
-func prepareSlice(part []BatchItem, size int, slab *[]prepared, async bool) func() ([]*prepared, int, error) {
+// pendingSlice is a slice of an add being converted and prepared, maybe on other goroutines.
+type pendingSlice struct {
+	done chan sliceResult
+	got  *sliceResult
+}
+
+// sliceResult is a slice converted and prepared: its items and their prepared forms, or why
+// not: the source's own error (i < 0) or that of item i of the slice.
+type sliceResult struct {
+	part  []BatchItem
+	ps    []*prepared
+	i     int
+	err   error
+	panic any
+}
+
+// startSlice starts converting items [first, first+count) into *buf and preparing them into
+// *slab (made on first use, of size items) on the chunk workers. Unless async, the work is
+// done before it returns (a single add spawns no goroutine). A panic in the source or the
+// workers is raised again by wait, on the caller's goroutine.
+func startSlice(items itemSource, buf *[]BatchItem, slab *[]prepared, first, count, size int, async bool) *pendingSlice {
+	p := &pendingSlice{done: make(chan sliceResult, 1)}
+	work := func() {
+		r := sliceResult{i: -1}
+		defer func() {
+			r.panic = recover()
+			p.done <- r
+		}()
+		if r.part, r.err = items.slice(buf, first, count); r.err != nil {
+			return
+		}
+		r.ps, r.i, r.err = prepareSlice(r.part, size, slab)
+	}
+	if async {
+		go work()
+	} else {
+		work()
+	}
+	return p
+}
+
+// wait returns the slice's result once it is there; a second call returns it again.
+func (p *pendingSlice) wait() *sliceResult {
+	if p.got == nil {
+		got := <-p.done
+		p.got = &got
+	}
+	if p.got.panic != nil {
+		panic(p.got.panic)
+	}
+	return p.got
+}
+
+// prepareSlice prepares the items of part into *slab (made on first use, of size items) on
+// the chunk workers: the prepared items, or the index in part of the first that failed and
+// why (-1 and nil when none did).
+func prepareSlice(part []BatchItem, size int, slab *[]prepared) ([]*prepared, int, error) {
 	if *slab == nil {
 		*slab = make([]prepared, size)
 	}
@@ -198,45 +249,17 @@ func prepareSlice(part []BatchItem, size int, slab *[]prepared, async bool) func
 	for i := range ps {
 		ps[i] = &(*slab)[i]
 	}
-	type result struct {
-		i     int
-		err   error
-		panic any
-	}
-	done := make(chan result, 1)
-	work := func() {
-		var r result
-		defer func() {
-			r.panic = recover()
-			done <- r
-		}()
-		// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
-		// one core; items are independent, so the chunk workers share them.
-		r.i, r.err = chunkpipe.Split(len(part), parallelItems, func(lo, hi int) (int, error) {
-			for i := lo; i < hi; i++ {
-				if err := prepareItem(part[i], ps[i]); err != nil {
-					return i, err
-				}
+	// Validating and hashing (SHA-256 of every array) take a third of a bulk add's time on
+	// one core; items are independent, so the chunk workers share them.
+	i, err := chunkpipe.Split(len(part), parallelItems, func(lo, hi int) (int, error) {
+		for i := lo; i < hi; i++ {
+			if err := prepareItem(part[i], ps[i]); err != nil {
+				return i, err
 			}
-			return -1, nil
-		})
-	}
-	if async {
-		go work()
-	} else {
-		work()
-	}
-	var r *result
-	return func() ([]*prepared, int, error) { // a second call returns what the first did
-		if r == nil {
-			got := <-done
-			r = &got
 		}
-		if r.panic != nil {
-			panic(r.panic)
-		}
-		return ps, r.i, r.err
-	}
+		return -1, nil
+	})
+	return ps, i, err
 }
 
 // commitSlice commits the prepared items ps, items[first:first+len(ps)] of the call, and
