@@ -22,7 +22,7 @@ func cClass(t string) string {
 	switch {
 	case strings.Contains(t, "*") && structPointee(t) != "":
 		return "ptr:" + structPointee(t)
-	case strings.Contains(t, "*") || strings.HasSuffix(t, "]") || t == "tsstore_log_fn":
+	case strings.Contains(t, "*") || strings.HasSuffix(t, "]") || t == "tsstore_log_fn" || t == "tsstore_desc_fill":
 		return "ptr"
 	case t == "int64_t":
 		return "i64"

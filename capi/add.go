@@ -4,6 +4,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
 
@@ -89,6 +90,30 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, 
 	})
 }
 
+//export tsstore_add_batch_from
+func tsstore_add_batch_from(p C.uintptr_t, fill unsafe.Pointer, user unsafe.Pointer, n C.size_t,
+	stored *C.tsstore_lookup) (status C.int32_t) {
+	defer guard(&status)
+	return withHandle(p, func(h *storeHandle) error {
+		if n == 0 {
+			return nil
+		}
+		if fill == nil {
+			return badArg(core.ArgNone, "fill is NULL but n is %d", n)
+		}
+		if n > 1<<32 {
+			return badArg(core.ArgKeys, "n: %d is too large", n)
+		}
+		sstride, err := storedStride(stored)
+		if err != nil {
+			return err
+		}
+		src := &descSource{fill: fill, user: user, n: int(n), br: batchReader{parsed: map[string]core.Features{}},
+			stored: stored, sstride: sstride, text: &h.text}
+		return h.s.AddBatchFrom(src)
+	})
+}
+
 // descSource is a batch add's descriptors as the core's BatchSource: the core reads them a
 // slice at a time as it adds them (8,192 items), and each slice's keys go into stored once
 // the slice is committed. Built all at once, a batch's Go items (about 220 bytes each) were
@@ -97,10 +122,13 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, 
 // the flush (docs/benchmarks.md). Each descriptor's strings are read in one C call, and those
 // equal to the previous descriptor's are not read again; identical features_json are parsed
 // once (a batch of 100,000 small series made 700,000 cgo calls and as many allocations
-// before). The arrays stay the caller's (typedArray).
+// before). The arrays stay the caller's (typedArray). The descriptors are an array given at
+// once (descs), or asked of the caller's fill callback a slice at a time (fill, user).
 type descSource struct {
 	descs   *C.tsstore_series_desc
 	stride  uintptr
+	fill    unsafe.Pointer // a tsstore_desc_fill
+	user    unsafe.Pointer
 	n       int
 	br      batchReader
 	stored  *C.tsstore_lookup // nil: the caller wants no keys
@@ -111,13 +139,41 @@ type descSource struct {
 func (d *descSource) Len() int { return d.n }
 
 func (d *descSource) Fill(dst []core.BatchItem, first int) error {
+	base, stride := element(d.descs, d.stride, first), d.stride
+	if d.fill != nil {
+		var err error
+		if base, stride, err = d.fillSlice(first, len(dst)); err != nil {
+			return err
+		}
+	}
 	for i := range dst {
 		var err error
-		if dst[i], err = itemOf(element(d.descs, d.stride, first+i), elem("items", first+i), &d.br); err != nil {
+		if dst[i], err = itemOf(element(base, stride, i), elem("items", first+i), &d.br); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fillSlice asks the caller's callback for the descriptors of items [first, first+count).
+func (d *descSource) fillSlice(first, count int) (*C.tsstore_series_desc, uintptr, error) {
+	var base *C.tsstore_series_desc
+	if st := C.ts_call_fill(d.fill, d.user, C.size_t(first), C.size_t(count), &base); st != statusOK {
+		kind := core.ErrInvalidParameter
+		for _, k := range kinds {
+			if k.status == st {
+				kind = k.err
+			}
+		}
+		return nil, 0, &core.Error{Kind: kind, Msg: fmt.Sprintf("fill stopped the add, returning %d (%s) for items %d to %d",
+			st, C.GoString(statusName(st)), first, first+count-1)}
+	}
+	if base == nil {
+		return nil, 0, badArg(core.ArgNone, "fill returned TSSTORE_OK but set no descriptors for items %d to %d",
+			first, first+count-1)
+	}
+	stride, err := structSize(base.struct_size, descSize, elem("items", first), core.ArgSeries, "TSSTORE_SERIES_DESC_INIT")
+	return base, stride, err
 }
 
 func (d *descSource) Committed(first int, items []core.BatchItem, keys []core.Key) {

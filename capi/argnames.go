@@ -43,8 +43,8 @@ var listFunctions = []string{"get_many", "static_reader_new", "forecast_reader_n
 var shapes = func() map[string]callShape {
 	m := map[string]callShape{
 		"tsstore_add": {"desc", "descs"}, "tsstore_add_batch": {"descs", "descs"},
-		"tsstore_list_keys": {"filter", ""}, "tsstore_remove_where": {"filter", ""},
-		"tsstore_add_associations": {"rows", "rows"},
+		"tsstore_add_batch_from": {"descs", "items"}, "tsstore_list_keys": {"filter", ""},
+		"tsstore_remove_where": {"filter", ""}, "tsstore_add_associations": {"rows", "rows"},
 	}
 	for _, f := range lookupFunctions {
 		m["tsstore_"+f] = callShape{"which", "which"}

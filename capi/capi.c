@@ -56,6 +56,12 @@ const char *ts_get_error(void) {
 typedef void (*ts_log_fn)(const char *line, void *user);
 void ts_call_log(void *fn, const char *line, void *user) { ((ts_log_fn)fn)(line, user); }
 
+/* Calls tsstore_add_batch_from's descriptor callback (tsstore_desc_fill). */
+typedef int32_t (*ts_fill_fn)(void *user, size_t first, size_t count, const tsstore_series_desc **descs);
+int32_t ts_call_fill(void *fn, void *user, size_t first, size_t count, const tsstore_series_desc **descs) {
+    return ((ts_fill_fn)fn)(user, first, count, descs);
+}
+
 /* The strings of a series descriptor, in the order owner_type, name, features_json, units,
  * ext: out[i] is TS_STR_NULL for NULL, TS_STR_SAME when the text equals the same field of
  * prev (the previous descriptor of a batch; NULL for none), else its length. A batch of

@@ -1,7 +1,8 @@
 /* Private to the cgo package: the thread-local last-error slot, reading a descriptor's
- * strings, and the log trampoline. The exported functions take handles as uintptr_t (see
- * handles.go), ABI-identical to the opaque pointers of include/tsstore.h; cgo declares them from the
- * //export comments, which is why tsstore.h is included for its types only. */
+ * strings, and the trampolines of the log and descriptor callbacks. The exported functions
+ * take handles as uintptr_t (see handles.go), ABI-identical to the opaque pointers of
+ * include/tsstore.h; cgo declares them from the //export comments, which is why tsstore.h is
+ * included for its types only. */
 #ifndef TSSTORE_CAPI_H
 #define TSSTORE_CAPI_H
 #include <stddef.h>
@@ -28,6 +29,7 @@ TS_HIDDEN const ts_error_record *ts_get_error_record(void);
 TS_HIDDEN const char *ts_error_string(const ts_error_record *r, int i);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
+TS_HIDDEN int32_t ts_call_fill(void *fn, void *user, size_t first, size_t count, const tsstore_series_desc **descs);
 /* A batch add reads each descriptor's strings with one call: see capi.c. */
 #define TS_DESC_STRINGS 5
 #define TS_STR_NULL (-1)

@@ -188,13 +188,13 @@ func recordOf(err error, fn string) errorRecord {
 // would (the bindings word their argument names by it: a series' fields in an add).
 var coreOperations = map[string]string{
 	"tsstore_add": "add_time_series", "tsstore_add_batch": "add_time_series_batch",
-	"tsstore_has": "has_time_series", "tsstore_get_info": "describe_time_series",
-	"tsstore_get": "get_time_series", "tsstore_get_range": "get_time_series",
-	"tsstore_get_windows": "get_time_series", "tsstore_get_timestamps": "get_timestamps",
-	"tsstore_get_percentiles": "get_metadata", "tsstore_get_many": "get_many",
-	"tsstore_remove": "remove_time_series", "tsstore_remove_where": "remove_where",
-	"tsstore_list_keys": "list_keys", "tsstore_static_reader_new": "static_reader",
-	"tsstore_forecast_reader_new": "forecast_reader",
+	"tsstore_add_batch_from": "add_time_series_batch", "tsstore_has": "has_time_series",
+	"tsstore_get_info": "describe_time_series", "tsstore_get": "get_time_series",
+	"tsstore_get_range": "get_time_series", "tsstore_get_windows": "get_time_series",
+	"tsstore_get_timestamps": "get_timestamps", "tsstore_get_percentiles": "get_metadata",
+	"tsstore_get_many": "get_many", "tsstore_remove": "remove_time_series",
+	"tsstore_remove_where": "remove_where", "tsstore_list_keys": "list_keys",
+	"tsstore_static_reader_new": "static_reader", "tsstore_forecast_reader_new": "forecast_reader",
 }
 
 // operationOf is the operation a refusal in the C function fn names: the core's for the

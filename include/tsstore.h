@@ -115,9 +115,9 @@ extern "C" {
  * two to catch a header / library mismatch. */
 #define TSSTORE_VERSION_MAJOR 0
 #define TSSTORE_VERSION_MINOR 3
-#define TSSTORE_VERSION_PATCH 0
-#define TSSTORE_VERSION_NUMBER 300 /* MAJOR * 10000 + MINOR * 100 + PATCH */
-#define TSSTORE_VERSION_STRING "0.3.0"
+#define TSSTORE_VERSION_PATCH 1
+#define TSSTORE_VERSION_NUMBER 301 /* MAJOR * 10000 + MINOR * 100 + PATCH */
+#define TSSTORE_VERSION_STRING "0.3.1"
 /* The on-disk format this library reads and writes. */
 #define TSSTORE_DATA_FORMAT_VERSION "0.11.0"
 
@@ -698,6 +698,24 @@ TSSTORE_API int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc 
  * tsstore_error_info; "descs[3].name" in the message). Status: as tsstore_add. */
 TSSTORE_API int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n,
                                       tsstore_lookup *stored);
+
+/* What tsstore_add_batch_from asks for its descriptors with: set *descs to items
+ * first..first+count-1 of the batch, count descriptors one struct_size apart (the stride is
+ * (*descs)[0].struct_size), and return TSSTORE_OK. The descriptors, and everything they point
+ * at, must stay valid and unchanged until tsstore_add_batch_from returns. Any other status
+ * of this header's stops the add, which then returns it (a code the header does not list:
+ * TSSTORE_E_INVALID_PARAMETER) and leaves the store as it was. */
+typedef int32_t (*tsstore_desc_fill)(void *user, size_t first, size_t count, const tsstore_series_desc **descs);
+
+/* tsstore_add_batch over n descriptors that fill gives a slice at a time (since 0.3.1), so a
+ * binding converts its own items into descriptors while the library adds the slice before:
+ * fill is called for slices in order, starting at 0, the first on the calling thread and the
+ * others on threads of the library's while the call waits; never two at once. fill must not
+ * call this library. Everything else, stored included, is as tsstore_add_batch; a refusal
+ * names the item by its index in the batch ("items[9000].name"). Status: as tsstore_add, or
+ * what fill returned when it stopped the add. */
+TSSTORE_API int32_t tsstore_add_batch_from(tsstore_store *store, tsstore_desc_fill fill, void *user, size_t n,
+                                           tsstore_lookup *stored);
 
 /* Derives a DeterministicSingleTimeSeries (horizon, interval) over every SingleTimeSeries,
  * or only those of one owner category (not TSSTORE_OWNER_ANY) and/or one resolution (unit

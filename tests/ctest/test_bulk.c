@@ -1,5 +1,7 @@
 /* Batches, transactions, the transform, bulk reads, the read cache and both readers through
  * the C API. */
+#include <pthread.h>
+
 #include "check.h"
 
 #define N 50
@@ -55,6 +57,82 @@ static void big_batch(const char *dir) {
     tsstore_series_info si = TSSTORE_SERIES_INFO_INIT;
     CHECK(tsstore_get(s, &stored[BIG - 1].q, back, sizeof back, &si));
     ASSERT(back[3] == value(BIG - 1, 3));
+    CHECK(tsstore_close(s));
+}
+
+/* What fill_slices hands out: descriptors of a batch, a slice at a time, as a binding that
+ * converts its items while the library adds the slice before would. */
+struct slices {
+    const tsstore_series_desc *d;
+    size_t next;          /* the first item the next call must ask for */
+    int calls, on_caller; /* calls made; calls made on the thread that called the add */
+    pthread_t caller;
+    size_t stop_at;       /* a call asking for this item returns TSSTORE_E_IO (0: none) */
+    int give_null;        /* the call for the second slice sets no descriptors */
+};
+
+static int32_t fill_slices(void *user, size_t first, size_t count, const tsstore_series_desc **descs) {
+    struct slices *sl = user;
+    if (first != sl->next || count == 0 || count > 8192) {
+        fprintf(stderr, "fill asked for %zu..+%zu, expected %zu\n", first, count, sl->next);
+        failures++;
+    }
+    sl->next = first + count;
+    sl->calls++;
+    sl->on_caller += pthread_equal(pthread_self(), sl->caller) != 0;
+    if (sl->stop_at && first <= sl->stop_at && sl->stop_at < first + count) return TSSTORE_E_IO;
+    *descs = sl->give_null && first > 0 ? NULL : &sl->d[first];
+    return TSSTORE_OK;
+}
+
+/* tsstore_add_batch_from over the descriptors big_batch adds: asked for in order, in three
+ * slices, the first on the calling thread; a fill that stops the add, sets no descriptors or
+ * gives a bad one in a later slice leaves nothing stored; the keys land in stored. */
+static void batch_from_a_callback(const char *dir) {
+    tsstore_store *s = fresh_store(dir, "bulk_from", NULL);
+    static double v[BIG][4];
+    static int64_t shape[BIG][1];
+    static tsstore_series_desc d[BIG];
+    static tsstore_lookup stored[BIG];
+    for (int i = 0; i < BIG; i++) {
+        for (int h = 0; h < 4; h++) v[i][h] = value(i, h);
+        d[i] = hourly_desc(i, "PowerLoad", "p", v[i], shape[i], 4);
+    }
+    struct slices sl = {.d = d, .caller = pthread_self(), .stop_at = 9000};
+    EXPECT(tsstore_add_batch_from(s, fill_slices, &sl, BIG, NULL), TSSTORE_E_IO);
+    ASSERT(strstr(errmsg(), "fill stopped the add, returning 7 (TSSTORE_E_IO) for items 8192 to 16383") != NULL && sl.calls == 2);
+    ASSERT(count_keys(s) == 0);
+
+    sl = (struct slices){.d = d, .caller = pthread_self(), .give_null = 1};
+    EXPECT(tsstore_add_batch_from(s, fill_slices, &sl, BIG, NULL), TSSTORE_E_INVALID_PARAMETER);
+    ASSERT(count_keys(s) == 0);
+
+    d[9000].dtype = 99;
+    sl = (struct slices){.d = d, .caller = pthread_self()};
+    EXPECT(tsstore_add_batch_from(s, fill_slices, &sl, BIG, NULL), TSSTORE_E_INVALID_PARAMETER);
+    NAMES_ARG("items[9000].dtype");
+    ASSERT(count_keys(s) == 0);
+    d[9000].dtype = TSSTORE_DTYPE_F64;
+
+    EXPECT(tsstore_add_batch_from(s, NULL, NULL, BIG, NULL), TSSTORE_E_INVALID_PARAMETER);
+    NAMES_ARG("fill");
+    sl = (struct slices){.d = d, .caller = pthread_self()};
+    stored[0].struct_size = sizeof stored[0];
+    CHECK(tsstore_add_batch_from(s, fill_slices, &sl, BIG, stored));
+    ASSERT(sl.calls == 3 && sl.on_caller >= 1 && sl.next == BIG);
+    ASSERT(count_keys(s) == BIG);
+    for (int i = 0; i < BIG; i++) {
+        if (stored[i].owner_id != i || stored[i].series_id <= 0 || strcmp(stored[i].name, "p") != 0) {
+            fprintf(stderr, "stored[%d]: owner %lld, series id %lld\n", i, (long long)stored[i].owner_id,
+                    (long long)stored[i].series_id);
+            failures++;
+            break;
+        }
+    }
+    double back[4];
+    tsstore_series_info si = TSSTORE_SERIES_INFO_INIT;
+    CHECK(tsstore_get(s, &stored[12345], back, sizeof back, &si));
+    ASSERT(back[3] == value(12345, 3));
     CHECK(tsstore_close(s));
 }
 
@@ -271,5 +349,6 @@ int main(int argc, char **argv) {
     tsstore_keys_free(keys);
     CHECK(tsstore_close(s));
     big_batch(dir);
+    batch_from_a_callback(dir);
     return finish("test_bulk");
 }

@@ -31,9 +31,9 @@ using Libdl
 
 const TSSTORE_VERSION_MAJOR = Int32(0)
 const TSSTORE_VERSION_MINOR = Int32(3)
-const TSSTORE_VERSION_PATCH = Int32(0)
-const TSSTORE_VERSION_NUMBER = Int32(300)  # MAJOR * 10000 + MINOR * 100 + PATCH
-const TSSTORE_VERSION_STRING = "0.3.0"
+const TSSTORE_VERSION_PATCH = Int32(1)
+const TSSTORE_VERSION_NUMBER = Int32(301)  # MAJOR * 10000 + MINOR * 100 + PATCH
+const TSSTORE_VERSION_STRING = "0.3.1"
 const TSSTORE_DATA_FORMAT_VERSION = "0.11.0"
 const TSSTORE_OK = Int32(0)
 const TSSTORE_E_INVALID_PARAMETER = Int32(1)  # a bad argument; the message names it
@@ -204,6 +204,17 @@ callback is installed.
 `void (*tsstore_log_fn)(const char *line, void *user)`
 """
 const tsstore_log_fn = Ptr{Cvoid}
+"""
+What tsstore_add_batch_from asks for its descriptors with: set *descs to items
+first..first+count-1 of the batch, count descriptors one struct_size apart (the stride is
+(*descs)[0].struct_size), and return TSSTORE_OK. The descriptors, and everything they point
+at, must stay valid and unchanged until tsstore_add_batch_from returns. Any other status
+of this header's stops the add, which then returns it (a code the header does not list:
+TSSTORE_E_INVALID_PARAMETER) and leaves the store as it was.
+
+`int32_t (*tsstore_desc_fill)(void *user, size_t first, size_t count, const tsstore_series_desc **descs)`
+"""
+const tsstore_desc_fill = Ptr{Cvoid}
 
 # ---- Structs --------------------------------------------------------------------------------
 
@@ -567,6 +578,7 @@ const SYMBOLS = (
     tsstore_store_recovered = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_add = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_add_batch = Ref{Ptr{Cvoid}}(C_NULL),
+    tsstore_add_batch_from = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_transform_single_time_series = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_has = Ref{Ptr{Cvoid}}(C_NULL),
     tsstore_get_info = Ref{Ptr{Cvoid}}(C_NULL),
@@ -953,6 +965,22 @@ tsstore_error_info; "descs[3].name" in the message). Status: as tsstore_add.
 """
 tsstore_add_batch(store, descs, n, stored) =
     ccall(SYMBOLS.tsstore_add_batch[], Int32, (Ptr{tsstore_store}, Ptr{tsstore_series_desc}, Csize_t, Ptr{tsstore_lookup}), store, descs, n, stored)
+
+"""
+    tsstore_add_batch_from(store, fill, user, n, stored) -> Int32
+
+`int32_t tsstore_add_batch_from(tsstore_store *store, tsstore_desc_fill fill, void *user, size_t n, tsstore_lookup *stored)`
+
+tsstore_add_batch over n descriptors that fill gives a slice at a time (since 0.3.1), so a
+binding converts its own items into descriptors while the library adds the slice before:
+fill is called for slices in order, starting at 0, the first on the calling thread and the
+others on threads of the library's while the call waits; never two at once. fill must not
+call this library. Everything else, stored included, is as tsstore_add_batch; a refusal
+names the item by its index in the batch ("items[9000].name"). Status: as tsstore_add, or
+what fill returned when it stopped the add.
+"""
+tsstore_add_batch_from(store, fill, user, n, stored) =
+    ccall(SYMBOLS.tsstore_add_batch_from[], Int32, (Ptr{tsstore_store}, tsstore_desc_fill, Ptr{Cvoid}, Csize_t, Ptr{tsstore_lookup}), store, fill, user, n, stored)
 
 """
     tsstore_transform_single_time_series(store, horizon, interval, owner_category, resolution, added) -> Int32

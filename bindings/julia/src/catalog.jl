@@ -317,7 +317,7 @@ end
 
 # ---- the library --------------------------------------------------------------------------
 
-"""The library's version number (major × 10000 + minor × 100 + patch: 300 is 0.3.0)."""
+"""The library's version number (major × 10000 + minor × 100 + patch: 301 is 0.3.1)."""
 library_version() = Int(L.tsstore_version())
 
 """The name of a status code ("TSSTORE_E_NOT_FOUND")."""

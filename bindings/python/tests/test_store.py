@@ -723,6 +723,61 @@ def test_a_duplicate_in_a_batch_is_refused_naming_both(path):
         assert s.list_keys() == []
 
 
+def _many_items(n):
+    return [dict(ts=hourly("p", np.arange(3.0) + i), owner_id=i, owner_type="G") for i in range(n)]
+
+
+@pytest.mark.parametrize("at", [8191, 8192, 9000, 16500])
+@pytest.mark.parametrize("fault, cls, why", [
+    ("check", TypeError, "units: a str is needed, not int (5)"),
+    ("duplicate", tsstore.DuplicateTimeSeriesError, ""),
+    ("not an item", TypeError, "an item is a dict of add_time_series' arguments, not int"),
+])
+def test_a_bulk_add_refused_in_a_later_slice_stores_nothing(path, at, fault, cls, why):
+    """add_time_series_bulk checks its items a slice of 8,192 at a time while the library adds
+    the slice before: a fault found by Python's checks or by the library in a later slice
+    names the item and undoes the slices already added, and the store goes on working."""
+    items = _many_items(17000)
+    if fault == "check":
+        items[at]["units"] = 5
+    elif fault == "duplicate":
+        items[at] = dict(items[3])
+    else:
+        items[at] = 5
+    with tsstore.Store.create(path) as s:
+        with pytest.raises(cls) as e:
+            s.add_time_series_bulk(iter(items))
+        assert str(e.value).startswith(f"add_time_series_bulk: items[{at}]: {why}")
+        assert s.list_keys() == []
+        keys = s.add_time_series_bulk(_many_items(10))
+    with tsstore.Store.open(path, read_only=True) as s:
+        assert s.list_keys() == keys
+        assert s.get_time_series(keys[9]).data.tolist() == [9.0, 10.0, 11.0]
+
+
+def test_a_bulk_add_of_several_slices_keeps_every_items_own_fields(path):
+    """Items of three slices, whose features, units and types change within and across the
+    slices, read back each with its own."""
+    items = _many_items(20000)
+    for i in (5, 8191, 8192, 12000, 19999):
+        items[i]["features"] = {"scenario": f"s{i}"}
+        items[i]["units"] = f"u{i}"
+    items[8193]["ts"] = tsstore.NonSequentialTimeSeries("n", [T0, T0 + dt.timedelta(hours=2)], np.array([1.0, 2.0]))
+    with tsstore.Store.create(path) as s:
+        keys = s.add_time_series_bulk(items)
+    featured = (5, 8191, 8192, 12000, 19999)
+    with tsstore.Store.open(path, read_only=True) as s:
+        listed = {k.owner_id: k for k in s.list_keys()}
+        assert len(listed) == 20000
+        for i in range(20000):
+            assert dict(listed[i].features) == ({"scenario": f"s{i}"} if i in featured else {}), i
+            assert listed[i] == keys[i]
+        for i in (0, 5, 8191, 8192, 8193, 8197, 12000, 16383, 19998, 19999):
+            assert s.get_metadata(keys[i])["units"] == (f"u{i}" if i in featured else None), i
+            got = s.get_time_series(keys[i]).data.tolist()
+            assert got == ([1.0, 2.0] if i == 8193 else [i, i + 1.0, i + 2.0])
+
+
 def test_a_key_reads_right_through_its_remembered_size(tmp_path):
     """get_time_series(key) reads into a buffer of the size the key's last read had: the same
     Key read from a store where its series is longer, then shorter, then from the first

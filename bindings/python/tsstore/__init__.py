@@ -20,7 +20,7 @@ from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory
                       SeriesType, SingleTimeSeries, from_pandas)
 from ._store import Batch, Store
 
-__version__ = "0.3.0"
+__version__ = "0.3.1"
 
 __all__ = [
     "Store", "Batch", "Period", "from_pandas", "StaticReader", "ForecastReader", "Group", "Key", "KeyList", "Series", "OwnerCategory", "SeriesType", "SingleTimeSeries", "NonSequentialTimeSeries",

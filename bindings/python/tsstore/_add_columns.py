@@ -104,33 +104,36 @@ class Columns:
 
     def fields(self) -> dict:
         """The columns by descriptor field (_descriptors); a column of one value is given as
-        that value, which numpy sets at once, not item by item. Hands the rows over: they are
-        dropped here (a bulk add's 100,000 tuples, 14 MB, need not live through the C call),
-        the series kept for respell."""
+        that value, which numpy sets at once, not item by item. Hands over the rows appended
+        since the last call: they are dropped here (a bulk add's 100,000 tuples, 14 MB, need
+        not live through the C call), the series kept for respell, whose indexes count
+        every item appended."""
         n = len(self.rows)
         # A column at a time: zip(*rows) would make an iterator per row, 100,000 objects for
         # the collector to count, which set off a full collection of the process.
         rows, self.rows = self.rows, []
+        rare, self.rare = self.rare, {}  # the next fields() hands over the rows appended after these
         types, owner_ids, categories, codes, initial, res_values, res_units, arrs, owner_types, names = (
             list(map(get, rows)) for get in _FIELDS)
         none = (None,) * n
         return dict(series_type=_one_or_all(types), owner_id=owner_ids,
                     owner_category=_one_or_all(categories), dtype=_one_or_all(codes),
-                    initial_ms=_one_or_all(initial), count=self._rare("count", 0, n) or 0,
+                    initial_ms=_one_or_all(initial), count=_rare(rare, "count", 0, n) or 0,
                     resolution=(_one_or_all(res_values), _one_or_all(res_units)),
-                    horizon=self._rare("horizon", cv.NO_PERIOD, n) or [cv.NO_PERIOD] * n,
-                    interval=self._rare("interval", cv.NO_PERIOD, n) or [cv.NO_PERIOD] * n, arrs=arrs,
-                    stamps=self._rare("stamps", None, n), pct=self._rare("pct", None, n),
-                    strs=(owner_types, names, self._rare("features_json", None, n) or none,
-                          self._rare("units", None, n) or none, self._rare("ext", None, n) or none))
+                    horizon=_rare(rare, "horizon", cv.NO_PERIOD, n) or [cv.NO_PERIOD] * n,
+                    interval=_rare(rare, "interval", cv.NO_PERIOD, n) or [cv.NO_PERIOD] * n, arrs=arrs,
+                    stamps=_rare(rare, "stamps", None, n), pct=_rare(rare, "pct", None, n),
+                    strs=(owner_types, names, _rare(rare, "features_json", None, n) or none,
+                          _rare(rare, "units", None, n) or none, _rare(rare, "ext", None, n) or none))
 
-    def _rare(self, field: str, default: Any, n: int) -> list | None:
-        """A rare field as a column of n (default where an item leaves it unset); None when no
-        item sets it."""
-        values = self.rare.get(field)
-        if not values:
-            return None
-        return [values.get(i, default) for i in range(n)]
+
+def _rare(rare: dict, field: str, default: Any, n: int) -> list | None:
+    """A rare field as a column of n (default where an item leaves it unset); None when no
+    item sets it."""
+    values = rare.get(field)
+    if not values:
+        return None
+    return [values.get(i, default) for i in range(n)]
 
 
 def _stored_array(data: Any) -> np.ndarray:

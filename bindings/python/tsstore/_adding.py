@@ -1,13 +1,14 @@
 """Adding series: one (add_time_series), many at once (add_time_series_bulk) or collected
 in a block (bulk_add and its Batch). Every item is checked by Columns.append and the whole
-add is one C call (send)."""
+add is one C call (send; send_each for add_time_series_bulk, whose items are checked a slice
+at a time while the library adds the slice before)."""
 from __future__ import annotations
 
 import contextlib
 from typing import Iterable, Iterator
 
 from ._add_columns import Columns
-from ._descriptors import send
+from ._descriptors import send, send_each
 from ._errors import InvalidHandleError, TsStoreError, in_operation
 from ._handle import STATUS_CLOSED, StoreHandle
 from ._keylist import KeyList
@@ -35,16 +36,13 @@ class Adding(StoreHandle):
         """Adds many series in one call, all or nothing. Each item is a dict of the arguments
         of add_time_series (ts=…, owner_id=…, owner_type=…, …); keys come back in order, as a
         KeyList whose keys are made when first asked for."""
-        columns = Columns()
-        append = columns.append
-        for i, item in enumerate(items):
-            try:
-                if not isinstance(item, dict):
-                    raise TypeError(f"an item is a dict of add_time_series' arguments, not {type(item).__name__}")
-                append(**item)
-            except (TsStoreError, TypeError, ValueError) as e:
-                raise in_operation(e, "add_time_series_bulk", f"items[{i}]: {e}") from None
-        return _committed(self, columns, "add_time_series_bulk")
+        items = items if isinstance(items, (list, tuple)) else list(items)
+        if not items:
+            return KeyList()
+        try:
+            return send_each(self, items, _check_item)
+        except TsStoreError as e:
+            raise in_operation(e, "add_time_series_bulk") from None
 
     @contextlib.contextmanager
     def bulk_add(self) -> Iterator["Batch"]:
@@ -57,6 +55,16 @@ class Adding(StoreHandle):
             batch.discard()
             raise
         batch.commit()
+
+
+def _check_item(columns: Columns, i: int, item: object) -> None:
+    """Appends items[i] of add_time_series_bulk to columns, or raises naming it."""
+    try:
+        if not isinstance(item, dict):
+            raise TypeError(f"an item is a dict of add_time_series' arguments, not {type(item).__name__}")
+        columns.append(**item)
+    except (TsStoreError, TypeError, ValueError) as e:
+        raise in_operation(e, "add_time_series_bulk", f"items[{i}]: {e}") from None
 
 
 def _committed(store: StoreHandle, columns: Columns, op: str) -> KeyList:

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import itertools
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ._add_columns import Columns
 from ._errors import renamed
-from ._ffi import buffer_addresses, error, lib, numpy_dtype, raw, sizeof
+from ._ffi import buffer_addresses, c_void_p, error, lib, numpy_dtype, raw, sizeof
 from ._handle import StoreHandle
 from ._keylist import KeyList, stored_keys
 
@@ -18,6 +18,7 @@ _LOOKUP_SIZE = sizeof(raw.tsstore_lookup)
 _DESC_DTYPE = numpy_dtype(raw.tsstore_series_desc)
 _LOOKUP_DTYPE = numpy_dtype(raw.tsstore_lookup)
 _NBYTES, _NDIM, _SHAPE = (operator.attrgetter(a) for a in ("nbytes", "ndim", "shape"))
+_STOPPED = raw.TSSTORE_E_INVALID_PARAMETER  # what the callback returns when a check raised
 
 
 def send(store: StoreHandle, columns: Columns, batch: bool) -> KeyList:
@@ -38,6 +39,46 @@ def send(store: StoreHandle, columns: Columns, batch: bool) -> KeyList:
     i = e.item if e.item is not None and e.item < n else 0 if n == 1 else None
     if i is not None:
         e = renamed(e, columns.respell(i, e.reason))
+    raise e
+
+
+def send_each(store: StoreHandle, items: Sequence, check: Callable[[Columns, int, Any], None]) -> KeyList:
+    """Adds items in one C call (tsstore_add_batch_from) that asks for their descriptors a
+    slice at a time: check(columns, i, items[i]) appends item i, and each slice's
+    descriptors are made while the library adds the slice before (the callback runs on its
+    thread, the GIL taken while it does). A bulk add of small series then costs Python's
+    checks or the library's add, whichever is longer, not both (docs/benchmarks.md). The
+    first exception check raises stops the add, which changes nothing, and is raised here;
+    a refusal by the library is raised as send's."""
+    n = len(items)
+    columns = Columns()
+    stored = np.zeros(n, dtype=_LOOKUP_DTYPE)
+    stored["struct_size"] = _LOOKUP_SIZE
+    kept: list = []  # every slice's descriptors and what they point at, until the call returns
+    raised: list[BaseException] = []
+
+    def fill(_user: Any, first: int, count: int, out: int) -> int:
+        try:
+            for i in range(first, first + count):
+                check(columns, i, items[i])
+            descs, keep = descriptors(columns.fields())
+            kept.append((descs, keep))
+            c_void_p.from_address(out).value = descs.ctypes.data
+            return 0
+        except BaseException as e:  # carried to the caller's thread and raised there
+            raised.append(e)
+            return _STOPPED
+
+    callback = raw.tsstore_desc_fill(fill)  # held until the call returns
+    st = lib.tsstore_add_batch_from(store._handle(), callback, None, n, stored.ctypes.data)
+    del kept
+    if raised:
+        raise raised[0]
+    if not st:
+        return stored_keys(stored)
+    e = error(st)
+    if e.item is not None and e.item < n:
+        e = renamed(e, columns.respell(e.item, e.reason))
     raise e
 
 

@@ -37,9 +37,9 @@ from typing import Any
 
 TSSTORE_VERSION_MAJOR = 0
 TSSTORE_VERSION_MINOR = 3
-TSSTORE_VERSION_PATCH = 0
-TSSTORE_VERSION_NUMBER = 300  # MAJOR * 10000 + MINOR * 100 + PATCH
-TSSTORE_VERSION_STRING = "0.3.0"
+TSSTORE_VERSION_PATCH = 1
+TSSTORE_VERSION_NUMBER = 301  # MAJOR * 10000 + MINOR * 100 + PATCH
+TSSTORE_VERSION_STRING = "0.3.1"
 TSSTORE_DATA_FORMAT_VERSION = "0.11.0"
 TSSTORE_OK = 0
 TSSTORE_E_INVALID_PARAMETER = 1  # a bad argument; the message names it
@@ -207,6 +207,14 @@ tsstore_error = c_void_p  # a failure, as reported
 # callback is installed.
 # void (*tsstore_log_fn)(const char *line, void *user)
 tsstore_log_fn = CFUNCTYPE(None, c_char_p, c_void_p)
+# What tsstore_add_batch_from asks for its descriptors with: set *descs to items
+# first..first+count-1 of the batch, count descriptors one struct_size apart (the stride is
+# (*descs)[0].struct_size), and return TSSTORE_OK. The descriptors, and everything they point
+# at, must stay valid and unchanged until tsstore_add_batch_from returns. Any other status
+# of this header's stops the add, which then returns it (a code the header does not list:
+# TSSTORE_E_INVALID_PARAMETER) and leaves the store as it was.
+# int32_t (*tsstore_desc_fill)(void *user, size_t first, size_t count, const tsstore_series_desc **descs)
+tsstore_desc_fill = CFUNCTYPE(c_int32, c_void_p, c_size_t, c_size_t, c_void_p)
 
 # ---- Structs --------------------------------------------------------------------------------
 
@@ -644,6 +652,8 @@ SIGNATURES = {
     "tsstore_add": (c_int32, (c_void_p, c_void_p, c_void_p)),
     # int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n, tsstore_lookup *stored)
     "tsstore_add_batch": (c_int32, (c_void_p, c_void_p, c_size_t, c_void_p)),
+    # int32_t tsstore_add_batch_from(tsstore_store *store, tsstore_desc_fill fill, void *user, size_t n, tsstore_lookup *stored)
+    "tsstore_add_batch_from": (c_int32, (c_void_p, c_void_p, c_void_p, c_size_t, c_void_p)),
     # int32_t tsstore_transform_single_time_series(tsstore_store *store, const tsstore_period *horizon, const tsstore_period *interval, int32_t owner_category, const tsstore_period *resolution, int64_t *added)
     "tsstore_transform_single_time_series": (c_int32, (c_void_p, c_void_p, c_void_p, c_int32, c_void_p, c_void_p)),
     # int32_t tsstore_has(tsstore_store *store, const tsstore_lookup *which, int32_t *found)
