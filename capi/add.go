@@ -115,7 +115,7 @@ func tsstore_add_batch_from(p C.uintptr_t, fill unsafe.Pointer, user unsafe.Poin
 }
 
 // descSource is a batch add's descriptors as the core's BatchSource: the core reads them a
-// slice at a time as it adds them (8,192 items), and each slice's keys go into stored once
+// slice at a time as it adds them (up to 8,192 items), and each slice's keys go into stored once
 // the slice is committed. Built all at once, a batch's Go items (about 220 bytes each) were
 // live through the whole add and garbage after it, which set the peak RSS of a bulk add that
 // a flush follows: 22 MB at 100,000 items, and the collection that had to free them before

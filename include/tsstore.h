@@ -691,11 +691,12 @@ TSSTORE_API int32_t tsstore_add(tsstore_store *store, const tsstore_series_desc 
 
 /* Adds descs[n] in one call, all or nothing: every item is checked against the store and
  * the rest of the batch, and a refusal leaves the store as it was (items are checked and
- * their rows inserted 8,192 at a time, undone together); the arrays are copied once. stored[n]
- * (may be NULL; the stride is stored[0].struct_size) gets each item's key, as tsstore_add;
- * after a refusal its contents are unspecified (keys of items before the refused one may be
- * written, though none of them stays stored). A refusal names the item (item of
- * tsstore_error_info; "descs[3].name" in the message). Status: as tsstore_add. */
+ * their rows inserted a slice at a time, 512 items and then twice as many each slice up to
+ * 8,192, undone together); the arrays are copied once. stored[n] (may be NULL; the stride is
+ * stored[0].struct_size) gets each item's key, as tsstore_add; after a refusal its contents
+ * are unspecified (keys of items before the refused one may be written, though none of them
+ * stays stored). A refusal names the item (item of tsstore_error_info; "descs[3].name" in the
+ * message). Status: as tsstore_add. */
 TSSTORE_API int32_t tsstore_add_batch(tsstore_store *store, const tsstore_series_desc *descs, size_t n,
                                       tsstore_lookup *stored);
 
