@@ -235,6 +235,22 @@ func concreteTypes(t SeriesType) []SeriesType {
 // find resolves q under the store's lock: its ID hint first, then an exact identity probe
 // when q names every part of a key, then a catalog query.
 func (s *Store) find(q Lookup) (*catalog.Row, *Metadata, error) {
+	if !s.readOnly {
+		return s.search(q)
+	}
+	key := q.resolvedKey()
+	if r, m, ok := s.resolved.get(key); ok {
+		return r, m, nil
+	}
+	r, m, err := s.search(q)
+	if err == nil {
+		s.resolved.put(key, r, m)
+	}
+	return r, m, err
+}
+
+// search is find without the read-only store's cache.
+func (s *Store) search(q Lookup) (*catalog.Row, *Metadata, error) {
 	if r, m, ok := s.byHint(q); ok {
 		return r, m, nil
 	}

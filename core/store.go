@@ -39,6 +39,8 @@ type Store struct {
 
 	// featureSets are the feature maps read so far, by features hash (featuresOf).
 	featureSets map[string]Features
+	// resolved is what lookups found, on a read-only store (find).
+	resolved resolvedCache
 }
 
 func assembleStore(path string, nc *ncstore.File, cat *catalog.Catalog, readOnly, inMemory bool, file lifecycle.FileID) *Store {

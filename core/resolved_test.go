@@ -1,0 +1,117 @@
+package core
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+// A read-only store answers every lookup from its cache as the catalog answered it the
+// first time: by key, with and without the id hint, by owner and name, with features; a
+// refusal (ambiguous, not found) is refused again each time; a record handed out is the
+// caller's, so changing it changes no later answer.
+func TestReadOnlyLookupsAnswerAlikeAgain(t *testing.T) {
+	s, path := newStore(t)
+	high := Features{"scenario": Str("high")}
+	plain := mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 100)), &AddOptions{Features: high})
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 200)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
+	wide := mustAdd(t, s, gen(3), &SingleTimeSeries{Name: "curve", InitialTimestamp: t0, Resolution: Hours(1),
+		Data: ArrayOf(ramp(24, 300), 8, 3)}, nil)
+	withID := plain.Lookup()
+	withID.ID = 1
+	lookups := []Lookup{
+		plain.Lookup(), withID, wide.Lookup(),
+		{OwnerID: 1, Name: "load"},
+		{OwnerID: 2, Name: "load", Features: high},
+		{OwnerID: 2, Name: "load", Features: high, ExactFeatures: true},
+		{OwnerID: 2, Name: "load"}, // two series include no features: ambiguous
+		{OwnerID: 9, Name: "load"}, // none
+	}
+	type answer struct {
+		m    *Metadata
+		data []float64
+		err  string
+	}
+	read := func(s *Store, q Lookup) answer {
+		t.Helper()
+		dst := make([]byte, 24*8)
+		m, _, err := s.ReadInto(q, Part{}, dst)
+		if err != nil {
+			return answer{err: err.Error()}
+		}
+		return answer{m: m, data: floats(t, TypedArray{DType: F64, Shape: []int{24}, Data: dst})}
+	}
+	want := make([]answer, len(lookups))
+	for i, q := range lookups {
+		want[i] = read(s, q) // a writable store keeps nothing
+	}
+	s = reopenReadOnly(t, s, path)
+	for round := range 3 {
+		for i, q := range lookups {
+			got := read(s, q)
+			if !reflect.DeepEqual(got, want[i]) {
+				t.Fatalf("round %d, lookup %d (%s): %+v, want %+v", round, i, q, got, want[i])
+			}
+			if got.m != nil && len(got.m.ElementShape) > 0 {
+				got.m.ElementShape[0] = 99 // the caller's copy
+			}
+		}
+	}
+	if n := len(s.resolved.entries); n != 5 {
+		t.Fatalf("%d lookups kept, want the 5 that found a series (a hint makes no entry of its own)", n)
+	}
+}
+
+// The cache holds at most resolvedEntries lookups, and what it still holds is what was put.
+func TestResolvedCacheStaysBounded(t *testing.T) {
+	var c resolvedCache
+	for i := range resolvedEntries + 1000 {
+		q := Lookup{OwnerID: int64(i), Name: "load"}
+		c.put(q.resolvedKey(), nil, &Metadata{ID: int64(i), ElementShape: []int{i}})
+		if len(c.entries) > resolvedEntries {
+			t.Fatalf("%d entries after %d puts", len(c.entries), i+1)
+		}
+	}
+	kept := 0
+	for i := range resolvedEntries + 1000 {
+		_, m, ok := c.get(Lookup{OwnerID: int64(i), Name: "load"}.resolvedKey())
+		if !ok {
+			continue
+		}
+		kept++
+		if m.ID != int64(i) || !reflect.DeepEqual(m.ElementShape, []int{i}) {
+			t.Fatalf("lookup %d gives %+v", i, m)
+		}
+	}
+	if kept < resolvedEntries/2 {
+		t.Fatalf("only %d kept", kept)
+	}
+	// Lookups that differ in any part are different entries.
+	base := Lookup{OwnerID: 1, Name: "load"}
+	keys := map[lookupKey]string{}
+	for name, q := range map[string]Lookup{
+		"base": base, "name": {OwnerID: 1, Name: "Load"}, "owner": {OwnerID: 2, Name: "load"},
+		"category": {OwnerID: 1, Name: "load", OwnerCategory: ptr(Component)},
+		"type":     {OwnerID: 1, Name: "load", Type: ptr(SingleTimeSeriesType)},
+		"res":      {OwnerID: 1, Name: "load", Resolution: ptr(Hours(1))},
+		"interval": {OwnerID: 1, Name: "load", Interval: ptr(Hours(1))},
+		"none":     {OwnerID: 1, Name: "load", Features: Features{}},
+		"zero":     {OwnerID: 1, Name: "load", Features: Features{"x": FloatAsGiven(0)}},
+		"minus0":   {OwnerID: 1, Name: "load", Features: Features{"x": FloatAsGiven(math.Copysign(0, -1))}},
+		"exact":    {OwnerID: 1, Name: "load", ExactFeatures: true},
+	} {
+		if other, dup := keys[q.resolvedKey()]; dup {
+			t.Fatalf("lookups %q and %q share an entry", name, other)
+		}
+		keys[q.resolvedKey()] = name
+	}
+	hinted := base
+	hinted.ID = 7
+	if base.resolvedKey() != hinted.resolvedKey() {
+		t.Fatal("the id hint changes the entry")
+	}
+	if len(keys) != 11 {
+		t.Fatalf("%d entries for 11 lookups", len(keys))
+	}
+}
