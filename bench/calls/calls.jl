@@ -1,6 +1,6 @@
 # The Julia side of tsbench's "calls" workload: the same calls as calls.c and calls.py, through
 # TsStore.jl, on the store calls.c made. Prints get_us, step_us and has_us (medians, µs) and the
-# get by owner and name (get_by_name_us).
+# get by owner and name (get_by_name_us; get_by_name_first_us for each name's first call).
 #
 #     julia --project=bindings/julia calls.jl STORE.nc N LENGTH REPEATS
 using Dates, TsStore
@@ -29,6 +29,9 @@ function main(path, n, len, repeats)
             ts = get_time_series(s, keys[i+1])
             abs(ts.data[2] - expected(i)) < 1e-12 || error("calls.jl: series $i read back a wrong value")
         end
+        # by owner and name: each name's first call, then again as a loop that rereads
+        by_name(i) = get_time_series(s, SingleTimeSeries, i, "max_active_power")
+        by_name_first_us = median_us([(t = time_ns(); by_name(i); time_ns() - t) for i in 0:n-1])
         by_name_us = timed(repeats) do r
             i = (r * 7919) % n
             ts = get_time_series(s, SingleTimeSeries, i, "max_active_power")
@@ -44,6 +47,7 @@ function main(path, n, len, repeats)
         println("step_us=", round(step_us; digits = 3))
         println("has_us=", round(has_us; digits = 3))
         println("get_by_name_us=", round(by_name_us; digits = 3))
+        println("get_by_name_first_us=", round(by_name_first_us; digits = 3))
     end
 end
 
