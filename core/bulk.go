@@ -1,6 +1,7 @@
 package core
 
 import (
+	"slices"
 	"time"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
@@ -37,28 +38,61 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	defer s.mu.Unlock()
 	var out []TimeSeries
 	err := s.snapshot(func() error {
-		found := make([]foundRow, len(keys))
-		rows, err := s.lookupKeys(keys)
-		if err != nil {
-			return withOp(op, err)
+		found, err := s.findKeys(op, keys)
+		if err == nil {
+			out, err = s.getManyLocked(op, "keys", found, start, end, nil)
 		}
-		for i, k := range keys {
-			var m *Metadata
-			r := rows[i]
-			if r != nil {
-				m, err = s.metadataOf(r, k.Features)
-			} else {
-				r, m, err = s.lookupMetadata(k, k.Features)
-			}
-			if err != nil {
-				return withOp(op, atItem(err, "keys", i))
-			}
-			found[i] = foundRow{r, m}
-		}
-		out, err = s.getManyLocked(op, "keys", found, start, end, nil)
 		return err
 	})
 	return out, err
+}
+
+// findKeys resolves many keys as lookupMetadata resolves each (the concrete ones together,
+// lookupKeys); on a read-only store, what find kept for a key's lookup first. Failures name
+// keys[i].
+func (s *Store) findKeys(op string, keys []Key) ([]foundRow, error) {
+	found := make([]foundRow, len(keys))
+	slab := make([]Metadata, len(keys))
+	var kept []lookupKey
+	batched := keys
+	if s.readOnly {
+		kept = make([]lookupKey, len(keys))
+		batched = slices.Clone(keys)
+		for i, k := range keys {
+			if k.Type == AbstractDeterministicType { // find and lookupMetadata differ: not kept
+				continue
+			}
+			kept[i] = k.resolvedKey()
+			if r, ok := s.resolved.getInto(kept[i], &slab[i]); ok {
+				found[i] = foundRow{r, &slab[i]}
+				batched[i].Type = AbstractDeterministicType // found: not looked up again
+			}
+		}
+	}
+	rows, err := s.lookupKeys(batched)
+	if err != nil {
+		return nil, withOp(op, err)
+	}
+	for i, k := range keys {
+		if found[i].r != nil {
+			continue
+		}
+		var m *Metadata
+		r := rows[i]
+		if r != nil {
+			m, err = &slab[i], s.metadataInto(&slab[i], r, k.Features)
+			if err == nil && kept != nil && k.Type != AbstractDeterministicType {
+				s.resolved.put(kept[i], r, m)
+			}
+		} else {
+			r, m, err = s.lookupMetadata(k, k.Features)
+		}
+		if err != nil {
+			return nil, withOp(op, atItem(err, "keys", i))
+		}
+		found[i] = foundRow{r, m}
+	}
+	return found, nil
 }
 
 // foundRow is a catalog row a lookup found, with its decoded record.

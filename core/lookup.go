@@ -94,17 +94,28 @@ func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, erro
 func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	keys := make([]Key, len(qs))
 	out := make([]foundRow, len(qs))
+	slab := make([]Metadata, len(qs)) // the records of the rows found at once: one allocation
+	var kept []lookupKey              // a read-only store's cache keys (find)
+	if s.readOnly {
+		kept = make([]lookupKey, len(qs))
+	}
 	for i, q := range qs {
 		var exact bool
 		if keys[i], exact = q.exactKey(); !exact {
 			keys[i].Type = AbstractDeterministicType // not batched
+		}
+		if kept != nil {
+			kept[i] = q.resolvedKey()
+			if r, ok := s.resolved.getInto(kept[i], &slab[i]); ok {
+				out[i] = foundRow{r, &slab[i]}
+				keys[i].Type = AbstractDeterministicType // found: not looked up again
+			}
 		}
 	}
 	rows, err := s.lookupKeys(keys)
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	slab := make([]Metadata, len(qs)) // the records of the rows found at once: one allocation
 	for i, q := range qs {
 		if out[i].r != nil {
 			continue
@@ -113,8 +124,11 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 		r := rows[i]
 		if r != nil {
 			m, err = &slab[i], s.metadataInto(&slab[i], r, keys[i].Features)
+			if err == nil && kept != nil {
+				s.resolved.put(kept[i], r, m)
+			}
 		} else {
-			r, m, err = s.find(q)
+			r, m, err = s.find(q) // kept by find itself
 		}
 		if err != nil {
 			return nil, withOp(op, atItem(err, "which", i))

@@ -61,16 +61,39 @@ func (q Lookup) resolvedKey() lookupKey {
 	return k
 }
 
-// get returns the row and a copy of the record kept for key. The copy's slices are its own;
-// its features map is shared, as every record's of one feature set is (featuresOf).
+// resolvedKey is k.Lookup().resolvedKey(), made without the lookup's pointers.
+func (k Key) resolvedKey() lookupKey {
+	fs := k.Features
+	if fs == nil {
+		fs = Features{}
+	}
+	h := fs.bitsHash()
+	return lookupKey{owner: k.OwnerID, category: k.OwnerCategory, typ: k.Type, name: k.Name, resolution: k.Resolution,
+		interval: k.Interval, hasCategory: true, hasType: true, hasResolution: true, hasInterval: true,
+		features: string(h[:]), exactFeatures: true}
+}
+
+// get returns the row and a copy of the record kept for key, whose slices and features map
+// are its own, as every record metadataInto makes is.
 func (c *resolvedCache) get(key lookupKey) (*catalog.Row, *Metadata, bool) {
-	e, ok := c.entries[key]
+	var m Metadata
+	r, ok := c.getInto(key, &m)
 	if !ok {
 		return nil, nil, false
 	}
-	m := *e.m
+	return r, &m, true
+}
+
+// getInto is get writing the copy into *m (a bulk read's slab).
+func (c *resolvedCache) getInto(key lookupKey, m *Metadata) (*catalog.Row, bool) {
+	e, ok := c.entries[key]
+	if !ok {
+		return nil, false
+	}
+	*m = *e.m
 	m.Percentiles, m.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
-	return e.r, &m, true
+	m.Features = cloneFeatures(m.Features)
+	return e.r, true
 }
 
 // put keeps a copy of what find answered for key.
@@ -88,5 +111,6 @@ func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	}
 	kept := *m
 	kept.Percentiles, kept.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
+	kept.Features = cloneFeatures(m.Features)
 	c.entries[key] = resolvedRow{r, &kept}
 }

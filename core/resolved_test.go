@@ -53,8 +53,11 @@ func TestReadOnlyLookupsAnswerAlikeAgain(t *testing.T) {
 			if !reflect.DeepEqual(got, want[i]) {
 				t.Fatalf("round %d, lookup %d (%s): %+v, want %+v", round, i, q, got, want[i])
 			}
-			if got.m != nil && len(got.m.ElementShape) > 0 {
-				got.m.ElementShape[0] = 99 // the caller's copy
+			if got.m != nil { // the caller's copy
+				if len(got.m.ElementShape) > 0 {
+					got.m.ElementShape[0] = 99
+				}
+				got.m.Features["added"] = Str("by the caller")
 			}
 		}
 	}
@@ -113,5 +116,69 @@ func TestResolvedCacheStaysBounded(t *testing.T) {
 	}
 	if len(keys) != 11 {
 		t.Fatalf("%d entries for 11 lookups", len(keys))
+	}
+}
+
+// A key's cache entry is its lookup's: find and the bulk reads share what they keep.
+func TestKeyAndItsLookupShareAnEntry(t *testing.T) {
+	for _, k := range []Key{
+		{OwnerID: 3, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "load", Resolution: Hours(1)},
+		{OwnerID: 3, OwnerCategory: Component, Type: DeterministicType, Name: "load", Resolution: Hours(1),
+			Interval: Hours(24), Features: Features{"scenario": Str("high"), "x": FloatAsGiven(math.Copysign(0, -1))}},
+	} {
+		if k.resolvedKey() != k.Lookup().resolvedKey() {
+			t.Fatalf("%s: the key's entry is not its lookup's", k)
+		}
+	}
+}
+
+// Bulk reads of a read-only store, some of whose series were read one at a time first (kept)
+// and some not, read what a writable store reads, again and again.
+func TestBulkReadsAnswerAlikeFromTheCache(t *testing.T) {
+	s, path := newStore(t)
+	var keys []Key
+	for i := range 40 {
+		var opts *AddOptions
+		if i%3 == 0 {
+			opts = &AddOptions{Features: Features{"n": Int(int64(i))}}
+		}
+		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("load", ramp(24, float64(100*i))), opts))
+	}
+	want, err := s.GetMany(keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = reopenReadOnly(t, s, path)
+	for i := 0; i < len(keys); i += 2 {
+		if _, err := s.GetMetadata(keys[i].Lookup()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 3 {
+		got, err := s.GetMany(keys)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("round %d: GetMany differs (%v)", round, err)
+		}
+		dsts := make([][]byte, len(keys))
+		for i := range dsts {
+			dsts[i] = make([]byte, 24*8)
+		}
+		ms, _, err := s.ReadManyInto(Lookups(keys), dsts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, m := range ms {
+			if m.Key.String() != keys[i].String() || len(m.Features) != len(keys[i].Features) {
+				t.Fatalf("round %d: ReadManyInto item %d is %s", round, i, m.Key)
+			}
+			v := floats(t, TypedArray{DType: F64, Shape: []int{24}, Data: dsts[i]})
+			if v[5] != float64(100*i+5) {
+				t.Fatalf("round %d: ReadManyInto item %d reads %v", round, i, v[:6])
+			}
+			m.Features["added"] = Str("by the caller")
+		}
+	}
+	if n := len(s.resolved.entries); n != len(keys) {
+		t.Fatalf("%d lookups kept for %d keys", n, len(keys))
 	}
 }
