@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -435,5 +436,54 @@ func TestAPanicInABatchAddLeavesTheStoreUsable(t *testing.T) {
 	}
 	if ok, err := s.Has(Key{OwnerID: -1, Name: "q", Resolution: Hours(1)}); err != nil || !ok {
 		t.Fatalf("the series added before the panic: %v, %v", ok, err)
+	}
+}
+
+// committedPanicSource panics in its first Committed once the next slice's Fill has begun;
+// that Fill lingers a little and records when it ends.
+type committedPanicSource struct {
+	rampSource
+	started, proceed chan struct{}
+	filled           atomic.Bool // the second Fill has returned
+}
+
+func (c *committedPanicSource) Fill(dst []BatchItem, first int) error {
+	if first == 0 {
+		return c.rampSource.Fill(dst, first)
+	}
+	close(c.started)
+	<-c.proceed
+	time.Sleep(20 * time.Millisecond) // not a bound on anything: time for a caller gone to be gone
+	err := c.rampSource.Fill(dst, first)
+	c.filled.Store(true)
+	return err
+}
+
+func (c *committedPanicSource) Committed(int, []BatchItem, []Key) {
+	<-c.started
+	close(c.proceed)
+	panic("a bug in Committed")
+}
+
+// A panic on the add's goroutine (here in Committed) leaves the add only once the next
+// slice's Fill, running beside it, has returned: a caller's memory that Fill reads is never
+// read after the add is over.
+func TestAPanicInABatchAddWaitsForTheNextFill(t *testing.T) {
+	s, _ := newStore(t)
+	src := &committedPanicSource{rampSource: rampSource{n: 1000, bad: -1, t: t},
+		started: make(chan struct{}), proceed: make(chan struct{})}
+	func() {
+		defer func() {
+			if r := recover(); r != "a bug in Committed" {
+				t.Fatalf("recovered %v, want Committed's panic", r)
+			}
+		}()
+		s.AddBatchFrom(src)
+	}()
+	if !src.filled.Load() {
+		t.Fatal("the add was over while the next slice's Fill still ran")
+	}
+	if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 0 {
+		t.Fatalf("after the panic: %d series listed (%v)", len(ks), err)
 	}
 }

@@ -56,13 +56,15 @@ type BatchSource interface {
 	// Len is the number of items.
 	Len() int
 	// Fill converts items [first, first+len(dst)) into dst, in order: item first follows the
-	// last item of the call before. It runs on a goroutine of the add's own, while the slice
-	// before is committed, and may run at the same time as Committed of that slice (never as
-	// another Fill). An error refuses the add; it names its item as an *Error with Items and
-	// Item set.
+	// last item of the call before. The first Fill runs on the add's goroutine; the others run
+	// on a goroutine of the add's own while the slice before is committed, at the same time as
+	// Committed of that slice (never as another Fill), and every one has returned before the
+	// add does. An error refuses the add; it names its item as an *Error with Items and Item
+	// set.
 	Fill(dst []BatchItem, first int) error
 	// Committed hands back items [first, first+len(keys)), their IDs set, and their keys once
-	// their slice is in the unit of work. A refusal of a later slice undoes them all.
+	// their slice is in the unit of work. A refusal of a later slice undoes them all. Both
+	// slices are the add's, reused once Committed returns.
 	Committed(first int, items []BatchItem, keys []Key)
 }
 
@@ -150,7 +152,8 @@ func (s sourced) committed(first int, part []BatchItem, keys []Key) {
 // the slices before a refusal), its catalog rows indexed as one bulk insert. While a slice's
 // rows go into the catalog and its arrays into the unit on this goroutine, the next slice is
 // converted by the source and then checked and hashed on the chunk workers (issue 32:
-// catalog inserts overlap the array work), into the other of two buffers and slabs.
+// catalog inserts overlap the array work), into the other of two buffers and slabs (those
+// of the slice two before, committed by then).
 func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err error) {
 	n := items.count()
 	if err := s.cat.BeginInserts(n); err != nil {
@@ -172,9 +175,19 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err erro
 		return startSlice(items, &bufs[k%2], &slabs[k%2], lo, sliceSize(k, lo, n), size, async)
 	}
 	next := start(0, 0, false) // nothing to overlap yet
+	// The slice being prepared writes into a buffer and a slab, and its source may read the
+	// caller's memory: it is waited for on every way out, a panic's too.
+	defer func() {
+		if next != nil {
+			next.settle()
+		}
+	}()
 	for k, lo := 0, 0; lo < n; k, lo = k+1, lo+sliceSize(k, lo, n) {
 		cur := next.wait()
 		next = nil
+		if cur.err == nil && len(cur.part) != sliceSize(k, lo, n) { // a source that quit (runtime.Goexit)
+			cur.err = newErr(ErrInternal, "", ArgNone, "items %d to %d were not converted", lo, lo+sliceSize(k, lo, n)-1)
+		}
 		if cur.err != nil {
 			err = cur.err
 			if cur.i >= 0 {
@@ -182,16 +195,13 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err erro
 			}
 			break
 		}
-		if end := lo + len(cur.part); end < n {
+		if end := lo + sliceSize(k, lo, n); end < n {
 			next = start(k+1, end, true)
 		}
 		if err = s.commitSlice(cur.ps, cur.part, lo, batchID, seen, keys[:len(cur.ps)]); err != nil {
 			break
 		}
 		items.committed(lo, cur.part, keys[:len(cur.ps)])
-	}
-	if next != nil {
-		next.wait() // the slice being prepared writes into a buffer and a slab: wait for it
 	}
 	return err
 }
@@ -237,16 +247,21 @@ func startSlice(items itemSource, buf *[]BatchItem, slab *[]prepared, first, cou
 	return p
 }
 
-// wait returns the slice's result once it is there; a second call returns it again.
+// wait returns the slice's result once it is there, raising again a panic of its work.
 func (p *pendingSlice) wait() *sliceResult {
-	if p.got == nil {
-		got := <-p.done
-		p.got = &got
-	}
+	p.settle()
 	if p.got.panic != nil {
 		panic(p.got.panic)
 	}
 	return p.got
+}
+
+// settle waits for the slice's work to end, whatever it ended with.
+func (p *pendingSlice) settle() {
+	if p.got == nil {
+		got := <-p.done
+		p.got = &got
+	}
 }
 
 // prepareSlice prepares the items of part into *slab (made on first use, of size items) on
