@@ -7,9 +7,10 @@ import (
 )
 
 // resolvedCache keeps what find answered for each lookup on a read-only store: the catalog
-// row and its decoded record. A read-only open holds HDF5's shared lock on the .nc, so no
-// writer changes the pair while it is open, and the store's read cache already keeps decoded
-// data on the same ground (docs/architecture.md, "Lookups again"). A get of 24 values by a key
+// row and its decoded record. A read-only catalog holds a read transaction for as long as it
+// is open, so no writer can commit a change to it (nor, where HDF5 locks files, open the .nc),
+// and the store's read cache already keeps decoded data on the same ground
+// (docs/architecture.md, "Lookups again"). A get of 24 values by a key
 // spent 60% of its 3.7 µs fetching and decoding its row (36 allocations); a hit costs a map
 // probe and a copy. Failures are not kept: a miss is asked of the catalog each time.
 type resolvedCache struct {

@@ -975,10 +975,12 @@ tsstore_add_batch(store, descs, n, stored) =
 tsstore_add_batch over n descriptors that fill gives a slice at a time (since 0.3.1), so a
 binding converts its own items into descriptors while the library adds the slice before:
 fill is called for slices in order, starting at 0, the first on the calling thread and the
-others on threads of the library's while the call waits; never two at once. fill must not
-call this library. Everything else, stored included, is as tsstore_add_batch; a refusal
-names the item by its index in the batch ("items[9000].name"). Status: as tsstore_add, or
-what fill returned when it stopped the add.
+others on threads of the library's while the call waits; never two at once, and none after
+the call returns. fill must not call a function of this library that takes a store, a
+reader or a list (the others, tsstore_period_parse say, it may). Everything else, stored
+included, is as tsstore_add_batch; a refusal names the item by its index in the batch
+("items[9000].name"). Status: as tsstore_add, or what fill returned when it stopped the
+add.
 """
 tsstore_add_batch_from(store, fill, user, n, stored) =
     ccall(SYMBOLS.tsstore_add_batch_from[], Int32, (Ptr{tsstore_store}, tsstore_desc_fill, Ptr{Cvoid}, Csize_t, Ptr{tsstore_lookup}), store, fill, user, n, stored)

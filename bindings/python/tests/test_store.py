@@ -755,6 +755,21 @@ def test_a_bulk_add_refused_in_a_later_slice_stores_nothing(path, at, fault, cls
         assert s.get_time_series(keys[9]).data.tolist() == [9.0, 10.0, 11.0]
 
 
+@pytest.mark.parametrize("late", [600, 2000, 9000])
+def test_a_bulk_add_with_two_faults_names_the_first(path, late):
+    """A duplicate the library finds at item 100 and a non-item Python finds later: the
+    refusal names item 100 wherever the second fault is, though Python may check the later
+    slice while the library is still adding the first."""
+    items = _many_items(10000)
+    items[100] = dict(items[3])
+    items[late] = 5
+    with tsstore.Store.create(path) as s:
+        with pytest.raises(tsstore.DuplicateTimeSeriesError) as e:
+            s.add_time_series_bulk(items)
+        assert e.value.item == 100 and str(e.value).startswith("add_time_series_bulk: items[100]: ")
+        assert s.list_keys() == []
+
+
 def test_a_bulk_add_of_several_slices_keeps_every_items_own_fields(path):
     """Items of three slices, whose features, units and types change within and across the
     slices, read back each with its own."""

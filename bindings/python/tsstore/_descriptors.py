@@ -55,9 +55,10 @@ def send_each(store: StoreHandle, items: Sequence, check: Callable[[Columns, int
     stored = np.zeros(n, dtype=_LOOKUP_DTYPE)
     stored["struct_size"] = _LOOKUP_SIZE
     kept: list = []  # every slice's descriptors and what they point at, until the call returns
-    raised: list[BaseException] = []
+    raised: list = []  # the item whose check raised, and what it raised
 
     def fill(_user: Any, first: int, count: int, out: int) -> int:
+        i = first
         try:
             for i in range(first, first + count):
                 check(columns, i, items[i])
@@ -66,17 +67,19 @@ def send_each(store: StoreHandle, items: Sequence, check: Callable[[Columns, int
             c_void_p.from_address(out).value = descs.ctypes.data
             return 0
         except BaseException as e:  # carried to the caller's thread and raised there
-            raised.append(e)
+            raised[:] = [i, e]
             return _STOPPED
 
     callback = raw.tsstore_desc_fill(fill)  # held until the call returns
     st = lib.tsstore_add_batch_from(store._handle(), callback, None, n, stored.ctypes.data)
     del kept
-    if raised:
-        raise raised[0]
     if not st:
         return stored_keys(stored)
     e = error(st)
+    # The fault of the lowest item wins, whichever side found it: the library may refuse a
+    # slice it adds while the check of a later one raises (a stop by fill names no item).
+    if raised and (e.item is None or e.item > raised[0]):
+        raise raised[1]
     if e.item is not None and e.item < n:
         e = renamed(e, columns.respell(e.item, e.reason))
     raise e
