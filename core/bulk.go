@@ -47,52 +47,22 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	return out, err
 }
 
-// findKeys resolves many keys as lookupMetadata resolves each (the concrete ones together,
-// lookupKeys); on a read-only store, what find kept for a key's lookup first. Failures name
-// keys[i].
+// findKeys resolves many keys as lookupMetadata resolves each, through findBatch (a key's
+// cache entry is its lookup's; one of an abstract type is not kept, since find and
+// lookupMetadata may answer it differently). Failures name keys[i].
 func (s *Store) findKeys(op string, keys []Key) ([]foundRow, error) {
-	found := make([]foundRow, len(keys))
-	slab := make([]Metadata, len(keys))
-	var kept []lookupKey
 	batched := keys
-	if s.readOnly {
-		kept = make([]lookupKey, len(keys))
+	if s.readOnly { // findBatch marks the keys it found kept
 		batched = slices.Clone(keys)
-		for i, k := range keys {
-			if k.Type == AbstractDeterministicType { // find and lookupMetadata differ: not kept
-				continue
-			}
-			kept[i] = k.resolvedKey()
-			if r, ok := s.resolved.getInto(kept[i], &slab[i]); ok {
-				found[i] = foundRow{r, &slab[i]}
-				batched[i].Type = AbstractDeterministicType // found: not looked up again
-			}
-		}
 	}
-	rows, err := s.lookupKeys(batched)
-	if err != nil {
-		return nil, withOp(op, err)
-	}
-	for i, k := range keys {
-		if found[i].r != nil {
-			continue
-		}
-		var m *Metadata
-		r := rows[i]
-		if r != nil {
-			m, err = &slab[i], s.metadataInto(&slab[i], r, k.Features)
-			if err == nil && kept != nil && k.Type != AbstractDeterministicType {
-				s.resolved.put(kept[i], r, m)
+	return s.findBatch(op, "keys", batched,
+		func(i int) (lookupKey, bool) {
+			if keys[i].Type == AbstractDeterministicType {
+				return lookupKey{}, false
 			}
-		} else {
-			r, m, err = s.lookupMetadata(k, k.Features)
-		}
-		if err != nil {
-			return nil, withOp(op, atItem(err, "keys", i))
-		}
-		found[i] = foundRow{r, m}
-	}
-	return found, nil
+			return keys[i].resolvedKey(), true
+		},
+		func(i int) (*catalog.Row, *Metadata, error) { return s.lookupMetadata(keys[i], keys[i].Features) })
 }
 
 // foundRow is a catalog row a lookup found, with its decoded record.

@@ -93,21 +93,36 @@ func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, erro
 // 3.7 µs, BenchmarkReadManyInto). Only a lookup of a single key gains by its hint (find).
 func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	keys := make([]Key, len(qs))
-	out := make([]foundRow, len(qs))
-	slab := make([]Metadata, len(qs)) // the records of the rows found at once: one allocation
-	var kept []lookupKey              // a read-only store's cache keys (find)
-	if s.readOnly {
-		kept = make([]lookupKey, len(qs))
-	}
 	for i, q := range qs {
 		var exact bool
 		if keys[i], exact = q.exactKey(); !exact {
 			keys[i].Type = AbstractDeterministicType // not batched
 		}
-		if kept != nil {
-			kept[i] = q.resolvedKey()
-			if r, ok := s.resolved.getInto(kept[i], &slab[i]); ok {
-				out[i] = foundRow{r, &slab[i]}
+	}
+	return s.findBatch(op, "which", keys,
+		func(i int) (lookupKey, bool) { return qs[i].resolvedKey(), true },
+		func(i int) (*catalog.Row, *Metadata, error) { return s.find(qs[i]) }) // kept by find itself
+}
+
+// findBatch resolves many items, item i by keys[i] (of AbstractDeterministicType: not one to
+// look up with the others) or else by one(i): the concrete keys together (lookupKeys), and on
+// a read-only store what was kept for cacheKey(i) first (when it says the item may be kept),
+// keeping what the batch finds. keys may be changed. Failures name list[i].
+func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) (lookupKey, bool),
+	one func(i int) (*catalog.Row, *Metadata, error)) ([]foundRow, error) {
+	found := make([]foundRow, len(keys))
+	slab := make([]Metadata, len(keys)) // the records of the rows found at once: one allocation
+	var kept []lookupKey                // a read-only store's cache keys; the zero key: not kept
+	if s.readOnly {
+		kept = make([]lookupKey, len(keys))
+		for i := range keys {
+			var ok bool
+			if kept[i], ok = cacheKey(i); !ok {
+				kept[i] = lookupKey{}
+				continue
+			}
+			if r, hit := s.resolved.getInto(kept[i], &slab[i]); hit {
+				found[i] = foundRow{r, &slab[i]}
 				keys[i].Type = AbstractDeterministicType // found: not looked up again
 			}
 		}
@@ -116,26 +131,26 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 	if err != nil {
 		return nil, withOp(op, err)
 	}
-	for i, q := range qs {
-		if out[i].r != nil {
+	for i := range keys {
+		if found[i].r != nil {
 			continue
 		}
 		var m *Metadata
 		r := rows[i]
 		if r != nil {
 			m, err = &slab[i], s.metadataInto(&slab[i], r, keys[i].Features)
-			if err == nil && kept != nil {
+			if err == nil && kept != nil && kept[i] != (lookupKey{}) {
 				s.resolved.put(kept[i], r, m)
 			}
 		} else {
-			r, m, err = s.find(q) // kept by find itself
+			r, m, err = one(i)
 		}
 		if err != nil {
-			return nil, withOp(op, atItem(err, "which", i))
+			return nil, withOp(op, atItem(err, list, i))
 		}
-		out[i] = foundRow{r, m}
+		found[i] = foundRow{r, m}
 	}
-	return out, nil
+	return found, nil
 }
 
 // lookupCandidates bounds how many matches an ambiguity error lists.
