@@ -115,6 +115,7 @@ func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) (loo
 	var kept []lookupKey                // a read-only store's cache keys; the zero key: not kept
 	if s.readOnly {
 		kept = make([]lookupKey, len(keys))
+		s.resolved.reserve(len(keys))
 		for i := range keys {
 			var ok bool
 			if kept[i], ok = cacheKey(i); !ok {

@@ -21,6 +21,9 @@ type resolvedCache struct {
 // drops a quarter of its entries, chosen by the map's random order.
 const resolvedEntries = 16384
 
+// noFeatures is the empty feature set of every entry without features.
+var noFeatures = Features{}
+
 type resolvedRow struct {
 	r *catalog.Row
 	m *Metadata
@@ -97,6 +100,14 @@ func (c *resolvedCache) getInto(key lookupKey, m *Metadata) (*catalog.Row, bool)
 	return e.r, true
 }
 
+// reserve makes room for n more entries at once, as a bulk read about to keep them does:
+// a map grown one entry at a time rehashes its entries again and again.
+func (c *resolvedCache) reserve(n int) {
+	if c.entries == nil {
+		c.entries = make(map[lookupKey]resolvedRow, min(n, resolvedEntries))
+	}
+}
+
 // put keeps a copy of what find answered for key.
 func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	if c.entries == nil {
@@ -112,6 +123,9 @@ func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	}
 	kept := *m
 	kept.Percentiles, kept.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
-	kept.Features = cloneFeatures(m.Features)
+	kept.Features = noFeatures // never handed out (get copies it), so every entry may share it
+	if len(m.Features) > 0 {
+		kept.Features = cloneFeatures(m.Features)
+	}
 	c.entries[key] = resolvedRow{r, &kept}
 }
