@@ -15,18 +15,39 @@ import (
 // probe and a copy. Failures are not kept: a miss is asked of the catalog each time.
 type resolvedCache struct {
 	entries map[lookupKey]resolvedRow
+	bytes   int // the entries' sizes (entrySize), at most resolvedBytes
 }
 
-// resolvedEntries bounds the cache: about 800 bytes an entry, 13 MB when full. A full cache
-// drops a quarter of its entries, chosen by the map's random order.
-const resolvedEntries = 16384
+// The cache holds at most resolvedEntries entries and resolvedBytes of them (a usual entry
+// is about 800 bytes; a NonSequential series' row carries its timestamps' JSON, and any row
+// its ext text, which may be far larger). A full cache drops a quarter of its entries, or
+// of its bytes, chosen by the map's random order. An entry larger than resolvedLargest is
+// not kept.
+const (
+	resolvedEntries = 16384
+	resolvedBytes   = 32 << 20
+	resolvedLargest = resolvedBytes / 64
+)
 
 // noFeatures is the empty feature set of every entry without features.
 var noFeatures = Features{}
 
 type resolvedRow struct {
-	r *catalog.Row
-	m *Metadata
+	r    *catalog.Row
+	m    *Metadata
+	size int
+}
+
+// entrySize is about what an entry holds: its structures and the text and arrays they refer
+// to (the record's strings are the row's).
+func entrySize(r *catalog.Row, m *Metadata) int {
+	size := 800 + len(r.OwnerType) + len(r.Name) + len(r.TimestampsJSON.String) + len(r.PercentilesJSON.String) +
+		len(r.ElementShape.String) + len(r.Units.String) + len(r.Ext.String) + 8*len(m.Percentiles) +
+		8*len(m.ElementShape)
+	for k, v := range m.Features {
+		size += 64 + len(k) + len(v.s)
+	}
+	return size
 }
 
 // lookupKey is a Lookup as a map key: its optional parts with whether they are given, its
@@ -108,18 +129,21 @@ func (c *resolvedCache) reserve(n int) {
 	}
 }
 
-// put keeps a copy of what find answered for key.
+// put keeps a copy of what find answered for key, unless it is too large to keep.
 func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
+	size := entrySize(r, m)
+	if size > resolvedLargest {
+		return
+	}
 	if c.entries == nil {
 		c.entries = make(map[lookupKey]resolvedRow)
 	}
-	if len(c.entries) >= resolvedEntries {
-		for k := range c.entries {
-			delete(c.entries, k)
-			if len(c.entries) <= resolvedEntries*3/4 {
-				break
-			}
-		}
+	if old, ok := c.entries[key]; ok { // found again (a lookup raced by none: the same answer)
+		c.bytes -= old.size
+		delete(c.entries, key)
+	}
+	if len(c.entries) >= resolvedEntries || c.bytes+size > resolvedBytes {
+		c.shrink()
 	}
 	kept := *m
 	kept.Percentiles, kept.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
@@ -127,5 +151,18 @@ func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	if len(m.Features) > 0 {
 		kept.Features = cloneFeatures(m.Features)
 	}
-	c.entries[key] = resolvedRow{r, &kept}
+	c.entries[key] = resolvedRow{r, &kept, size}
+	c.bytes += size
+}
+
+// shrink drops entries, in the map's random order, until at most three quarters of the
+// entries and of the bytes the cache may hold are left.
+func (c *resolvedCache) shrink() {
+	for k, e := range c.entries {
+		if len(c.entries) <= resolvedEntries*3/4 && c.bytes <= resolvedBytes*3/4 {
+			return
+		}
+		delete(c.entries, k)
+		c.bytes -= e.size
+	}
 }

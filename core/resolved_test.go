@@ -1,9 +1,13 @@
 package core
 
 import (
+	"database/sql"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/catalog"
 )
 
 // A read-only store answers every lookup from its cache as the catalog answered it the
@@ -71,7 +75,7 @@ func TestResolvedCacheStaysBounded(t *testing.T) {
 	var c resolvedCache
 	for i := range resolvedEntries + 1000 {
 		q := Lookup{OwnerID: int64(i), Name: "load"}
-		c.put(q.resolvedKey(), nil, &Metadata{ID: int64(i), ElementShape: []int{i}})
+		c.put(q.resolvedKey(), &catalog.Row{Name: "load"}, &Metadata{ID: int64(i), ElementShape: []int{i}})
 		if len(c.entries) > resolvedEntries {
 			t.Fatalf("%d entries after %d puts", len(c.entries), i+1)
 		}
@@ -89,6 +93,29 @@ func TestResolvedCacheStaysBounded(t *testing.T) {
 	}
 	if kept < resolvedEntries/2 {
 		t.Fatalf("only %d kept", kept)
+	}
+	// Large entries: the bytes bound the cache, and one too large is not kept.
+	var big resolvedCache
+	ext := strings.Repeat("x", 100_000)
+	for i := range 1000 {
+		r := &catalog.Row{Name: "load", Ext: sql.NullString{String: ext, Valid: true}}
+		big.put(Lookup{OwnerID: int64(i), Name: "load"}.resolvedKey(), r, &Metadata{ID: int64(i), Ext: ext})
+		if big.bytes > resolvedBytes || big.bytes < 100_000*len(big.entries) {
+			t.Fatalf("after %d puts: %d bytes counted for %d entries", i+1, big.bytes, len(big.entries))
+		}
+	}
+	huge := &catalog.Row{Name: "load", TimestampsJSON: sql.NullString{String: strings.Repeat("1", resolvedLargest), Valid: true}}
+	big.put(Lookup{OwnerID: -1, Name: "load"}.resolvedKey(), huge, &Metadata{})
+	if _, _, ok := big.get(Lookup{OwnerID: -1, Name: "load"}.resolvedKey()); ok {
+		t.Fatal("an entry larger than resolvedLargest was kept")
+	}
+	for k, e := range big.entries { // a key kept again is counted once
+		before, small := big.bytes, &catalog.Row{Name: "load"}
+		big.put(k, small, &Metadata{})
+		if want := before - e.size + entrySize(small, &Metadata{}); big.bytes != want {
+			t.Fatalf("a key put again: %d bytes counted, want %d", big.bytes, want)
+		}
+		break
 	}
 	// Lookups that differ in any part are different entries.
 	base := Lookup{OwnerID: 1, Name: "load"}
