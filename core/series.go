@@ -183,10 +183,10 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err erro
 		}
 	}()
 	for k, lo := 0, 0; lo < n; k, lo = k+1, lo+sliceSize(k, lo, n) {
-		cur := next.wait()
+		cur, count := next.wait(), sliceSize(k, lo, n)
 		next = nil
-		if cur.err == nil && len(cur.part) != sliceSize(k, lo, n) { // a source that quit (runtime.Goexit)
-			cur.err = newErr(ErrInternal, "", ArgNone, "items %d to %d were not converted", lo, lo+sliceSize(k, lo, n)-1)
+		if cur.err == nil && len(cur.part) != count { // a source that quit (runtime.Goexit)
+			cur.err = newErr(ErrInternal, "", ArgNone, "items %d to %d were not converted", lo, lo+count-1)
 		}
 		if cur.err != nil {
 			err = cur.err
@@ -195,7 +195,7 @@ func (s *Store) addSlices(items itemSource, batch bool, batchID int64) (err erro
 			}
 			break
 		}
-		if end := lo + sliceSize(k, lo, n); end < n {
+		if end := lo + count; end < n {
 			next = start(k+1, end, true)
 		}
 		if err = s.commitSlice(cur.ps, cur.part, lo, batchID, seen, keys[:len(cur.ps)]); err != nil {
