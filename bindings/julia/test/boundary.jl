@@ -67,3 +67,22 @@ end
         end
     end
 end
+
+# A read offers the buffer the last read of its name and type needed: one of another length,
+# dtype or shape than the series read now takes the sized second call, and every read still
+# returns its own series.
+@testset "reads of one name whose length, dtype and shape differ" begin
+    TsStore.create(tmpstore()) do s
+        series = [collect(1.0:24.0), collect(1.0:48.0), Int32.(1:24), reshape(collect(1.0:72.0), 3, 24),
+                  collect(1.0:12.0), Float32.(1:6)]
+        keys = [add_time_series!(s, hourly("p", d); owner_id = i, owner_type = "G") for (i, d) in enumerate(series)]
+        for order in (1:6, 6:-1:1, [1, 3, 1, 4, 5, 2, 2, 6])
+            for i in order
+                got = get_time_series(s, keys[i]).data
+                @test got == series[i] && eltype(got) == eltype(series[i]) && size(got) == size(series[i])
+                byname = get_time_series(s, i, "p").data
+                @test byname == series[i] && eltype(byname) == eltype(series[i])
+            end
+        end
+    end
+end
