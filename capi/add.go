@@ -157,8 +157,9 @@ func (d *descSource) Fill(dst []core.BatchItem, first int) error {
 
 // fillSlice asks the caller's callback for the descriptors of items [first, first+count).
 func (d *descSource) fillSlice(first, count int) (*C.tsstore_series_desc, uintptr, error) {
-	var base *C.tsstore_series_desc
-	if st := C.ts_call_fill(d.fill, d.user, C.size_t(first), C.size_t(count), &base); st != statusOK {
+	r := C.ts_call_fill(d.fill, d.user, C.size_t(first), C.size_t(count))
+	base := (*C.tsstore_series_desc)(unsafe.Pointer(r.descs))
+	if st := r.status; st != statusOK {
 		kind := core.ErrInvalidParameter
 		for _, k := range kinds {
 			if k.status == st {
@@ -197,12 +198,11 @@ type batchReader struct {
 
 // readStrings reads d's strings; br (nil for a single add) reuses the previous descriptor's.
 func readStrings(d *C.tsstore_series_desc, br *batchReader) descStrings {
-	var lens [C.TS_DESC_STRINGS]C.int64_t
 	var prev *C.tsstore_series_desc
 	if br != nil {
 		prev = br.prev
 	}
-	C.ts_desc_strings(d, prev, &lens[0])
+	lens := C.ts_desc_strings(d, prev).len
 	ptrs := [C.TS_DESC_STRINGS]*C.char{d.owner_type, d.name, d.features_json, d.units, d.ext}
 	var out descStrings
 	for i, n := range lens {

@@ -29,10 +29,26 @@ TS_HIDDEN const ts_error_record *ts_get_error_record(void);
 TS_HIDDEN const char *ts_error_string(const ts_error_record *r, int i);
 TS_HIDDEN const char *ts_get_error(void);
 TS_HIDDEN void ts_call_log(void *fn, const char *line, void *user);
-TS_HIDDEN int32_t ts_call_fill(void *fn, void *user, size_t first, size_t count, const tsstore_series_desc **descs);
+/* What ts_call_fill returns: the callback's status and the descriptors it set. Results come
+ * back by value, not through a pointer into Go memory, here and in ts_desc_strings: see
+ * capi.c. */
+typedef struct ts_fill_result {
+    int32_t status;
+    const tsstore_series_desc *descs;
+} ts_fill_result;
+TS_HIDDEN ts_fill_result ts_call_fill(void *fn, void *user, size_t first, size_t count);
+/* Copy n bytes of caller memory into Go memory, and of Go memory into caller memory: see
+ * capi.c. */
+TS_HIDDEN void ts_copy_in(void *go_dst, const void *src, size_t n);
+TS_HIDDEN void ts_copy_out(void *dst, const void *go_src, size_t n);
+TS_HIDDEN void ts_go_store(void *go_dst, const void *src, size_t n);
+TS_HIDDEN void ts_go_load(void *dst, const void *go_src, size_t n);
 /* A batch add reads each descriptor's strings with one call: see capi.c. */
 #define TS_DESC_STRINGS 5
 #define TS_STR_NULL (-1)
 #define TS_STR_SAME (-2)
-TS_HIDDEN void ts_desc_strings(const tsstore_series_desc *d, const tsstore_series_desc *prev, int64_t out[TS_DESC_STRINGS]);
+typedef struct ts_desc_lens {
+    int64_t len[TS_DESC_STRINGS];
+} ts_desc_lens;
+TS_HIDDEN ts_desc_lens ts_desc_strings(const tsstore_series_desc *d, const tsstore_series_desc *prev);
 #endif

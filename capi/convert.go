@@ -15,10 +15,11 @@ import (
 	"github.com/tsstore/tsstore/core"
 )
 
-// Every byte crossing the boundary in either direction is copied by C's memcpy (fromC,
-// toC), not by Go code: valgrind then sees each access to caller memory in a C frame it
-// checks, so a wrong length in this layer is an error it reports (tests/ctest/go-runtime.supp
-// only hides Go-internal noise).
+// Every byte crossing the boundary in either direction is copied by C (ts_copy_in for fromC,
+// ts_copy_out for toC), not by Go code: valgrind then sees each access to caller memory in a
+// C frame it checks, so a wrong length in this layer is an error it reports
+// (tests/ctest/go-runtime.supp hides Go-internal noise, and the two helpers' accesses to Go
+// memory).
 
 // borrowed views n bytes of caller memory at p, valid during the call only (never nil).
 func borrowed(p unsafe.Pointer, n int) []byte {
@@ -32,7 +33,7 @@ func borrowed(p unsafe.Pointer, n int) []byte {
 func fromC(p unsafe.Pointer, n int) []byte {
 	b := alignedBuffer(n)
 	if n > 0 {
-		C.memcpy(unsafe.Pointer(&b[0]), p, C.size_t(n))
+		C.ts_copy_in(unsafe.Pointer(&b[0]), p, C.size_t(n))
 	}
 	return b
 }
@@ -40,7 +41,7 @@ func fromC(p unsafe.Pointer, n int) []byte {
 // toC copies b into caller memory at dst.
 func toC(dst unsafe.Pointer, b []byte) {
 	if len(b) > 0 {
-		C.memcpy(dst, unsafe.Pointer(&b[0]), C.size_t(len(b)))
+		C.ts_copy_out(dst, unsafe.Pointer(&b[0]), C.size_t(len(b)))
 	}
 }
 
@@ -65,7 +66,7 @@ func bytesOf[T int64 | float64](v []T) []byte {
 func valuesFromC[T int64 | float64](p unsafe.Pointer, n int) []T {
 	out := make([]T, n)
 	if n > 0 {
-		C.memcpy(unsafe.Pointer(&out[0]), p, C.size_t(n*int(unsafe.Sizeof(out[0]))))
+		C.ts_copy_in(unsafe.Pointer(&out[0]), p, C.size_t(n*int(unsafe.Sizeof(out[0]))))
 	}
 	return out
 }

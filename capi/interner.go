@@ -49,7 +49,7 @@ func (in *interner) textLocked(s string) *C.char {
 	}
 	p := (*C.char)(C.malloc(C.size_t(len(s) + 1)))
 	if len(s) > 0 {
-		C.memcpy(unsafe.Pointer(p), unsafe.Pointer(unsafe.StringData(s)), C.size_t(len(s)))
+		C.ts_copy_out(unsafe.Pointer(p), unsafe.Pointer(unsafe.StringData(s)), C.size_t(len(s)))
 	}
 	*(*byte)(unsafe.Add(unsafe.Pointer(p), len(s))) = 0
 	in.strs[s] = p
