@@ -56,11 +56,11 @@ func (s *Store) findKeys(op string, keys []Key) ([]foundRow, error) {
 		batched = slices.Clone(keys)
 	}
 	return s.findBatch(op, "keys", batched,
-		func(i int) (lookupKey, bool) {
+		func(i int) lookupKey {
 			if keys[i].Type == AbstractDeterministicType {
-				return lookupKey{}, false
+				return lookupKey{}
 			}
-			return keys[i].resolvedKey(), true
+			return keys[i].Lookup().resolvedKey()
 		},
 		func(i int) (*catalog.Row, *Metadata, error) { return s.lookupMetadata(keys[i], keys[i].Features) })
 }

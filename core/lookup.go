@@ -99,27 +99,24 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 			keys[i].Type = AbstractDeterministicType // not batched
 		}
 	}
-	return s.findBatch(op, "which", keys,
-		func(i int) (lookupKey, bool) { return qs[i].resolvedKey(), true },
+	return s.findBatch(op, "which", keys, func(i int) lookupKey { return qs[i].resolvedKey() },
 		func(i int) (*catalog.Row, *Metadata, error) { return s.find(qs[i]) }) // kept by find itself
 }
 
 // findBatch resolves many items, item i by keys[i] (of AbstractDeterministicType: not one to
 // look up with the others) or else by one(i): the concrete keys together (lookupKeys), and on
-// a read-only store what was kept for cacheKey(i) first (when it says the item may be kept),
+// a read-only store what was kept for cacheKey(i) first (the zero key: an item not to keep),
 // keeping what the batch finds. keys may be changed. Failures name list[i].
-func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) (lookupKey, bool),
+func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) lookupKey,
 	one func(i int) (*catalog.Row, *Metadata, error)) ([]foundRow, error) {
 	found := make([]foundRow, len(keys))
 	slab := make([]Metadata, len(keys)) // the records of the rows found at once: one allocation
-	var kept []lookupKey                // a read-only store's cache keys; the zero key: not kept
+	var kept []lookupKey                // a read-only store's cache keys
 	if s.readOnly {
 		kept = make([]lookupKey, len(keys))
 		s.resolved.reserve(len(keys))
 		for i := range keys {
-			var ok bool
-			if kept[i], ok = cacheKey(i); !ok {
-				kept[i] = lookupKey{}
+			if kept[i] = cacheKey(i); kept[i] == (lookupKey{}) {
 				continue
 			}
 			if r, hit := s.resolved.getInto(kept[i], &slab[i]); hit {

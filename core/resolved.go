@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
 // resolvedCache keeps what find answered for each lookup on a read-only store: the catalog
@@ -51,8 +52,9 @@ func entrySize(r *catalog.Row, m *Metadata) int {
 }
 
 // lookupKey is a Lookup as a map key: its optional parts with whether they are given, its
-// features as the hash of their bits ("" for any features, a nil map). The ID is left out:
-// it is a hint that changes how a row is found, never which (byHint).
+// features as the hash of their bits (a nil map, any features: none given). The ID is left
+// out: it is a hint that changes how a row is found, never which (byHint). The zero key is
+// no lookup's (every lookup names a series), and findBatch uses it for "not kept".
 type lookupKey struct {
 	owner                      int64
 	category                   OwnerCategory
@@ -61,8 +63,8 @@ type lookupKey struct {
 	resolution, interval       Period
 	hasCategory, hasType       bool
 	hasResolution, hasInterval bool
-	features                   string
-	exactFeatures              bool
+	hasFeatures, exactFeatures bool
+	features                   hashing.Digest
 }
 
 func (q Lookup) resolvedKey() lookupKey {
@@ -79,23 +81,10 @@ func (q Lookup) resolvedKey() lookupKey {
 	if q.Interval != nil {
 		k.interval, k.hasInterval = *q.Interval, true
 	}
-	if q.Features != nil {
-		h := q.Features.bitsHash() // -0.0 and 0.0 are told apart, as the lookup does
-		k.features = string(h[:])
+	if q.Features != nil { // -0.0 and 0.0 are told apart, as the lookup does
+		k.features, k.hasFeatures = q.Features.bitsHash(), true
 	}
 	return k
-}
-
-// resolvedKey is k.Lookup().resolvedKey(), made without the lookup's pointers.
-func (k Key) resolvedKey() lookupKey {
-	fs := k.Features
-	if fs == nil {
-		fs = Features{}
-	}
-	h := fs.bitsHash()
-	return lookupKey{owner: k.OwnerID, category: k.OwnerCategory, typ: k.Type, name: k.Name, resolution: k.Resolution,
-		interval: k.Interval, hasCategory: true, hasType: true, hasResolution: true, hasInterval: true,
-		features: string(h[:]), exactFeatures: true}
 }
 
 // get returns the row and a copy of the record kept for key, whose slices and features map
@@ -115,10 +104,14 @@ func (c *resolvedCache) getInto(key lookupKey, m *Metadata) (*catalog.Row, bool)
 	if !ok {
 		return nil, false
 	}
-	*m = *e.m
-	m.Percentiles, m.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
-	m.Features = cloneFeatures(m.Features)
+	copyRecord(m, e.m, cloneFeatures(e.m.Features))
 	return e.r, true
+}
+
+// copyRecord writes into dst a copy of src with slices of its own and the given features.
+func copyRecord(dst, src *Metadata, features Features) {
+	*dst = *src
+	dst.Percentiles, dst.ElementShape, dst.Features = slices.Clone(src.Percentiles), slices.Clone(src.ElementShape), features
 }
 
 // reserve makes room for n more entries at once, as a bulk read about to keep them does:
@@ -138,20 +131,20 @@ func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	if c.entries == nil {
 		c.entries = make(map[lookupKey]resolvedRow)
 	}
-	if old, ok := c.entries[key]; ok { // found again (a lookup raced by none: the same answer)
+	if old, ok := c.entries[key]; ok { // kept already (a bulk read naming one series twice)
 		c.bytes -= old.size
 		delete(c.entries, key)
 	}
 	if len(c.entries) >= resolvedEntries || c.bytes+size > resolvedBytes {
 		c.shrink()
 	}
-	kept := *m
-	kept.Percentiles, kept.ElementShape = slices.Clone(m.Percentiles), slices.Clone(m.ElementShape)
-	kept.Features = noFeatures // never handed out (get copies it), so every entry may share it
+	features := noFeatures // never handed out (get copies it), so every entry may share it
 	if len(m.Features) > 0 {
-		kept.Features = cloneFeatures(m.Features)
+		features = cloneFeatures(m.Features)
 	}
-	c.entries[key] = resolvedRow{r, &kept, size}
+	kept := new(Metadata)
+	copyRecord(kept, m, features)
+	c.entries[key] = resolvedRow{r, kept, size}
 	c.bytes += size
 }
 

@@ -141,22 +141,6 @@ func TestResolvedCacheStaysBounded(t *testing.T) {
 	if base.resolvedKey() != hinted.resolvedKey() {
 		t.Fatal("the id hint changes the entry")
 	}
-	if len(keys) != 11 {
-		t.Fatalf("%d entries for 11 lookups", len(keys))
-	}
-}
-
-// A key's cache entry is its lookup's: find and the bulk reads share what they keep.
-func TestKeyAndItsLookupShareAnEntry(t *testing.T) {
-	for _, k := range []Key{
-		{OwnerID: 3, OwnerCategory: Component, Type: SingleTimeSeriesType, Name: "load", Resolution: Hours(1)},
-		{OwnerID: 3, OwnerCategory: Component, Type: DeterministicType, Name: "load", Resolution: Hours(1),
-			Interval: Hours(24), Features: Features{"scenario": Str("high"), "x": FloatAsGiven(math.Copysign(0, -1))}},
-	} {
-		if k.resolvedKey() != k.Lookup().resolvedKey() {
-			t.Fatalf("%s: the key's entry is not its lookup's", k)
-		}
-	}
 }
 
 // Bulk reads of a read-only store, some of whose series were read one at a time first (kept)
