@@ -80,13 +80,7 @@ func tsstore_add_batch(p C.uintptr_t, descs *C.tsstore_series_desc, n C.size_t, 
 		if err != nil {
 			return err
 		}
-		sstride, err := storedStride(stored)
-		if err != nil {
-			return err
-		}
-		src := &descSource{descs: descs, stride: stride, n: int(n), br: batchReader{parsed: map[string]core.Features{}},
-			stored: stored, sstride: sstride, text: &h.text}
-		return h.s.AddBatchFrom(src)
+		return addDescs(h, descSource{descs: descs, stride: stride, n: int(n)}, stored)
 	})
 }
 
@@ -104,14 +98,20 @@ func tsstore_add_batch_from(p C.uintptr_t, fill unsafe.Pointer, user unsafe.Poin
 		if n > 1<<32 {
 			return badArg(core.ArgKeys, "n: %d is too large", n)
 		}
-		sstride, err := storedStride(stored)
-		if err != nil {
-			return err
-		}
-		src := &descSource{fill: fill, user: user, n: int(n), br: batchReader{parsed: map[string]core.Features{}},
-			stored: stored, sstride: sstride, text: &h.text}
-		return h.s.AddBatchFrom(src)
+		return addDescs(h, descSource{fill: fill, user: user, n: int(n)}, stored)
 	})
+}
+
+// addDescs adds the batch src's descriptors give (its descs or fill set), each item's key
+// into stored (may be NULL): what tsstore_add_batch and tsstore_add_batch_from share once
+// their own arguments are checked.
+func addDescs(h *storeHandle, src descSource, stored *C.tsstore_lookup) error {
+	sstride, err := storedStride(stored)
+	if err != nil {
+		return err
+	}
+	src.br, src.stored, src.sstride, src.text = batchReader{parsed: map[string]core.Features{}}, stored, sstride, &h.text
+	return h.s.AddBatchFrom(&src)
 }
 
 // descSource is a batch add's descriptors as the core's BatchSource: the core reads them a
