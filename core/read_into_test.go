@@ -8,14 +8,22 @@ import (
 	"time"
 )
 
+// addLoads adds the "load" series lookups are narrowed among: owner 1's without features
+// (its key returned), and owner 2's with {scenario: high} and with that and {year: 2030}.
+func addLoads(t *testing.T, s *Store) (plain Key, high Features) {
+	t.Helper()
+	high = Features{"scenario": Str("high")}
+	plain = mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 100)), &AddOptions{Features: high})
+	mustAdd(t, s, gen(2), hourly("load", ramp(24, 200)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
+	return plain, high
+}
+
 // A lookup by owner and name alone finds the one series; features narrow it (an exact set
 // first, else the one superset); several matches list them; none is NotFound.
 func TestLookupNarrowsByWhatTheCallerKnows(t *testing.T) {
 	s, path := newStore(t)
-	high := Features{"scenario": Str("high")}
-	mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
-	mustAdd(t, s, gen(2), hourly("load", ramp(24, 100)), &AddOptions{Features: high})
-	mustAdd(t, s, gen(2), hourly("load", ramp(24, 200)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
+	_, high := addLoads(t, s)
 	mustAdd(t, s, gen(3), hourly("load", ramp(24, 300)), &AddOptions{Features: Features{"scenario": Str("low")}})
 	s = reopen(t, s, path)
 

@@ -16,10 +16,7 @@ import (
 // caller's, so changing it changes no later answer.
 func TestReadOnlyLookupsAnswerAlikeAgain(t *testing.T) {
 	s, path := newStore(t)
-	high := Features{"scenario": Str("high")}
-	plain := mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
-	mustAdd(t, s, gen(2), hourly("load", ramp(24, 100)), &AddOptions{Features: high})
-	mustAdd(t, s, gen(2), hourly("load", ramp(24, 200)), &AddOptions{Features: Features{"scenario": Str("high"), "year": Int(2030)}})
+	plain, high := addLoads(t, s)
 	wide := mustAdd(t, s, gen(3), &SingleTimeSeries{Name: "curve", InitialTimestamp: t0, Resolution: Hours(1),
 		Data: ArrayOf(ramp(24, 300), 8, 3)}, nil)
 	withID := plain.Lookup()
