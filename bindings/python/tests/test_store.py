@@ -2,6 +2,7 @@
 from real bad input, lifetime and threads."""
 import dataclasses
 import datetime as dt
+import functools
 import sqlite3
 import threading
 
@@ -444,6 +445,30 @@ def test_get_many_mixed_keys_equal_single_reads(path):
                 s.get_many(fresh[:2] + [k])
         k = tsstore.Key(True, OwnerCategory.COMPONENT, SeriesType.SINGLE_TIME_SERIES, "p", "PT1H")
         assert s.get_many([k])[0].data[0] == s.get_time_series(k).data[0] == 1.0
+
+
+def test_get_many_of_keys_built_by_hand_tells_neighbouring_groups_apart(path):
+    """Keys built by hand are written group by group, a run of keys of one group sharing its
+    template: neighbours that differ in one part only (name, resolution, features, and
+    feature values that compare equal across types) each read their own series."""
+    key = functools.partial(tsstore.Key, owner_category=OwnerCategory.COMPONENT,
+                            series_type=SeriesType.SINGLE_TIME_SERIES)
+    with tsstore.Store.create(path) as s:
+        for owner in (3, 4):
+            s.add_time_series(hourly("p", np.arange(24.0) + owner), owner_id=owner, owner_type="G")
+        for i, f in enumerate(({"a": 1}, {"a": 1.0}, {"a": True})):
+            s.add_time_series(hourly("p", np.arange(24.0) + 100 * (i + 1)), owner_id=3, owner_type="G", features=f)
+        s.add_time_series(hourly("q", np.arange(24.0) + 50), owner_id=4, owner_type="G")
+        s.add_time_series(tsstore.SingleTimeSeries("p", T0, "P1D", np.arange(5.0) + 400), owner_id=4,
+                          owner_type="G")
+    with tsstore.Store.open(path, read_only=True) as s:
+        fresh = [key(owner_id=4, name="p", resolution="P1D"), key(owner_id=4, name="p", resolution="PT1H"),
+                 key(owner_id=4, name="q", resolution="PT1H"), key(owner_id=3, name="p", resolution="PT1H"),
+                 key(owner_id=3, name="p", resolution="PT1H", features={"a": 1}),
+                 key(owner_id=3, name="p", resolution="PT1H", features={"a": 1.0}),
+                 key(owner_id=3, name="p", resolution="PT1H", features={"a": True}),
+                 key(owner_id=3, name="p", resolution=dt.timedelta(hours=1)), key(owner_id=4, name="p", resolution="P1D")]
+        assert [float(g.data[0]) for g in s.get_many(fresh)] == [400, 4, 50, 3, 100, 200, 300, 3, 400]
 
 
 def test_a_batch_of_small_and_large_arrays_reads_back_each(path):

@@ -675,19 +675,46 @@ def _key_lookup_bytes(k: Key) -> bytes:
     t = k._template
     if t is not None and type(k.owner_id) is int:  # a key the library handed back
         return _kept(k, lookup_bytes(t, k.owner_id, k._id), t)
+    t = group_template(k)
+    return _kept(k, lookup_bytes(t, owner_of(k), k._id), t)
+
+
+def group_template(k: Key) -> tuple:
+    """The checked template of k's group: its name, type, periods and features."""
     st, oc, res, iv, f = k.series_type, k.owner_category, k.resolution, k.interval, k.features
     try:
         g: Any = (type(st), st, type(oc), oc, k.name, type(res), res, type(iv), iv,
                   tuple(sorted((a, type(b), b) for a, b in f.items())) if f else type(f))
     except TypeError:  # unorderable features: a group that is not kept (a list), the key's own lookup
         g = [k]
-    t = shared_template(g, _checked_lookup, k)
+    return shared_template(g, _checked_lookup, k)
+
+
+def same_parts(a: Key, b: Key) -> bool:
+    """Whether two keys without features are of one group, as group_template's tuple compares
+    them (each part the same object, or of one type and equal): a run of such keys shares a
+    template found without building and hashing the tuple."""
+    x, y = a.name, b.name
+    if not (a.series_type is b.series_type and a.owner_category is b.owner_category and
+            (x is y or (type(x) is type(y) and x == y))):
+        return False
+    x, y = a.resolution, b.resolution
+    if not (x is y or (type(x) is type(y) and x == y)):
+        return False
+    x, y = a.interval, b.interval
+    if not (x is y or (type(x) is type(y) and x == y)):
+        return False
+    return type(a.features) is type(b.features) and not a.features and not b.features
+
+
+def owner_of(k: Key) -> int:
+    """k's owner id as the lookup holds it; what Key.lookup refuses raises here, as it says
+    (a bool passes)."""
     o = k.owner_id
     if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
-        _checked_lookup(k)  # a bool passes; what Key.lookup refuses raises here, as it says
+        _checked_lookup(k)
         o = int(o)
-    # Each key's own owner id and id hint written in.
-    return _kept(k, lookup_bytes(t, o, k._id), t)
+    return o
 
 
 def _kept(k: Key, lookup: bytes, t: tuple) -> bytes:
