@@ -122,3 +122,32 @@ func BenchmarkReadIntoOne(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadManyIntoFirst: the python-peer read, the first ReadManyInto of 10,000 × 168
+// f64 after a read-only open (the open untimed), per op (divide by 10,000).
+func BenchmarkReadManyIntoFirst(b *testing.B) {
+	s, keys := benchManyStore(b, 10_000, 168)
+	path := s.Path()
+	qs := Lookups(keys)
+	dsts := make([][]byte, len(keys))
+	for i := range dsts {
+		dsts[i] = make([]byte, 168*8)
+	}
+	defer func() { s.Close() }()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if s, err = OpenReadOnly(path); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if _, _, err := s.ReadManyInto(qs, dsts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(qs)), "µs/series")
+}

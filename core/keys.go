@@ -101,8 +101,9 @@ func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
 		return nil, wrapIO("", err, "listing the catalog")
 	}
 	out := make([]Metadata, len(rows))
+	var recent catalog.Recent
 	for i := range rows {
-		if err := s.metadataInto(&out[i], &rows[i], nil); err != nil {
+		if err := s.metadataInto(&out[i], &rows[i], nil, &recent); err != nil {
 			return nil, err
 		}
 	}

@@ -129,6 +129,7 @@ func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) look
 	if err != nil {
 		return nil, withOp(op, err)
 	}
+	var recent catalog.Recent
 	for i := range keys {
 		if found[i].r != nil {
 			continue
@@ -136,9 +137,9 @@ func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) look
 		var m *Metadata
 		r := rows[i]
 		if r != nil {
-			m, err = &slab[i], s.metadataInto(&slab[i], r, keys[i].Features)
+			m, err = &slab[i], s.metadataInto(&slab[i], r, keys[i].Features, &recent)
 			if err == nil && kept != nil && kept[i] != (lookupKey{}) {
-				s.resolved.put(kept[i], r, m)
+				s.resolved.putMissed(kept[i], r, m)
 			}
 		} else {
 			r, m, err = one(i)

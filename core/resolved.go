@@ -124,16 +124,24 @@ func (c *resolvedCache) reserve(n int) {
 
 // put keeps a copy of what find answered for key, unless it is too large to keep.
 func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
+	if old, ok := c.entries[key]; ok { // kept already
+		c.bytes -= old.size
+		delete(c.entries, key)
+	}
+	c.putMissed(key, r, m)
+}
+
+// putMissed is put for a key that getInto has just missed, as a bulk read's are: one map
+// operation (a probe before the assignment was a sixth of what keeping cost a first bulk
+// read). A key a bulk read names twice is missed twice and kept twice, the same row each time
+// (a read-only catalog answers a lookup the same way), so its size is counted once.
+func (c *resolvedCache) putMissed(key lookupKey, r *catalog.Row, m *Metadata) {
 	size := entrySize(r, m)
 	if size > resolvedLargest {
 		return
 	}
 	if c.entries == nil {
 		c.entries = make(map[lookupKey]resolvedRow)
-	}
-	if old, ok := c.entries[key]; ok { // kept already (a bulk read naming one series twice)
-		c.bytes -= old.size
-		delete(c.entries, key)
 	}
 	if len(c.entries) >= resolvedEntries || c.bytes+size > resolvedBytes {
 		c.shrink()
@@ -144,8 +152,11 @@ func (c *resolvedCache) put(key lookupKey, r *catalog.Row, m *Metadata) {
 	}
 	kept := new(Metadata)
 	copyRecord(kept, m, features)
+	before := len(c.entries)
 	c.entries[key] = resolvedRow{r, kept, size}
-	c.bytes += size
+	if len(c.entries) > before {
+		c.bytes += size
+	}
 }
 
 // shrink drops entries, in the map's random order, until at most three quarters of the

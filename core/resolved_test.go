@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,5 +189,19 @@ func TestBulkReadsAnswerAlikeFromTheCache(t *testing.T) {
 	}
 	if n := len(s.resolved.entries); n != len(keys) {
 		t.Fatalf("%d lookups kept for %d keys", n, len(keys))
+	}
+	// A first bulk read that names series twice keeps each once, its size counted once.
+	s = reopenReadOnly(t, s, path)
+	twice := append(slices.Clone(keys[1:7]), keys[1:7]...)
+	got, err := s.GetMany(twice)
+	if err != nil || !reflect.DeepEqual(got[6:], want[1:7]) || !reflect.DeepEqual(got[:6], want[1:7]) {
+		t.Fatalf("a read naming series twice differs (%v)", err)
+	}
+	sum := 0
+	for _, e := range s.resolved.entries {
+		sum += e.size
+	}
+	if len(s.resolved.entries) != 6 || s.resolved.bytes != sum {
+		t.Fatalf("%d entries of %d bytes counted as %d", len(s.resolved.entries), sum, s.resolved.bytes)
 	}
 }

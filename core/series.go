@@ -872,14 +872,15 @@ func corrupt(r *catalog.Row, column, format string, args ...any) error {
 // looked the row up by a key holding them), saves a feature_sets query.
 func (s *Store) metadataOf(r *catalog.Row, features Features) (*Metadata, error) {
 	m := new(Metadata)
-	if err := s.metadataInto(m, r, features); err != nil {
+	if err := s.metadataInto(m, r, features, nil); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// metadataInto is metadataOf into *m, which a caller decoding many rows takes from one slab.
-func (s *Store) metadataInto(m *Metadata, r *catalog.Row, features Features) error {
+// metadataInto is metadataOf into *m, which a caller decoding many rows takes from one slab,
+// reusing what recent (nil for one row) parsed from the rows before.
+func (s *Store) metadataInto(m *Metadata, r *catalog.Row, features Features, recent *catalog.Recent) error {
 	*m = Metadata{ID: r.ID, OwnerType: r.OwnerType, Units: r.Units.String, Ext: r.Ext.String}
 	m.OwnerID, m.Name = r.OwnerID, r.Name
 	var err error
@@ -892,7 +893,7 @@ func (s *Store) metadataInto(m *Metadata, r *catalog.Row, features Features) err
 	if m.DType, err = ParseDType(r.DType); err != nil {
 		return corrupt(r, "dtype", "unknown dtype %q", r.DType)
 	}
-	d, err := r.Decode()
+	d, err := r.DecodeWith(recent)
 	if err != nil {
 		return columnCorrupt(r, err)
 	}
