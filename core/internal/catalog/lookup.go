@@ -259,7 +259,11 @@ func (c *Catalog) lookupByScan(g lookupGroup, fh []byte, idx []int, ks []Identit
 const groupWhere = `owner_category = ? AND time_series_type = ? AND name = ?
 		AND COALESCE(resolution, '') = ? AND COALESCE(interval, '') = ? AND features_hash = ?`
 
-const lookupScanQuery = `SELECT ` + identityColumns + ` FROM time_series_associations WHERE ` + groupWhere
+// lookupScanQuery reads the table in row order (NOT INDEXED): the planner otherwise walks
+// idx_ts_type, whose entries all match a bulk read's group, and fetches each row by its id
+// through the table's B-tree, 10% slower than the pass over the table itself (1.37 against
+// 1.53 µs a row for 10,000 of 10,000 on a new connection, 2026-12-07).
+const lookupScanQuery = `SELECT ` + identityColumns + ` FROM time_series_associations NOT INDEXED WHERE ` + groupWhere
 
 func lookupManyQuery(owners int) string {
 	return `SELECT ` + identityColumns + ` FROM time_series_associations
