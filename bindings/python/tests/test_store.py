@@ -471,6 +471,31 @@ def test_get_many_of_keys_built_by_hand_tells_neighbouring_groups_apart(path):
         assert [float(g.data[0]) for g in s.get_many(fresh)] == [400, 4, 50, 3, 100, 200, 300, 3, 400]
 
 
+def test_get_many_keeps_each_keys_template_and_shares_only_fresh_ones(path, monkeypatch):
+    """A key's kept template is never replaced (the lookups get_many passes point into it, so
+    a replaced one could be freed before the call), even for an owner id given as a bool and
+    with the shared templates emptied between its two places in a list; and a key's kept
+    template, which may predate a change to its features, is never lent to the next key."""
+    key = functools.partial(tsstore.Key, owner_category=OwnerCategory.COMPONENT,
+                            series_type=SeriesType.SINGLE_TIME_SERIES, resolution="PT1H")
+    with tsstore.Store.create(path) as s:
+        s.add_time_series(hourly("v", np.arange(24.0) + 100), owner_id=1, owner_type="G", features={"a": 1})
+        s.add_time_series(hourly("p", np.arange(24.0) + 300), owner_id=1, owner_type="G", features={"a": 1})
+        s.add_time_series(hourly("o", np.arange(24.0) + 10), owner_id=2, owner_type="G")
+        s.add_time_series(hourly("p", np.arange(24.0) + 200), owner_id=2, owner_type="G")
+        s.add_time_series(hourly("p", np.arange(24.0) + 201), owner_id=2, owner_type="G", features={"a": 1})
+    with tsstore.Store.open(path, read_only=True) as s:
+        monkeypatch.setattr(tsstore._series, "_MAX_TEMPLATES", 1)  # every new group empties them
+        kb = key(owner_id=True, name="v", features={"a": 1})
+        assert [float(g.data[0]) for g in s.get_many([kb])] == [100]
+        kept = kb._template
+        got = s.get_many([kb, key(owner_id=2, name="o"), kb])
+        assert kb._template is kept and [float(g.data[0]) for g in got] == [100, 10, 100]
+        listed, = [k for k in s.list_keys(owner_id=1) if k.name == "p"]
+        listed.features.clear()  # its kept template still names {"a": 1}
+        assert float(s.get_many([listed, key(owner_id=2, name="p")])[1].data[0]) == 200
+
+
 def test_a_batch_of_small_and_large_arrays_reads_back_each(path):
     """A batch hands the library each array where it is: writable ones, read-only ones (their
     address taken another way) and the copies the add made of arrays it had to convert (a

@@ -250,8 +250,9 @@ def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     such a list's are: each key's group template (_series.group_template: keys that differ
     only in owner id share one, built and checked once; a run of keys of one group finds it
     without a lookup), then every key's owner id and id hint in two columns. A key without a
-    template keeps the one found for it, which holds the strings its lookup points to. Built
-    one key at a time this cost 2.8 µs a key the library had not handed out (2026-12-07)."""
+    template keeps the one found for it, and a kept template is never replaced: each row points
+    to strings its key's template holds, so the keys keep the rows valid. Built one key at a
+    time this cost 2.8 µs a key the library had not handed out (2026-12-07)."""
     if type(keys) is KeyList:
         columns = keys._lookups()
         if columns is not None:
@@ -262,21 +263,26 @@ def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     owners, hints, which = [0] * n, [0] * n, [0] * n
     templates: dict = {}  # id of a template -> (its position, the template)
     setattr_ = object.__setattr__
-    prev = prev_t = None
+    run = run_t = last_t = None  # run: the last key whose template this call found, and that template
     at = -1
     for i, k in enumerate(keys):
         t, o = k._template, k.owner_id
-        if t is None or type(o) is not int:
-            t = prev_t if prev is not None and same_parts(prev, k) else group_template(k)
-            if type(o) is not int or not _I64_MIN <= o <= _I64_MAX:
-                o = owner_of(k)
+        if t is None:
+            # Only a template found from a key's parts in this call starts or continues a run: a
+            # key's kept one may predate a change to its features.
+            t = run_t if run is not None and same_parts(run, k) else group_template(k)
+            run, run_t = k, t
+        else:
+            run = None
+        if type(o) is not int or not _I64_MIN <= o <= _I64_MAX:
+            o = owner_of(k)
+        if k._template is None:  # kept once the owner id has passed; a kept template is never replaced
             setattr_(k, "_template", t)
-        if t is not prev_t:
+        if t is not last_t:
             seen = templates.get(id(t))
             if seen is None:
                 seen = templates[id(t)] = (len(templates), t)
-            at = seen[0]
-        prev, prev_t = k, t
+            at, last_t = seen[0], t
         owners[i], hints[i], which[i] = o, k._id, at
     rows = np.stack([np.frombuffer(lookup_bytes(t, 0, 0), dtype=np.uint8) for _, t in templates.values()])
     rows = np.tile(rows[0], (n, 1)) if len(rows) == 1 else rows[np.array(which, dtype=np.intp)]

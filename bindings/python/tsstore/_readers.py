@@ -176,8 +176,8 @@ class ForecastReader(_Reader):
 
 
 def _lookups(keys: Sequence[Key]) -> np.ndarray:
-    """The keys' lookups in one buffer, as get_many builds them (a key's lookup bytes are made
-    once per Key; keys differing only in owner share one checked lookup)."""
+    """The keys' lookups in one buffer, as get_many builds them (keys differing only in owner
+    share one checked template, kept on each key)."""
     return lookup_array(keys)
 
 

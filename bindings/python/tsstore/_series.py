@@ -673,7 +673,7 @@ def _key_lookup_bytes(k: Key) -> bytes:
     """k's lookup bytes, kept on k with what they point to: its group's template with its own
     owner id and id hint written in."""
     t = k._template
-    if t is not None and type(k.owner_id) is int:  # a key the library handed back
+    if t is not None and type(k.owner_id) is int:  # its group's template: from the library or lookup_array
         return _kept(k, lookup_bytes(t, k.owner_id, k._id), t)
     t = group_template(k)
     return _kept(k, lookup_bytes(t, owner_of(k), k._id), t)
@@ -691,9 +691,10 @@ def group_template(k: Key) -> tuple:
 
 
 def same_parts(a: Key, b: Key) -> bool:
-    """Whether two keys without features are of one group, as group_template's tuple compares
-    them (each part the same object, or of one type and equal): a run of such keys shares a
-    template found without building and hashing the tuple."""
+    """Whether two keys without features are of one group by a test at least as strict as
+    group_template's tuple (each part the same object, or of one type and equal; the type
+    and category the same member): a run of such keys shares a template found without
+    building and hashing the tuple."""
     x, y = a.name, b.name
     if not (a.series_type is b.series_type and a.owner_category is b.owner_category and
             (x is y or (type(x) is type(y) and x == y))):
