@@ -107,6 +107,9 @@ func (s *Store) listMetadata(f KeyFilter) ([]Metadata, error) {
 			return nil, err
 		}
 	}
+	if s.readOnly {
+		s.resolved.prime(rows, out)
+	}
 	return out, nil
 }
 

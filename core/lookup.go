@@ -201,18 +201,27 @@ func (s *Store) Has(w Which) (bool, error) {
 	}
 	defer s.mu.Unlock()
 	if k, ok := w.(Key); ok {
-		found, err := s.exists(k)
+		found, err := s.existsKept(k)
 		return found, withOp(op, err)
 	}
 	q := w.which()
 	if k, ok := q.exactKey(); ok {
-		found, err := s.exists(k)
+		found, err := s.existsKept(k)
 		if err != nil || found || q.ExactFeatures {
 			return found, withOp(op, err)
 		}
 	}
 	rows, err := s.matchRows(q, 1)
 	return len(rows) > 0, withOp(op, err)
+}
+
+// existsKept is exists answered from the read-only store's cache when an exact lookup of k
+// has found its row before (or a listing has kept it): a read-only catalog does not change.
+func (s *Store) existsKept(k Key) (bool, error) {
+	if s.readOnly && s.resolved.has(k.resolvedKey()) {
+		return true, nil
+	}
+	return s.exists(k)
 }
 
 // exists probes the catalog's identity index for k (an abstract type: either kind).

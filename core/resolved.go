@@ -68,6 +68,11 @@ type lookupKey struct {
 }
 
 func (q Lookup) resolvedKey() lookupKey {
+	if q.ExactFeatures {
+		if k, ok := q.exactKey(); ok {
+			return k.resolvedKey()
+		}
+	}
 	k := lookupKey{owner: q.OwnerID, name: q.Name, exactFeatures: q.ExactFeatures}
 	if q.OwnerCategory != nil {
 		k.category, k.hasCategory = *q.OwnerCategory, true
@@ -85,6 +90,35 @@ func (q Lookup) resolvedKey() lookupKey {
 		k.features, k.hasFeatures = q.Features.bitsHash(), true
 	}
 	return k
+}
+
+// resolvedKey is the one entry every exact lookup of k shares (ExactFeatures, and exactKey
+// gives k), however it is spelled: a period of zero given or left out where the type has
+// none, no features as nil or empty. Such a lookup's answer is k's row whatever the spelling
+// (search: byHint and lookupMetadata both go by exactKey), so a row found by a listing, a
+// Key or a binding's lookup serves the others.
+func (k Key) resolvedKey() lookupKey {
+	return lookupKey{owner: k.OwnerID, category: k.OwnerCategory, typ: k.Type, name: k.Name,
+		resolution: k.Resolution, interval: k.Interval, hasCategory: true, hasType: true, hasResolution: true,
+		hasInterval: true, hasFeatures: true, exactFeatures: true, features: k.Features.bitsHash()}
+}
+
+// has reports whether an entry is kept for key, copying nothing.
+func (c *resolvedCache) has(key lookupKey) bool {
+	_, ok := c.entries[key]
+	return ok
+}
+
+// prime keeps what a listing decoded, each record under its key's entry, while there is
+// room: a listing evicts nothing, so that listing a store larger than the cache does not
+// churn it. The keys listed then cost a first has or get what a repeated one costs.
+func (c *resolvedCache) prime(rows []catalog.Row, ms []Metadata) {
+	for i := range ms {
+		if len(c.entries) >= resolvedEntries || c.bytes >= resolvedBytes*3/4 {
+			return
+		}
+		c.putMissed(ms[i].Key.resolvedKey(), &rows[i], &ms[i])
+	}
 }
 
 // get returns the row and a copy of the record kept for key, whose slices and features map

@@ -205,3 +205,76 @@ func TestBulkReadsAnswerAlikeFromTheCache(t *testing.T) {
 		t.Fatalf("%d entries of %d bytes counted as %d", len(s.resolved.entries), sum, s.resolved.bytes)
 	}
 }
+
+// A listing on a read-only store keeps what it decoded, and every exact spelling of a key
+// listed then answers from that entry: Key.Lookup, the one a binding makes (no interval
+// given, no features as nil), with an id hint. Has answers from it too. Lookups that are
+// not exact keep entries of their own, and a listing keeps nothing on a writable store.
+func TestAListingKeepsWhatEveryExactSpellingAsks(t *testing.T) {
+	s, path := newStore(t)
+	plain, high := addLoads(t, s)
+	if _, err := s.ListKeys(KeyFilter{}); err != nil || len(s.resolved.entries) != 0 {
+		t.Fatalf("a writable store's listing kept %d entries (%v)", len(s.resolved.entries), err)
+	}
+	s = reopenReadOnly(t, s, path)
+	keys, err := s.ListKeys(KeyFilter{})
+	if err != nil || len(keys) != 3 || len(s.resolved.entries) != 3 {
+		t.Fatalf("%d keys listed, %d entries kept (%v)", len(keys), len(s.resolved.entries), err)
+	}
+	for i, k := range keys {
+		bare := Lookup{OwnerID: k.OwnerID, OwnerCategory: &k.OwnerCategory, Type: &k.Type, Name: k.Name,
+			Resolution: &k.Resolution, ExactFeatures: true}
+		if len(k.Features) > 0 {
+			bare.Features = k.Features
+		}
+		hinted := k.Lookup()
+		hinted.ID = int64(100 + i) // no such row: the hint is not followed, and not part of the entry
+		for _, q := range []Lookup{k.Lookup(), bare, hinted} {
+			if !s.resolved.has(q.resolvedKey()) {
+				t.Fatalf("key %d: %s is not the listed entry", i, q)
+			}
+			if found, err := s.Has(q); !found || err != nil {
+				t.Fatalf("key %d: Has(%s) = %v, %v", i, q, found, err)
+			}
+			m, err := s.GetMetadata(q)
+			if err != nil || m.Key.String() != k.String() {
+				t.Fatalf("key %d: %s found %v (%v)", i, q, m, err)
+			}
+		}
+	}
+	if len(s.resolved.entries) != 3 {
+		t.Fatalf("the exact lookups made %d entries of 3", len(s.resolved.entries))
+	}
+	// Not exact: its own entry, its own answer (the plain series and the "high" superset).
+	loose := Lookup{OwnerID: plain.OwnerID, Name: "load"}
+	if _, err := s.GetMetadata(loose); err != nil || len(s.resolved.entries) != 4 {
+		t.Fatalf("a loose lookup: %d entries (%v)", len(s.resolved.entries), err)
+	}
+	missing := plain
+	missing.Features = high
+	if found, err := s.Has(missing); found || err != nil {
+		t.Fatalf("Has of a key not stored: %v, %v", found, err)
+	}
+}
+
+// A listing fills the cache only while there is room: it evicts nothing.
+func TestAListingEvictsNothing(t *testing.T) {
+	var c resolvedCache
+	for i := range resolvedEntries - 2 {
+		c.putMissed(Lookup{OwnerID: int64(-1 - i), Name: "kept"}.resolvedKey(), &catalog.Row{}, &Metadata{})
+	}
+	rows := make([]catalog.Row, 5)
+	ms := make([]Metadata, 5)
+	for i := range ms {
+		ms[i].Key = Key{OwnerID: int64(i), Name: "listed", Type: SingleTimeSeriesType, Resolution: Hours(1)}
+	}
+	c.prime(rows, ms)
+	if len(c.entries) != resolvedEntries {
+		t.Fatalf("%d entries after the listing, want %d", len(c.entries), resolvedEntries)
+	}
+	for i := range resolvedEntries - 2 {
+		if !c.has(Lookup{OwnerID: int64(-1 - i), Name: "kept"}.resolvedKey()) {
+			t.Fatalf("entry %d was evicted by a listing", i)
+		}
+	}
+}
