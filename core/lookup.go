@@ -331,16 +331,14 @@ func (s *Store) byHint(q Lookup) (*catalog.Row, *Metadata, bool) {
 	if err != nil || r == nil || r.OwnerID != k.OwnerID || r.Name != k.Name {
 		return nil, nil, false
 	}
-	if h := k.Features.hash(); string(r.FeaturesHash) != string(h[:]) {
-		return nil, nil, false
-	}
-	m, err := s.metadataOf(r, k.Features)
-	if err != nil || m.OwnerCategory != k.OwnerCategory || m.Resolution != k.Resolution || m.Interval != k.Interval {
-		return nil, nil, false
-	}
+	// The row is taken only where the identity probe would find it: its identity columns the
+	// text k's identity searches for (a row another writer spelled "PT60M" decodes as PT1H,
+	// but no lookup by identity finds it).
 	for _, t := range concreteTypes(k.Type) {
-		if m.Type == t {
-			return r, m, true
+		k.Type = t
+		if foundByItsKey(r, k) {
+			m, err := s.metadataOf(r, k.Features)
+			return r, m, err == nil
 		}
 	}
 	return nil, nil, false

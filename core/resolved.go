@@ -111,14 +111,44 @@ func (c *resolvedCache) has(key lookupKey) bool {
 
 // prime keeps what a listing decoded, each record under its key's entry, while there is
 // room: a listing evicts nothing, so that listing a store larger than the cache does not
-// churn it. The keys listed then cost a first has or get what a repeated one costs.
+// churn it. The keys listed then cost a first has or get what a repeated one costs. Each row
+// kept is copied, so that the listing's other rows are not held. A row is kept only when an
+// exact lookup of its decoded key finds it (sameIdentity: a row another writer spelled
+// otherwise, "PT60M" for "PT1H", or whose feature set does not decode to its hash, is found
+// by no such lookup); an entry kept already is left as it is.
 func (c *resolvedCache) prime(rows []catalog.Row, ms []Metadata) {
+	var slab []catalog.Row
 	for i := range ms {
 		if len(c.entries) >= resolvedEntries || c.bytes >= resolvedBytes*3/4 {
 			return
 		}
-		c.putMissed(ms[i].Key.resolvedKey(), &rows[i], &ms[i])
+		key := ms[i].Key.resolvedKey()
+		if c.has(key) || !foundByItsKey(&rows[i], ms[i].Key) {
+			continue
+		}
+		if slab == nil {
+			slab = make([]catalog.Row, 0, min(len(ms)-i, resolvedEntries-len(c.entries)))
+		}
+		slab = append(slab, rows[i])
+		c.putMissed(key, &slab[len(slab)-1], &ms[i])
 	}
+}
+
+// foundByItsKey reports whether r is the row an exact lookup of k, its decoded key, finds:
+// r's identity columns are the text k's identity searches for. A key with -0.0 features
+// (probed under two identities) is not asked.
+func foundByItsKey(r *catalog.Row, k Key) bool {
+	if k.Features.hasNegativeZero() {
+		return false
+	}
+	id, err := keyIdentity(k)
+	return err == nil && sameIdentity(identityOf(r), id)
+}
+
+func sameIdentity(a, b catalog.Identity) bool {
+	return a.OwnerID == b.OwnerID && a.OwnerCategory == b.OwnerCategory && a.SeriesType == b.SeriesType &&
+		a.Name == b.Name && a.Resolution == b.Resolution && a.Interval == b.Interval &&
+		string(a.FeaturesHash) == string(b.FeaturesHash)
 }
 
 // get returns the row and a copy of the record kept for key, whose slices and features map

@@ -2,6 +2,7 @@ package core
 
 import (
 	"database/sql"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -266,9 +267,23 @@ func TestAListingEvictsNothing(t *testing.T) {
 	rows := make([]catalog.Row, 5)
 	ms := make([]Metadata, 5)
 	for i := range ms {
-		ms[i].Key = Key{OwnerID: int64(i), Name: "listed", Type: SingleTimeSeriesType, Resolution: Hours(1)}
+		ms[i].Key = Key{OwnerID: int64(i), OwnerCategory: Component, Name: "listed", Type: SingleTimeSeriesType,
+			Resolution: Hours(1)}
+		id, err := keyIdentity(ms[i].Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows[i] = catalog.Row{OwnerID: id.OwnerID, OwnerCategory: id.OwnerCategory, SeriesType: id.SeriesType,
+			Name: id.Name, Resolution: sql.NullString{String: id.Resolution, Valid: true}, FeaturesHash: id.FeaturesHash}
 	}
 	c.prime(rows, ms)
+	for _, e := range c.entries { // copies: a kept row does not hold the listing's array
+		for i := range rows {
+			if e.r == &rows[i] {
+				t.Fatalf("entry of row %d points into the listing", i)
+			}
+		}
+	}
 	if len(c.entries) != resolvedEntries {
 		t.Fatalf("%d entries after the listing, want %d", len(c.entries), resolvedEntries)
 	}
@@ -277,4 +292,95 @@ func TestAListingEvictsNothing(t *testing.T) {
 			t.Fatalf("entry %d was evicted by a listing", i)
 		}
 	}
+}
+
+// rewriteCatalog runs statements on a closed store's catalog, as another writer might.
+func rewriteCatalog(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+CatalogPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+}
+
+// Rows another writer spelled otherwise are found by no exact lookup of the key they decode
+// to: a resolution written "PT60M" (alone, and as the twin of a "PT1H" row), a feature set
+// with no feature_sets rows. A listing keeps no such row, and a hinted lookup does not take
+// one, so has, a lookup, a bulk read and a hinted lookup answer as they did before anything
+// was listed.
+func TestOnlyRowsTheirKeysFindAreKept(t *testing.T) {
+	s, path := newStore(t)
+	twin := mustAdd(t, s, gen(1), hourly("load", ramp(24, 0)), nil)
+	mustAdd(t, s, gen(1), hourly("other", ramp(24, 100)), nil)
+	solo := mustAdd(t, s, gen(2), hourly("solo", ramp(24, 200)), nil)
+	plain := mustAdd(t, s, gen(3), hourly("p", ramp(24, 300)), nil)
+	mustAdd(t, s, gen(3), hourly("p", ramp(24, 400)), &AddOptions{Features: Features{"x": Int(1)}})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x := Features{"x": Int(1)}.hash()
+	rewriteCatalog(t, path,
+		"UPDATE time_series_associations SET name = 'load', resolution = 'PT60M' WHERE name = 'other'",
+		"UPDATE time_series_associations SET resolution = 'PT60M' WHERE name = 'solo'",
+		fmt.Sprintf("DELETE FROM feature_sets WHERE hex(features_hash) = '%X'", x[:]))
+	answers := func(s *Store) string {
+		var b strings.Builder
+		for _, k := range []Key{twin, solo, plain} {
+			has, err := s.Has(k)
+			fmt.Fprintf(&b, "%s: has %v %v; ", k, has, err)
+			first := has
+			m, err := s.GetMetadata(k.Lookup())
+			fmt.Fprintf(&b, "lookup %d %v; ", idOf(m), err)
+			hinted := k.Lookup()
+			for id := int64(1); id <= 5; id++ {
+				hinted.ID = id
+				m, err = s.GetMetadata(hinted)
+				fmt.Fprintf(&b, "hint %d: %d %v; ", id, idOf(m), err)
+			}
+			ts, err := s.GetMany([]Key{k})
+			if err == nil {
+				v, _ := Values[float64](ts[0].(*SingleTimeSeries).Data)
+				fmt.Fprintf(&b, "bulk %v; ", v[0])
+			} else {
+				fmt.Fprintf(&b, "bulk %v; ", err)
+			}
+			if has, err = s.Has(k); has != first || err != nil {
+				t.Errorf("%s: has %v, then after the lookups %v (%v)", k, first, has, err)
+			}
+			b.WriteString("\n")
+		}
+		return b.String()
+	}
+	s, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := answers(s)
+	s.Close()
+	if !strings.Contains(want, "solo") || !strings.Contains(want, "has false") {
+		t.Fatalf("the rewritten rows are found by their keys:\n%s", want)
+	}
+	if s, err = OpenReadOnly(path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.ListKeys(KeyFilter{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(s); got != want {
+		t.Fatalf("after a listing:\n%s\nbefore:\n%s", got, want)
+	}
+}
+
+func idOf(m *Metadata) int64 {
+	if m == nil {
+		return -1
+	}
+	return m.ID
 }
