@@ -123,8 +123,8 @@ func (c *resolvedCache) prime(rows []catalog.Row, ms []Metadata) {
 			return
 		}
 		key := ms[i].Key.resolvedKey()
-		if c.has(key) || !foundByItsKey(&rows[i], ms[i].Key) {
-			continue
+		if c.has(key) || entrySize(&rows[i], &ms[i]) > resolvedLargest || !foundByItsKey(&rows[i], ms[i].Key) {
+			continue // kept already, too large to keep (not copied either), or found by no lookup of its key
 		}
 		if slab == nil {
 			slab = make([]catalog.Row, 0, min(len(ms)-i, resolvedEntries-len(c.entries)))

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
+	"weak"
 
 	"github.com/tsstore/tsstore/core/internal/catalog"
 )
@@ -276,7 +279,20 @@ func TestAListingEvictsNothing(t *testing.T) {
 		rows[i] = catalog.Row{OwnerID: id.OwnerID, OwnerCategory: id.OwnerCategory, SeriesType: id.SeriesType,
 			Name: id.Name, Resolution: sql.NullString{String: id.Resolution, Valid: true}, FeaturesHash: id.FeaturesHash}
 	}
-	c.prime(rows, ms)
+	// A row too large to keep, listed first, is neither kept nor copied beside the kept ones:
+	// once the listing is dropped, its text is collected.
+	bigText := strings.Repeat("1", resolvedLargest+1)
+	text := weak.Make(unsafe.StringData(bigText))
+	big := rows[0]
+	big.Name, big.TimestampsJSON = "big", sql.NullString{String: bigText, Valid: true}
+	bigKey := ms[0].Key
+	bigKey.Name = "big"
+	c.prime(append([]catalog.Row{big}, rows...), append([]Metadata{{Key: bigKey}}, ms...))
+	big, bigText = catalog.Row{}, ""
+	runtime.GC()
+	if text.Value() != nil {
+		t.Fatal("a row too large to keep is held by the cache")
+	}
 	for _, e := range c.entries { // copies: a kept row does not hold the listing's array
 		for i := range rows {
 			if e.r == &rows[i] {
