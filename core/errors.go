@@ -255,6 +255,9 @@ func fromStore(err error) *Error {
 // ncErr is err with an error of the NetCDF layer turned into the store's Error; other errors
 // pass unchanged.
 func ncErr(err error) error {
+	if err == nil {
+		return nil
+	}
 	if se := fromStore(err); se != nil {
 		return se
 	}
@@ -263,6 +266,9 @@ func ncErr(err error) error {
 
 // withOp re-labels an error produced by a helper with the public operation that called it.
 func withOp(op string, err error) error {
+	if err == nil { // most calls: errors.As's target would escape, three allocations a call
+		return nil
+	}
 	err = ncErr(err)
 	var e *Error
 	if errors.As(err, &e) && e.Op == "" {

@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"weak"
@@ -596,5 +598,50 @@ func TestIdentityColumnsAgree(t *testing.T) {
 	if n != identityColumnCount || len((&Row{}).identityScanTargets()) != n {
 		t.Fatalf("identityColumns has %d columns, identityColumnCount is %d, identityScanTargets has %d",
 			n, identityColumnCount, len((&Row{}).identityScanTargets()))
+	}
+}
+
+// Exists and Lookup rebind only the arguments that changed since the statement's last call:
+// a run of probes each changing one part of the identity (and a features hash whose slice is
+// reused, changed in place) answers each as a fresh probe would.
+func TestProbesThatChangeOnePartAtATime(t *testing.T) {
+	c, err := Open(filepath.Join(t.TempDir(), "c.sqlite"), false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	a, b := row(1, "a"), row(1, "b")
+	b.Resolution = sql.NullString{}
+	b.FeaturesHash = bytes.Repeat([]byte{7}, 32)
+	for _, r := range []*Row{a, b} {
+		if _, err := c.Insert(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fh := slices.Clone(a.FeaturesHash)
+	id := identity(a)
+	id.FeaturesHash = fh
+	for i, p := range []struct {
+		change func(*Identity)
+		want   bool
+	}{
+		{func(*Identity) {}, true},
+		{func(k *Identity) { k.OwnerID = 2 }, false},
+		{func(k *Identity) { k.OwnerID = 1 }, true},
+		{func(k *Identity) { k.Name = "b" }, false},
+		{func(k *Identity) { k.Resolution = "" }, false},
+		{func(k *Identity) { copy(fh, b.FeaturesHash) }, true}, // the same slice, changed in place
+		{func(k *Identity) { k.SeriesType = "Deterministic" }, false},
+		{func(k *Identity) { k.SeriesType = "SingleTimeSeries"; k.Interval = "P1D" }, false},
+		{func(k *Identity) { k.Interval = ""; k.OwnerCategory = "SupplementalAttribute" }, false},
+		{func(k *Identity) { k.OwnerCategory = "Component" }, true},
+		{func(k *Identity) { *k = identity(a) }, true},
+	} {
+		p.change(&id)
+		found, err := c.Exists(id)
+		r, lerr := c.Lookup(id)
+		if err != nil || lerr != nil || found != p.want || (r != nil) != p.want {
+			t.Fatalf("probe %d (%+v): exists %v, row %v (%v, %v), want %v", i, id, found, r != nil, err, lerr, p.want)
+		}
 	}
 }

@@ -23,12 +23,40 @@ type driverStmt struct {
 // database/sql the same statement cost 3.3 µs, of which 0.8 µs were SQLite's. The statement
 // is prepared on first use and kept for the catalog's life.
 func (c *Catalog) driverRow(query string, args []any, dest []driver.Value) (found bool, err error) {
+	return c.driverRowBound(query, func(ds *driverStmt) {
+		for i, v := range args {
+			ds.args[i].Value = v
+		}
+	}, dest)
+}
+
+// driverIdentityRow is driverRow with an identity's values as the arguments (identityWhere's
+// order), each boxed again only when it differs from the statement's last: a loop over keys
+// of one group boxes its owner id alone (the five others were five allocations of a 3 µs
+// has_time_series that misses).
+func (c *Catalog) driverIdentityRow(query string, k *Identity, dest []driver.Value) (bool, error) {
+	return c.driverRowBound(query, func(ds *driverStmt) {
+		ds.args[0].Value = k.OwnerID
+		for i, s := range [...]string{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval} {
+			if old, ok := ds.args[1+i].Value.(string); !ok || old != s {
+				ds.args[1+i].Value = s
+			}
+		}
+		if old, ok := ds.args[6].Value.([]byte); !ok || string(old) != string(k.FeaturesHash) {
+			ds.args[6].Value = k.FeaturesHash
+		}
+	}, dest)
+}
+
+// driverRowBound is driverRow with the arguments set by bind.
+func (c *Catalog) driverRowBound(query string, bind func(*driverStmt), dest []driver.Value) (found bool, err error) {
 	err = c.conn.Raw(func(dc any) error {
 		ds, err := c.driverStatement(dc, query)
 		if err != nil {
 			return err
 		}
-		rows, err := ds.query(args[:]...)
+		bind(ds)
+		rows, err := ds.run()
 		if err != nil {
 			return err
 		}
@@ -96,6 +124,11 @@ func (ds *driverStmt) query(args ...any) (driver.Rows, error) {
 	for i, v := range args {
 		ds.args[i].Value = v
 	}
+	return ds.run()
+}
+
+// run runs the statement with the arguments set.
+func (ds *driverStmt) run() (driver.Rows, error) {
 	q, ok := ds.stmt.(driver.StmtQueryContext)
 	if !ok {
 		return nil, fmt.Errorf("catalog: the driver statement %T cannot query", ds.stmt)

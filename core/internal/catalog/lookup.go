@@ -16,8 +16,7 @@ import (
 // another writer filled) is read again through database/sql, which converts it.
 func (c *Catalog) Lookup(k Identity) (*Row, error) {
 	var vals [identityColumnCount]driver.Value
-	a := k.args()
-	found, err := c.driverRow(`SELECT `+identityColumns+identityWhere, a[:], vals[:])
+	found, err := c.driverIdentityRow(`SELECT `+identityColumns+identityWhere, &k, vals[:])
 	if err != nil || !found {
 		return nil, err
 	}
@@ -276,8 +275,7 @@ const identityWhere = ` FROM time_series_associations WHERE owner_id = ? AND ` +
 // full-row Lookup costs twice as much, most of it scanning columns into Go values).
 func (c *Catalog) Exists(k Identity) (bool, error) {
 	var one [1]driver.Value
-	a := k.args()
-	return c.driverRow(`SELECT 1`+identityWhere, a[:], one[:])
+	return c.driverIdentityRow(`SELECT 1`+identityWhere, &k, one[:])
 }
 
 // HasFamily reports whether a row of k's type exists with k's owner, name, resolution and
