@@ -113,7 +113,7 @@ func (c *resolvedCache) has(key lookupKey) bool {
 // room: a listing evicts nothing, so that listing a store larger than the cache does not
 // churn it. The keys listed then cost a first has or get what a repeated one costs. Each row
 // kept is copied, so that the listing's other rows are not held. A row is kept only when an
-// exact lookup of its decoded key finds it (sameIdentity: a row another writer spelled
+// exact lookup of its decoded key finds it (foundByItsKey: a row another writer spelled
 // otherwise, "PT60M" for "PT1H", or whose feature set does not decode to its hash, is found
 // by no such lookup); an entry kept already is left as it is.
 func (c *resolvedCache) prime(rows []catalog.Row, ms []Metadata) {
@@ -142,13 +142,7 @@ func foundByItsKey(r *catalog.Row, k Key) bool {
 		return false
 	}
 	id, err := keyIdentity(k)
-	return err == nil && sameIdentity(identityOf(r), id)
-}
-
-func sameIdentity(a, b catalog.Identity) bool {
-	return a.OwnerID == b.OwnerID && a.OwnerCategory == b.OwnerCategory && a.SeriesType == b.SeriesType &&
-		a.Name == b.Name && a.Resolution == b.Resolution && a.Interval == b.Interval &&
-		string(a.FeaturesHash) == string(b.FeaturesHash)
+	return err == nil && identityOf(r).MapKey() == id.MapKey()
 }
 
 // get returns the row and a copy of the record kept for key, whose slices and features map

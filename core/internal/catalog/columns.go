@@ -46,38 +46,43 @@ func (r *Row) Decode() (Decoded, error) { return r.DecodeWith(nil) }
 // bulk read share them, and their parse was a third of a first read's decode (2026-12-07).
 // The zero value is ready; one Recent serves one goroutine.
 type Recent struct {
-	periodText [3]string
-	period     [3]isotime.Period
-	stampText  string
-	stamp      time.Time
+	period [3]lastParsed[isotime.Period]
+	stamp  lastParsed[time.Time]
 }
 
-func (m *Recent) parsePeriod(slot int, text string) (isotime.Period, error) {
-	if m == nil {
-		return isotime.ParsePeriod(text)
-	}
-	if m.periodText[slot] == text && text != "" {
-		return m.period[slot], nil
-	}
-	p, err := isotime.ParsePeriod(text)
-	if err == nil {
-		m.periodText[slot], m.period[slot] = text, p
-	}
-	return p, err
+// lastParsed is the last text a column's parse succeeded on, and what it gave.
+type lastParsed[T any] struct {
+	text  string
+	value T
 }
 
-func (m *Recent) parseTimestamp(text string) (time.Time, error) {
-	if m == nil {
-		return isotime.ParseTimestamp(text)
+// parse is parse(text), answered from l when text is the last one parsed; l may be nil.
+func (l *lastParsed[T]) parse(text string, parse func(string) (T, error)) (T, error) {
+	if l == nil {
+		return parse(text)
 	}
-	if m.stampText == text && text != "" {
-		return m.stamp, nil
+	if l.text == text && text != "" {
+		return l.value, nil
 	}
-	t, err := isotime.ParseTimestamp(text)
+	v, err := parse(text)
 	if err == nil {
-		m.stampText, m.stamp = text, t
+		l.text, l.value = text, v
 	}
-	return t, err
+	return v, err
+}
+
+func (m *Recent) periodSlot(slot int) *lastParsed[isotime.Period] {
+	if m == nil {
+		return nil
+	}
+	return &m.period[slot]
+}
+
+func (m *Recent) stampSlot() *lastParsed[time.Time] {
+	if m == nil {
+		return nil
+	}
+	return &m.stamp
 }
 
 // periodColumns are the period columns Decode parses, in Recent's slot order.
@@ -100,12 +105,12 @@ func (r *Row) DecodeWith(recent *Recent) (Decoded, error) {
 		if !v.Valid {
 			continue
 		}
-		if *periods[slot], err = recent.parsePeriod(slot, v.String); err != nil {
+		if *periods[slot], err = recent.periodSlot(slot).parse(v.String, isotime.ParsePeriod); err != nil {
 			return d, columnErr(periodColumns[slot], "%v", err)
 		}
 	}
 	if d.HasInitial = r.InitialTimestamp.Valid; d.HasInitial {
-		if d.InitialTimestamp, err = recent.parseTimestamp(r.InitialTimestamp.String); err != nil {
+		if d.InitialTimestamp, err = recent.stampSlot().parse(r.InitialTimestamp.String, isotime.ParseTimestamp); err != nil {
 			return d, columnErr("initial_timestamp", "%v", err)
 		}
 	}
