@@ -14,7 +14,7 @@ from ._ffi import byref, raw, sizeof
 from ._series import (Deterministic, Key, NonSequentialTimeSeries, OwnerCategory, Probabilistic, Scenarios,
                       SeriesType, SingleTimeSeries, shared_template)
 
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_MIN, INT64_MAX = cv.INT64_MIN, cv.INT64_MAX
 _FILTER_SIZE = sizeof(raw.tsstore_filter)
 
 

@@ -351,7 +351,7 @@ def features_json(features: dict | None, field: str = "features") -> bytes | Non
             raise TypeError(f"{field}[{k!r}]: values are int, float, bool or str, not {type(v).__name__} ({v!r})")
         if isinstance(v, float) and not math.isfinite(v):
             v = {"$float": "NaN" if math.isnan(v) else "+Inf" if v > 0 else "-Inf"}
-        elif isinstance(v, int) and not isinstance(v, bool) and not _INT64_MIN <= v <= _INT64_MAX:
+        elif isinstance(v, int) and not isinstance(v, bool) and not INT64_MIN <= v <= INT64_MAX:
             raise InvalidParameterError(f"{field}[{k!r}]: {v} does not fit a signed 64-bit integer", 1)
         out[k] = v
     return json.dumps(out, allow_nan=False).encode("utf-8")
@@ -370,7 +370,7 @@ def features_from_json(text: bytes | str | None) -> dict:
     return json.loads(text, object_hook=_special_float)
 
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1  # the range of a C int64_t
 
 
 def infer_resolution(stamps_ms: np.ndarray) -> Any:

@@ -10,6 +10,7 @@ from typing import Any, Iterable, Iterator, Sequence, overload
 import numpy as np
 
 from ._ffi import gc_untrack
+from ._convert import INT64_MAX, INT64_MIN
 from ._series import _ID_OFF, _OWNER_OFF, Key, _KeyParts, _one_group, group_template, lookup_bytes, owner_of, same_parts
 
 
@@ -71,11 +72,7 @@ class KeyList(MutableSequence):
             return None
         # The first key's template (stored_keys gives it one), each key's owner and id written in.
         one = np.frombuffer(lookup_bytes(c.first._template, 0, 0), dtype=np.uint8)
-        rows = np.tile(one, (len(c.owner_ids), 1))
-        # Little-endian, as lookup_bytes writes a key's own.
-        rows[:, _OWNER_OFF:_OWNER_OFF + 8] = c.owner_ids.astype("<i8").view(np.uint8).reshape(-1, 8)
-        rows[:, _ID_OFF:_ID_OFF + 8] = c.series_ids.astype("<i8").view(np.uint8).reshape(-1, 8)
-        return rows.reshape(-1)
+        return _with_ids(np.tile(one, (len(c.owner_ids), 1)), c.owner_ids, c.series_ids)
 
     # The sequence.
 
@@ -241,9 +238,6 @@ def stored_keys(qs: np.ndarray) -> KeyList:
     return KeyList._of_one_group(first, qs["owner_id"].astype(np.int64), qs["series_id"].astype(np.int64))
 
 
-_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
-
-
 def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     """The tsstore_lookup of every key, in one buffer. A KeyList held as columns gives its
     lookups from them (KeyList._lookups), without making a key. Other keys are written as
@@ -267,16 +261,17 @@ def lookup_array(keys: Sequence[Key]) -> np.ndarray:
     at = -1
     for i, k in enumerate(keys):
         t, o = k._template, k.owner_id
-        if t is None:
+        fresh = t is None
+        if fresh:
             # Only a template found from a key's parts in this call starts or continues a run: a
             # key's kept one may predate a change to its features.
             t = run_t if run is not None and same_parts(run, k) else group_template(k)
             run, run_t = k, t
         else:
             run = None
-        if type(o) is not int or not _I64_MIN <= o <= _I64_MAX:
+        if type(o) is not int or not INT64_MIN <= o <= INT64_MAX:
             o = owner_of(k)
-        if k._template is None:  # kept once the owner id has passed; a kept template is never replaced
+        if fresh:  # kept once the owner id has passed; a kept template is never replaced
             setattr_(k, "_template", t)
         if t is not last_t:
             seen = templates.get(id(t))
@@ -286,8 +281,14 @@ def lookup_array(keys: Sequence[Key]) -> np.ndarray:
         owners[i], hints[i], which[i] = o, k._id, at
     rows = np.stack([np.frombuffer(lookup_bytes(t, 0, 0), dtype=np.uint8) for _, t in templates.values()])
     rows = np.tile(rows[0], (n, 1)) if len(rows) == 1 else rows[np.array(which, dtype=np.intp)]
-    rows[:, _OWNER_OFF:_OWNER_OFF + 8] = np.array(owners, dtype="<i8").view(np.uint8).reshape(-1, 8)
-    rows[:, _ID_OFF:_ID_OFF + 8] = np.array(hints, dtype="<i8").view(np.uint8).reshape(-1, 8)
+    return _with_ids(rows, owners, hints)
+
+
+def _with_ids(rows: np.ndarray, owner_ids: Any, series_ids: Any) -> np.ndarray:
+    """rows, one tsstore_lookup a row, with each row's owner id and id hint written in
+    (little-endian, as lookup_bytes writes a key's own), as one flat buffer."""
+    rows[:, _OWNER_OFF:_OWNER_OFF + 8] = np.asarray(owner_ids, dtype="<i8").view(np.uint8).reshape(-1, 8)
+    rows[:, _ID_OFF:_ID_OFF + 8] = np.asarray(series_ids, dtype="<i8").view(np.uint8).reshape(-1, 8)
     return rows.reshape(-1)
 
 

@@ -232,7 +232,7 @@ class _KeyParts:
 
 
 def _owner_id(value: Any) -> int:
-    if not isinstance(value, int) or not -(1 << 63) <= value < (1 << 63):
+    if not isinstance(value, int) or not cv.INT64_MIN <= value <= cv.INT64_MAX:
         from ._errors import InvalidParameterError
         raise InvalidParameterError(f"key.owner_id: {value!r} is not a signed 64-bit integer", 1)
     return value
@@ -712,10 +712,11 @@ def owner_of(k: Key) -> int:
     """k's owner id as the lookup holds it; what Key.lookup refuses raises here, as it says
     (a bool passes)."""
     o = k.owner_id
-    if type(o) is not int or not -(1 << 63) <= o < (1 << 63):
+    if type(o) is not int or not cv.INT64_MIN <= o <= cv.INT64_MAX:
         _checked_lookup(k)
         o = int(o)
     return o
+
 
 
 def _kept(k: Key, lookup: bytes, t: tuple) -> bytes:
