@@ -792,8 +792,12 @@ func (s *Store) readRows(m *Metadata, first, n int, dst []byte) ([]byte, error) 
 // 168 f64, 71 µs for 8,760). Partial reads (ranges, windows, reader steps) cannot be checked
 // this way; verify_integrity checks every array whole (docs/format.md §13.8).
 func verifyWhole(m *Metadata, data []byte) error {
-	a := TypedArray{DType: m.DType, Shape: append([]int{m.Length}, m.ElementShape...), Data: data}
-	if a.hash() != hashing.Digest(m.DataHash) {
+	var dims [8]uint64 // the shape on the stack: a bulk read verifies every series it reads
+	shape := append(dims[:0], uint64(m.Length))
+	for _, d := range m.ElementShape {
+		shape = append(shape, uint64(d))
+	}
+	if hashing.Array(m.DType.String(), shape, data, ncstore.FloatKind(m.DType)) != hashing.Digest(m.DataHash) {
 		return corruptAt("", "data_hash",
 			"%s: the array read from the NetCDF file does not hash to the row's data_hash %x…: the file is damaged (verify_integrity lists every array affected)",
 			m.Key, m.DataHash[:8])

@@ -750,3 +750,20 @@ func FuzzParsePeriod(f *testing.F) {
 		}
 	})
 }
+
+// The common periods are spelled without an allocation, as the general spelling spells them;
+// others are spelled afresh.
+func TestCommonPeriodsSpellWithoutAllocating(t *testing.T) {
+	for p, want := range commonText {
+		if got := p.spell(); got != want {
+			t.Errorf("%+v: kept as %q, spelled %q", p, want, got)
+		}
+	}
+	hour := FixedMillis(msPerHour)
+	if n := testing.AllocsPerRun(100, func() { _ = hour.String() }); n != 0 {
+		t.Errorf("PT1H allocates %v times a spelling", n)
+	}
+	if got := FixedMillis(msPerHour + 1).String(); got != "PT1H0.001S" {
+		t.Errorf("an uncommon period spells %q", got)
+	}
+}
