@@ -38,7 +38,13 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 	defer s.mu.Unlock()
 	var out []TimeSeries
 	err := s.snapshot(func() error {
-		found, err := s.findKeys(op, keys)
+		var ahead *rowsAhead
+		if start == nil { // a range reads a few rows of a dataset, not every one
+			ahead = s.rowsAhead()
+		}
+		defer ahead.wait()
+		found, err := s.findKeys(op, keys, ahead.hook())
+		ahead.wait()
 		if err == nil {
 			out, err = s.getManyLocked(op, "keys", found, start, end, nil)
 		}
@@ -49,8 +55,8 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 
 // findKeys resolves many keys as lookupMetadata resolves each, through findBatch (a key's
 // cache entry is its lookup's; one of an abstract type is not kept, since find and
-// lookupMetadata may answer it differently). Failures name keys[i].
-func (s *Store) findKeys(op string, keys []Key) ([]foundRow, error) {
+// lookupMetadata may answer it differently). Failures name keys[i]; seen is findBatch's.
+func (s *Store) findKeys(op string, keys []Key, seen func(*catalog.Row)) ([]foundRow, error) {
 	batched := keys
 	if s.readOnly { // findBatch marks the keys it found kept
 		batched = slices.Clone(keys)
@@ -62,7 +68,65 @@ func (s *Store) findKeys(op string, keys []Key) ([]foundRow, error) {
 			}
 			return keys[i].Lookup().resolvedKey()
 		},
-		func(i int) (*catalog.Row, *Metadata, error) { return s.lookupMetadata(keys[i], keys[i].Features) })
+		func(i int) (*catalog.Row, *Metadata, error) { return s.lookupMetadata(keys[i], keys[i].Features) }, seen)
+}
+
+// rowsAhead starts decoding, on the workers, each packed dataset a bulk read's catalog pass
+// finds a whole SingleTimeSeries in, while the pass goes on (ncstore.File.DecodeAhead): the
+// pass is SQLite's work on one core, and the decoding would otherwise wait for its end.
+type rowsAhead struct {
+	nc      *ncstore.File
+	started map[*ncstore.Packed]bool
+	waits   []func()
+}
+
+// rowsAhead is a bulk read's, nil where nothing is decoded ahead: a writable store (its
+// reads go through HDF5) or a single worker.
+func (s *Store) rowsAhead() *rowsAhead {
+	if !s.readOnly || chunkpipe.Threads() < 2 {
+		return nil
+	}
+	return &rowsAhead{nc: s.nc, started: map[*ncstore.Packed]bool{}}
+}
+
+// hook is what the catalog pass hands its rows to; nil for a nil a.
+func (a *rowsAhead) hook() func(*catalog.Row) {
+	if a == nil {
+		return nil
+	}
+	return a.seen
+}
+
+// seen starts decoding the dataset that holds r's array, the first time a row of it is seen.
+// The row is the catalog's as read, not yet checked: a row that fails its checks later only
+// cost a decode its read would have done anyway.
+func (a *rowsAhead) seen(r *catalog.Row) {
+	if r.SeriesType != seriesTypeNames[SingleTimeSeriesType] || len(r.DataHash) != len(hashing.Digest{}) {
+		return
+	}
+	slot, ok := a.nc.Column(hashing.Digest(r.DataHash))
+	if !ok {
+		return
+	}
+	ds := slot.Dataset()
+	if a.started[ds] {
+		return
+	}
+	a.started[ds] = true
+	if w := a.nc.DecodeAhead(ds); w != nil {
+		a.waits = append(a.waits, w)
+	}
+}
+
+// wait waits for every decode started; the file's HDF5 objects are the caller's again.
+func (a *rowsAhead) wait() {
+	if a == nil {
+		return
+	}
+	for _, w := range a.waits {
+		w()
+	}
+	a.waits = nil
 }
 
 // foundRow is a catalog row a lookup found, with its decoded record.
@@ -81,14 +145,19 @@ func (d destinations) of(i int) []byte {
 	return d[i]
 }
 
-// getManyLocked reads the found series into dsts, each sized by the caller.
+// getManyLocked reads the found series into dsts, each sized by the caller, and returns
+// nothing more; without dsts it returns the series read, in new memory.
 func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *time.Time, dsts destinations) ([]TimeSeries, error) {
 	if start != nil && end.Before(*start) {
 		return nil, invalid(op, ArgEnd, "is before start")
 	}
-	out := make([]TimeSeries, len(found))
+	var out []TimeSeries
+	if dsts == nil {
+		out = make([]TimeSeries, len(found))
+	}
 	byDS := map[*ncstore.Packed][]*bulkColumn{}
 	var order []*ncstore.Packed
+	slab := make([]bulkColumn, 0, len(found)) // every column read, in one allocation
 	for i, fr := range found {
 		r, m := fr.r, fr.m
 		var slot ncstore.Slot
@@ -102,7 +171,9 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 			if err != nil {
 				return nil, withOp(op, atItem(err, what, i))
 			}
-			out[i] = ts
+			if out != nil {
+				out[i] = ts
+			}
 			continue
 		}
 		ds := slot.Dataset()
@@ -117,7 +188,8 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 		if byDS[ds] == nil {
 			order = append(order, ds)
 		}
-		byDS[ds] = append(byDS[ds], &bulkColumn{out: i, m: m, ColumnRead: ncstore.ColumnRead{Col: slot.Column(), First: first, N: n, Data: dsts.of(i)}})
+		slab = append(slab, bulkColumn{out: i, m: m, ColumnRead: ncstore.ColumnRead{Col: slot.Column(), First: first, N: n, Data: dsts.of(i)}})
+		byDS[ds] = append(byDS[ds], &slab[len(slab)-1])
 	}
 	for _, ds := range order {
 		cols := byDS[ds]
@@ -143,7 +215,9 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 			return nil, withOp(op, err)
 		}
 		for _, c := range cols {
-			out[c.out] = singleOf(c.m, c.First, c.N, c.Data)
+			if out != nil {
+				out[c.out] = singleOf(c.m, c.First, c.N, c.Data)
+			}
 		}
 	}
 	return out, nil

@@ -1,12 +1,16 @@
 package core
 
 import (
+	"encoding/binary"
 	"errors"
+	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
 	"github.com/tsstore/tsstore/core/internal/ncstore"
 )
 
@@ -485,5 +489,82 @@ func TestAPanicInABatchAddWaitsForTheNextFill(t *testing.T) {
 	}
 	if ks, err := s.ListKeys(KeyFilter{}); err != nil || len(ks) != 0 {
 		t.Fatalf("after the panic: %d series listed (%v)", len(ks), err)
+	}
+}
+
+// A first bulk read of a read-only store, whole series through ReadManyInto and GetMany,
+// reads each row chunk of the datasets it touches once, whether the datasets are decoded
+// ahead while the catalog pass runs (two or more workers) or by the read itself (one), and
+// reads back what was written: a batch found by one pass over the table (scanned) and
+// one-at-a-time adds in another dataset (found by owner lists).
+func TestFirstBulkReadsReadEachChunkOnce(t *testing.T) {
+	s, path := newStore(t)
+	const batch, singles, length = 300, 20, 30
+	var items []BatchItem
+	for i := 0; i < batch; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(length, float64(i*1000)))})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	var keys []Key
+	for i := 0; i < batch; i++ {
+		keys = append(keys, Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)})
+	}
+	for i := 0; i < singles; i++ {
+		keys = append(keys, mustAdd(t, s, gen(int64(i)), hourly("q", ramp(length, float64(-i))), nil))
+	}
+	want := func(i int) []float64 {
+		if i < batch {
+			return ramp(length, float64(i*1000))
+		}
+		return ramp(length, float64(-(i - batch)))
+	}
+	s = reopenReadOnly(t, s, path)
+	const datasets = 2
+	for _, threads := range []int{1, 2, 4} {
+		for _, call := range []string{"ReadManyInto", "GetMany"} {
+			prev := chunkpipe.SetThreads(threads)
+			s = reopenReadOnly(t, s, path)
+			got := make([][]float64, len(keys))
+			if call == "GetMany" {
+				all, err := s.GetMany(keys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, ts := range all {
+					if got[i], err = Values[float64](ts.(*SingleTimeSeries).Data); err != nil {
+						t.Fatal(err)
+					}
+				}
+			} else {
+				dsts := make([][]byte, len(keys))
+				for i := range dsts {
+					dsts[i] = make([]byte, length*8)
+				}
+				if _, _, err := s.ReadManyInto(Lookups(keys), dsts); err != nil {
+					t.Fatal(err)
+				}
+				for i, d := range dsts {
+					got[i] = make([]float64, length)
+					for j := range got[i] {
+						got[i][j] = math.Float64frombits(binary.LittleEndian.Uint64(d[8*j:]))
+					}
+				}
+			}
+			c := s.nc.Counters()
+			if c.DirectReads != datasets*length {
+				t.Errorf("%s, %d threads: %d row chunks read, want each of %d once", call, threads, c.DirectReads, datasets*length)
+			}
+			if ahead := c.ReadAhead; (threads > 1) != (ahead == datasets*length) || (threads == 1 && ahead != 0) {
+				t.Errorf("%s, %d threads: %d row chunks read ahead of the read", call, threads, ahead)
+			}
+			for i := range keys {
+				if !slices.Equal(got[i], want(i)) {
+					t.Fatalf("%s, %d threads: series %d reads %v, want %v", call, threads, i, got[i], want(i))
+				}
+			}
+			chunkpipe.SetThreads(prev)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func (k Key) Lookup() Lookup {
 // is nil where keys[i] was not looked up so (an abstract type, a -0.0 feature, which has two
 // identities to probe in order (keyIdentities), a key that does not validate) or is not
 // stored: the caller resolves those one by one, as it would have, for the same result or error.
-func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
+func (s *Store) lookupKeys(keys []Key, seen func(*catalog.Row)) ([]*catalog.Row, error) {
 	ids := make([]catalog.Identity, 0, len(keys))
 	at := make([]int, 0, len(keys))
 	for i, k := range keys {
@@ -63,7 +63,7 @@ func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
 	if len(ids) == 0 {
 		return found, nil
 	}
-	rows, err := s.cat.LookupMany(ids)
+	rows, err := s.cat.LookupMany(ids, seen)
 	if err != nil {
 		return nil, wrapIO("", err, "looking up the keys")
 	}
@@ -76,7 +76,7 @@ func (s *Store) lookupKeys(keys []Key) ([]*catalog.Row, error) {
 // resolveLookups resolves the lookups of a reader's build in one pass (findMany), giving
 // their keys and records; a failure names which[i].
 func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, error) {
-	found, err := s.findMany(op, qs)
+	found, err := s.findMany(op, qs, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Store) resolveLookups(op string, qs []Lookup) ([]Key, []*Metadata, erro
 // exact lookups are found in one batched probe (catalog.LookupMany), their hints unused: a
 // statement per hinted key read 10,000 series 0.4-0.5 µs a series slower (4.1-4.2 against
 // 3.7 µs, BenchmarkReadManyInto). Only a lookup of a single key gains by its hint (find).
-func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
+func (s *Store) findMany(op string, qs []Lookup, seen func(*catalog.Row)) ([]foundRow, error) {
 	keys := make([]Key, len(qs))
 	for i, q := range qs {
 		var exact bool
@@ -100,15 +100,16 @@ func (s *Store) findMany(op string, qs []Lookup) ([]foundRow, error) {
 		}
 	}
 	return s.findBatch(op, "which", keys, func(i int) lookupKey { return qs[i].resolvedKey() },
-		func(i int) (*catalog.Row, *Metadata, error) { return s.find(qs[i]) }) // kept by find itself
+		func(i int) (*catalog.Row, *Metadata, error) { return s.find(qs[i]) }, seen) // kept by find itself
 }
 
 // findBatch resolves many items, item i by keys[i] (of AbstractDeterministicType: not one to
 // look up with the others) or else by one(i): the concrete keys together (lookupKeys), and on
 // a read-only store what was kept for cacheKey(i) first (the zero key: an item not to keep),
-// keeping what the batch finds. keys may be changed. Failures name list[i].
+// keeping what the batch finds. keys may be changed. Failures name list[i]. seen, when not
+// nil, is given each row the batched probe reads (catalog.LookupMany).
 func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) lookupKey,
-	one func(i int) (*catalog.Row, *Metadata, error)) ([]foundRow, error) {
+	one func(i int) (*catalog.Row, *Metadata, error), seen func(*catalog.Row)) ([]foundRow, error) {
 	found := make([]foundRow, len(keys))
 	slab := make([]Metadata, len(keys)) // the records of the rows found at once: one allocation
 	var kept []lookupKey                // a read-only store's cache keys
@@ -125,7 +126,7 @@ func (s *Store) findBatch(op, list string, keys []Key, cacheKey func(i int) look
 			}
 		}
 	}
-	rows, err := s.lookupKeys(keys)
+	rows, err := s.lookupKeys(keys, seen)
 	if err != nil {
 		return nil, withOp(op, err)
 	}

@@ -100,7 +100,7 @@ func (s *Store) DescribeMany(qs []Lookup) ([]*Metadata, []Extent, error) {
 		return nil, nil, err
 	}
 	defer s.mu.Unlock()
-	ps, err := s.planMany(op, qs)
+	ps, err := s.planMany(op, qs, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,7 +126,10 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 	var ms []*Metadata
 	var exts []Extent
 	err := s.snapshot(func() error {
-		ps, err := s.planMany(op, qs)
+		ahead := s.rowsAhead()
+		defer ahead.wait()
+		ps, err := s.planMany(op, qs, ahead.hook())
+		ahead.wait()
 		if err != nil {
 			return err
 		}
@@ -153,9 +156,9 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 }
 
 // planMany resolves every lookup (the exact ones together, see findMany) and plans each
-// whole read.
-func (s *Store) planMany(op string, qs []Lookup) ([]*readPlan, error) {
-	found, err := s.findMany(op, qs)
+// whole read; seen is findBatch's.
+func (s *Store) planMany(op string, qs []Lookup, seen func(*catalog.Row)) ([]*readPlan, error) {
+	found, err := s.findMany(op, qs, seen)
 	if err != nil {
 		return nil, err
 	}

@@ -412,7 +412,7 @@ func TestLookupManyByScanEqualsLookups(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
-		got, err := c.LookupMany(ks)
+		got, err := c.LookupMany(ks, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,7 +431,7 @@ func TestLookupManyByScanEqualsLookups(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a BLOB column")
-	if got, _ := c.LookupMany(ks[2:3]); got[0] == nil || got[0].Units.String != "mW" {
+	if got, _ := c.LookupMany(ks[2:3], nil); got[0] == nil || got[0].Units.String != "mW" {
 		t.Fatalf("the BLOB units read as %+v", got[0])
 	}
 }
@@ -642,6 +642,50 @@ func TestProbesThatChangeOnePartAtATime(t *testing.T) {
 		r, lerr := c.Lookup(id)
 		if err != nil || lerr != nil || found != p.want || (r != nil) != p.want {
 			t.Fatalf("probe %d (%+v): exists %v, row %v (%v, %v), want %v", i, id, found, r != nil, err, lerr, p.want)
+		}
+	}
+}
+
+// LookupMany takes a run of identities of one group as one group, and tells apart
+// neighbours that differ in any one part but the owner: each finds its own row, as Lookup
+// finds it. The variants are asked in a row, each after the one it differs from.
+func TestLookupManyTellsNeighbouringGroupsApart(t *testing.T) {
+	c := freshCatalog(t)
+	otherFeatures := append(make([]byte, 31), 7)
+	variants := []func(r *Row){
+		func(r *Row) {},
+		func(r *Row) { r.OwnerCategory = "SupplementalAttribute" },
+		func(r *Row) { r.SeriesType = "NonSequentialTimeSeries" },
+		func(r *Row) { r.Name = "b" },
+		func(r *Row) { r.Resolution.String = "PT5M" },
+		func(r *Row) { r.Interval = sql.NullString{String: "PT1H", Valid: true} },
+		func(r *Row) { r.FeaturesHash = otherFeatures },
+	}
+	var ks []Identity
+	for owner := int64(0); owner < 3; owner++ {
+		for v, vary := range variants {
+			r := row(owner, "a")
+			vary(r)
+			r.DataHash = append([]byte{byte(owner), byte(v)}, make([]byte, 30)...)
+			if owner < 2 { // owner 2's are asked for, not stored
+				if _, err := c.Insert(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ks = append(ks, identity(r), identity(row(owner, "a")))
+		}
+	}
+	got, err := c.LookupMany(ks, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range ks {
+		want, err := c.Lookup(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got[i] == nil) != (want == nil) || (want != nil && got[i].ID != want.ID) {
+			t.Fatalf("identity %d %+v: LookupMany %+v, Lookup %+v", i, k, got[i], want)
 		}
 	}
 }

@@ -36,6 +36,12 @@ func (k Identity) group() lookupGroup {
 	return lookupGroup{k.OwnerCategory, k.SeriesType, k.Name, k.Resolution, k.Interval, string(k.FeaturesHash)}
 }
 
+// inGroup says whether k's group is g, without making the features hash a string.
+func (k Identity) inGroup(g *lookupGroup) bool {
+	return k.Name == g.name && string(k.FeaturesHash) == g.fh && k.SeriesType == g.typ &&
+		k.Resolution == g.res && k.Interval == g.iv && k.OwnerCategory == g.cat
+}
+
 const byIDQuery = `SELECT ` + rowColumns + ` FROM time_series_associations WHERE id = ?`
 
 // RowByID returns the row with this id, or nil when there is none: a primary-key read, which
@@ -90,13 +96,19 @@ var lookupBatches = [...]int{1, 16, 128, 512}
 // LookupMany returns the row of each identity, nil where there is none, in the order of ks.
 // Identities that differ only in owner id are looked up together, up to 512 owners a query
 // ("owner_id IN (…)" over uq_ts_assoc_coalesced), so 10,000 keys of one series name cost
-// about twenty statements rather than 10,000. The rows returned share one allocation.
-func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
+// about twenty statements rather than 10,000. The rows returned share one allocation. seen,
+// when not nil, is given each row as it is read, before the next is: a bulk read starts
+// work on the arrays of the rows found while the pass goes on. A row it is given may still
+// be dropped from the answer (lookupByScan's foreign row); it must not keep it.
+func (c *Catalog) LookupMany(ks []Identity, seen func(*Row)) ([]*Row, error) {
 	out := make([]*Row, len(ks))
 	groups := map[lookupGroup][]int{}
 	var order []lookupGroup
+	var g lookupGroup
 	for i, k := range ks {
-		g := k.group()
+		if i == 0 || !k.inGroup(&g) { // a bulk read's keys come in runs of one group
+			g = k.group()
+		}
 		if _, ok := groups[g]; !ok {
 			order = append(order, g)
 		}
@@ -121,7 +133,7 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 				}
 			}
 			if int64(len(idx))*lookupScanShare >= highest {
-				scanned, err := c.lookupByScan(g, fh, idx, ks, out, &slab)
+				scanned, err := c.lookupByScan(g, fh, idx, ks, out, &slab, seen)
 				if err != nil {
 					return nil, err
 				}
@@ -169,6 +181,9 @@ func (c *Catalog) LookupMany(ks []Identity) ([]*Row, error) {
 				for _, i := range byOwner[r.OwnerID] {
 					out[i] = r
 				}
+				if seen != nil {
+					seen(r)
+				}
 			}
 			err = rows.Err()
 			rows.Close()
@@ -200,7 +215,8 @@ const (
 // rows of g, appending the rows found to slab. It reports false, having set nothing, when a
 // row holds a column of another type than its field (the caller then looks the group up by
 // owner, through database/sql, which converts such columns).
-func (c *Catalog) lookupByScan(g lookupGroup, fh []byte, idx []int, ks []Identity, out []*Row, slab *[]Row) (bool, error) {
+func (c *Catalog) lookupByScan(g lookupGroup, fh []byte, idx []int, ks []Identity, out []*Row, slab *[]Row,
+	seen func(*Row)) (bool, error) {
 	byOwner := make(map[int64][]int, len(idx))
 	for _, i := range idx {
 		byOwner[ks[i].OwnerID] = append(byOwner[ks[i].OwnerID], i)
@@ -238,6 +254,9 @@ func (c *Catalog) lookupByScan(g lookupGroup, fh []byte, idx []int, ks []Identit
 			}
 			*slab = append(*slab, r)
 			found = append(found, at)
+			if seen != nil {
+				seen(&(*slab)[len(*slab)-1])
+			}
 		}
 	})
 	if err != nil || foreign {

@@ -68,6 +68,7 @@ type File struct {
 	cacheTrims int64
 	// directChunks and directReads count chunks moved by chunkpipe (direct.go).
 	directChunks, directReads int64
+	readAhead                 int64 // row chunks DecodeAhead read, counted under the lock
 	// listings counts the walks of the group's links that built the index (lazyindex.go).
 	listings int64
 	// standaloneOpens counts the opens of standalone variables' datasets (h5file.go).
@@ -621,6 +622,8 @@ type Counters struct {
 	// DirectChunks counts chunks encoded by chunkpipe and written with H5Dwrite_chunk
 	// (direct.go); DirectReads those read with H5Dread_chunk and decoded by chunkpipe.
 	DirectChunks, DirectReads int64
+	// ReadAhead counts the row chunks DecodeAhead read (rowcache.go), within DirectReads.
+	ReadAhead int64
 	// Listings counts the walks of the group's links that built the array index: one at a
 	// writable open, none at a read-only open until something needs it (lazyindex.go).
 	Listings int64
@@ -635,7 +638,7 @@ func (f *File) Counters() Counters {
 		ColumnsFreed: f.frees, CacheHits: f.colCache.hits, CacheMisses: f.colCache.misses,
 		CacheBytes: int64(f.colCache.used), DimensionScans: f.dimScans,
 		MetadataCacheTrims: f.cacheTrims, DirectChunks: f.directChunks, DirectReads: f.directReads,
-		Listings: f.listings, StandaloneOpens: f.standaloneOpens}
+		ReadAhead: f.readAhead, Listings: f.listings, StandaloneOpens: f.standaloneOpens}
 }
 
 // Frees counts the packed columns freed since the file opened: a reader that saw it change

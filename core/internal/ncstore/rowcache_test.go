@@ -1,0 +1,136 @@
+package ncstore
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tsstore/tsstore/core/internal/chunkpipe"
+)
+
+// decodeAheadFile writes arrays (one dataset) to a new file and returns its path.
+func decodeAheadFile(t *testing.T, arrays []*Array) string {
+	t.Helper()
+	path := t.TempDir() + "/ahead.nc"
+	f, err := Create(path, DefaultCompression, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteArrays(arrays); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// wholeColumns is a ColumnRead of every row of each of cols columns.
+func wholeColumns(cols, rows int) []*ColumnRead {
+	reads := make([]*ColumnRead, cols)
+	for c := range reads {
+		reads[c] = &ColumnRead{Col: c, N: rows}
+	}
+	return reads
+}
+
+// A dataset decoded ahead reads each stored chunk once, on one or several decoding
+// goroutines: the whole read that follows finds every row decoded and reads no chunk, and
+// gives the bytes written. Where nothing is decoded ahead (one worker, a writable file, a
+// dataset too large to keep) DecodeAhead says so, and the read decodes the rows itself.
+func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
+	const cols, rows = 40, 33
+	arrays := batchArrays(F64, cols, rows, nil, false)
+	path := decodeAheadFile(t, arrays)
+	for _, c := range []struct {
+		threads   int
+		readOnly  bool
+		tooLarge  bool
+		decodes   bool
+		aheadRows int64
+	}{
+		{threads: 2, readOnly: true, decodes: true},
+		{threads: 4, readOnly: true, decodes: true},
+		{threads: 1, readOnly: true},
+		{threads: 2, readOnly: false},
+		{threads: 2, readOnly: true, tooLarge: true},
+	} {
+		prev := chunkpipe.SetThreads(c.threads)
+		f, err := Open(path, c.readOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot, _ := f.Column(arrays[0].Digest)
+		ds := slot.Dataset()
+		ds.tooLarge = c.tooLarge
+		wait := f.DecodeAhead(ds)
+		if (wait != nil) != c.decodes {
+			t.Errorf("%+v: DecodeAhead started %v", c, wait != nil)
+		}
+		if wait != nil {
+			wait()
+			if got := f.Counters(); got.DirectReads != rows || got.ReadAhead != rows {
+				t.Errorf("%+v: %d chunks read, %d decoding ahead, want %d", c, got.DirectReads, got.ReadAhead, rows)
+			}
+		}
+		before := f.Counters().DirectReads
+		reads := wholeColumns(cols, rows)
+		if err := f.ReadColumns(ds, reads); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Counters().DirectReads - before; c.decodes && got != 0 {
+			t.Errorf("%+v: the read after decoding ahead read %d chunks again", c, got)
+		}
+		for _, r := range reads {
+			if !bytes.Equal(r.Data, arrays[r.Col].Data) {
+				t.Fatalf("%+v: column %d differs from what was written", c, r.Col)
+			}
+		}
+		f.Close()
+		chunkpipe.SetThreads(prev)
+	}
+}
+
+// A row chunk that does not inflate stops nothing: DecodeAhead keeps the rows it could
+// decode and reports nothing, and the read that follows reads the bad row again and names
+// it, as a read without decoding ahead does.
+func TestDecodeAheadLeavesABadRowToTheRead(t *testing.T) {
+	const cols, rows, bad = 16, 12, 5
+	arrays := batchArrays(F64, cols, rows, nil, false)
+	path := decodeAheadFile(t, arrays)
+	w, err := Open(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slot, _ := w.Column(arrays[0].Digest)
+	garbage := bytes.Repeat([]byte{0xde, 0xad}, 40) // not a zlib stream
+	if err := w.h5.sets[slot.Dataset().varid].WriteChunk([]uint64{bad, 0}, 0, garbage); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{2, 3} {
+		prev := chunkpipe.SetThreads(threads)
+		f, err := Open(path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot, _ := f.Column(arrays[0].Digest)
+		ds := slot.Dataset()
+		wait := f.DecodeAhead(ds)
+		if wait == nil {
+			t.Fatal("nothing decoded ahead")
+		}
+		wait()
+		if row := decodedOf(ds).get(bad); row != nil {
+			t.Errorf("threads %d: the bad row was kept decoded", threads)
+		}
+		err = f.ReadColumns(ds, wholeColumns(cols, rows))
+		if err == nil || !strings.Contains(err.Error(), "row 5 of") {
+			t.Errorf("threads %d: a read over the bad row says %v, want an error naming row 5", threads, err)
+		}
+		f.Close()
+		chunkpipe.SetThreads(prev)
+	}
+}
