@@ -46,7 +46,7 @@ func (s *Store) getMany(op string, keys []Key, start, end *time.Time) ([]TimeSer
 		found, err := s.findKeys(op, keys, ahead.hook())
 		ahead.wait()
 		if err == nil {
-			out, err = s.getManyLocked(op, "keys", found, start, end, nil)
+			out, err = s.getManyLocked(op, "keys", found, start, end, nil, ahead)
 		}
 		return err
 	})
@@ -71,22 +71,71 @@ func (s *Store) findKeys(op string, keys []Key, seen func(*catalog.Row)) ([]foun
 		func(i int) (*catalog.Row, *Metadata, error) { return s.lookupMetadata(keys[i], keys[i].Features) }, seen)
 }
 
-// rowsAhead starts decoding, on the workers, each packed dataset a bulk read's catalog pass
-// finds a whole SingleTimeSeries in, while the pass goes on (ncstore.File.DecodeAhead): the
-// pass is SQLite's work on one core, and the decoding would otherwise wait for its end.
-type rowsAhead struct {
-	nc      *ncstore.File
-	started map[*ncstore.Packed]bool
-	waits   []func()
+// readPackedColumns reads cols of ds, each into its Data (new memory when nil), and checks
+// every whole array against its content address: a SHA-256 each, shared among the chunk
+// workers (a quarter of a repeated bulk read on one core). The whole arrays ahead gathered
+// and checked are taken as they are, copied into the caller's memory.
+func (s *Store) readPackedColumns(op string, ds *ncstore.Packed, cols []*bulkColumn, ahead *ncstore.Ahead) error {
+	rest := make([]*bulkColumn, 0, len(cols))
+	var ready []*bulkColumn
+	for _, c := range cols {
+		whole := c.First == 0 && c.N == c.m.Length
+		if b := ahead.Column(c.Col, hashing.Digest(c.m.DataHash)); whole && b != nil {
+			if c.Data == nil {
+				c.Data = b // the gathered memory is nobody else's
+				continue
+			}
+			ready = append(ready, c)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if _, err := chunkpipe.Split(len(ready), parallelItems, func(lo, hi int) (int, error) {
+		for _, c := range ready[lo:hi] {
+			c.Data = c.Data[:copy(c.Data, ahead.Column(c.Col, hashing.Digest(c.m.DataHash)))]
+		}
+		return -1, nil
+	}); err != nil {
+		return withOp(op, err)
+	}
+	if len(rest) == 0 {
+		return nil
+	}
+	reads := make([]*ncstore.ColumnRead, len(rest))
+	for i, c := range rest {
+		reads[i] = &c.ColumnRead
+	}
+	if err := s.nc.ReadColumns(ds, reads); err != nil {
+		return wrapIO(op, err, "reading %s", ds.Name())
+	}
+	_, err := chunkpipe.Split(len(rest), parallelItems, func(lo, hi int) (int, error) {
+		for j := lo; j < hi; j++ {
+			if c := rest[j]; c.First == 0 && c.N == c.m.Length {
+				if err := verifyWhole(c.m, c.Data); err != nil {
+					return j, err
+				}
+			}
+		}
+		return -1, nil
+	})
+	return withOp(op, err)
 }
 
-// rowsAhead is a bulk read's, nil where nothing is decoded ahead: a writable store (its
-// reads go through HDF5) or a single worker.
+// rowsAhead is the work a bulk read starts on the packed datasets its catalog pass finds
+// whole SingleTimeSeries in, while the pass goes on (ncstore.Ahead): each dataset decoded and
+// each column wanted gathered and checked against its digest.
+type rowsAhead struct {
+	nc      *ncstore.File
+	started map[*ncstore.Packed]*ncstore.Ahead // nil: nothing could be started on it
+}
+
+// rowsAhead is a bulk read's, nil where nothing is done ahead: a writable store (its reads
+// go through HDF5) or a single worker.
 func (s *Store) rowsAhead() *rowsAhead {
 	if !s.readOnly || chunkpipe.Threads() < 2 {
 		return nil
 	}
-	return &rowsAhead{nc: s.nc, started: map[*ncstore.Packed]bool{}}
+	return &rowsAhead{nc: s.nc, started: map[*ncstore.Packed]*ncstore.Ahead{}}
 }
 
 // hook is what the catalog pass hands its rows to; nil for a nil a.
@@ -97,36 +146,44 @@ func (a *rowsAhead) hook() func(*catalog.Row) {
 	return a.seen
 }
 
-// seen starts decoding the dataset that holds r's array, the first time a row of it is seen.
-// The row is the catalog's as read, not yet checked: a row that fails its checks later only
-// cost a decode its read would have done anyway.
+// seen wants r's column of its dataset, starting the dataset's work the first time. The row
+// is the catalog's as read, not yet checked: the read takes a gathered column only for the
+// digest of the row it decoded, and a row that fails its checks cost work the read would
+// have done anyway.
 func (a *rowsAhead) seen(r *catalog.Row) {
 	if r.SeriesType != seriesTypeNames[SingleTimeSeriesType] || len(r.DataHash) != len(hashing.Digest{}) {
 		return
 	}
-	slot, ok := a.nc.Column(hashing.Digest(r.DataHash))
+	d := hashing.Digest(r.DataHash)
+	slot, ok := a.nc.Column(d)
 	if !ok {
 		return
 	}
 	ds := slot.Dataset()
-	if a.started[ds] {
-		return
+	w, ok := a.started[ds]
+	if !ok {
+		w = a.nc.DecodeAhead(ds)
+		a.started[ds] = w
 	}
-	a.started[ds] = true
-	if w := a.nc.DecodeAhead(ds); w != nil {
-		a.waits = append(a.waits, w)
-	}
+	w.Want(slot.Column(), d)
 }
 
-// wait waits for every decode started; the file's HDF5 objects are the caller's again.
+// wait waits for everything started; the file's HDF5 objects are the caller's again.
 func (a *rowsAhead) wait() {
 	if a == nil {
 		return
 	}
-	for _, w := range a.waits {
-		w()
+	for _, w := range a.started {
+		w.Wait()
 	}
-	a.waits = nil
+}
+
+// of is the work done ahead on ds, nil when none (a nil Ahead has no column ready).
+func (a *rowsAhead) of(ds *ncstore.Packed) *ncstore.Ahead {
+	if a == nil {
+		return nil
+	}
+	return a.started[ds]
 }
 
 // foundRow is a catalog row a lookup found, with its decoded record.
@@ -147,7 +204,8 @@ func (d destinations) of(i int) []byte {
 
 // getManyLocked reads the found series into dsts, each sized by the caller, and returns
 // nothing more; without dsts it returns the series read, in new memory.
-func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *time.Time, dsts destinations) ([]TimeSeries, error) {
+func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *time.Time, dsts destinations,
+	ahead *rowsAhead) ([]TimeSeries, error) {
 	if start != nil && end.Before(*start) {
 		return nil, invalid(op, ArgEnd, "is before start")
 	}
@@ -193,26 +251,8 @@ func (s *Store) getManyLocked(op, what string, found []foundRow, start, end *tim
 	}
 	for _, ds := range order {
 		cols := byDS[ds]
-		reads := make([]*ncstore.ColumnRead, len(cols))
-		for i, c := range cols {
-			reads[i] = &c.ColumnRead
-		}
-		if err := s.nc.ReadColumns(ds, reads); err != nil {
-			return nil, wrapIO(op, err, "reading %s", ds.Name())
-		}
-		// Every whole array is checked against its content address: a SHA-256 each, shared
-		// among the chunk workers (a quarter of a repeated bulk read on one core).
-		if _, err := chunkpipe.Split(len(cols), parallelItems, func(lo, hi int) (int, error) {
-			for j := lo; j < hi; j++ {
-				if c := cols[j]; c.First == 0 && c.N == c.m.Length {
-					if err := verifyWhole(c.m, c.Data); err != nil {
-						return j, err
-					}
-				}
-			}
-			return -1, nil
-		}); err != nil {
-			return nil, withOp(op, err)
+		if err := s.readPackedColumns(op, ds, cols, ahead.of(ds)); err != nil {
+			return nil, err
 		}
 		for _, c := range cols {
 			if out != nil {

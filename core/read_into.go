@@ -149,7 +149,7 @@ func (s *Store) ReadManyInto(qs []Lookup, dsts [][]byte) ([]*Metadata, []Extent,
 		if tooSmallErr != nil {
 			return tooSmallErr
 		}
-		_, err = s.getManyLocked(op, "which", found, nil, nil, dsts)
+		_, err = s.getManyLocked(op, "which", found, nil, nil, dsts, ahead)
 		return err
 	})
 	return ms, exts, err

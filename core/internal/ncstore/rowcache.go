@@ -1,11 +1,6 @@
 package ncstore
 
-import (
-	"sync"
-
-	"github.com/tsstore/tsstore/core/internal/chunkpipe"
-	"github.com/tsstore/tsstore/core/internal/serial"
-)
+import "sync"
 
 // decodedRows keeps the rows of a packed dataset that direct reads (direct.go, readahead.go)
 // decoded, for the later reads of a read-only file. It stands in for HDF5's chunk cache,
@@ -51,54 +46,14 @@ func (c *decodedRows) put(t int, row []byte) {
 	c.mu.Unlock()
 }
 
-// DecodeAhead starts decoding every row of ds into its decoded rows, and returns what waits
-// for that to end; nil when there is nothing to start: a file not read directly, a dataset
-// too large to keep decoded, or a single worker. A bulk read calls it for each dataset its
-// catalog pass finds a series in, while the pass goes on: the pass is SQLite's work on the
-// calling goroutine, and a whole read of any column of a packed dataset decodes all of its
-// rows anyway. So the decode runs on one goroutine fewer than there are workers, leaving the
-// pass its core: on two, decoding on both slowed the pass by as much as it saved. It takes
-// the process-wide lock for each stored chunk it reads. A row that fails to decode is not
-// kept, and the read that asks for it reads it again and reports the failure; so waiting
-// reports nothing. The caller must wait before it reads ds or closes the file.
-func (f *File) DecodeAhead(ds *Packed) (wait func()) {
-	p, ok := f.canReadDirect(ds)
-	kept := decodedOf(ds)
-	workers := chunkpipe.Threads() - 1
-	if !ok || kept == nil || workers < 1 {
-		return nil
-	}
-	set := f.h5.sets[ds.varid]
-	waits := make([]func() error, workers)
-	for w := range waits {
-		waits[w] = chunkpipe.Go(func() error {
-			offset := make([]uint64, 2+len(ds.eshape))
-			var stored []byte
-			var scratch chunkpipe.Scratch
-			for t := w; t < ds.fam.length; t += workers {
-				if kept.get(t) != nil {
-					continue
-				}
-				serial.Lock()
-				b, mask, err := f.storedRow(ds, set, offset, t, stored)
-				if err == nil {
-					f.readAhead++
-				}
-				serial.Unlock()
-				if err != nil {
-					return err
-				}
-				stored = b
-				if _, err := decodeRow(p, ds, t, b, mask, nil, &scratch, kept); err != nil {
-					return err
-				}
-			}
+// snapshot is every row, or nil when a row is not decoded.
+func (c *decodedRows) snapshot() [][]byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.rows {
+		if r == nil {
 			return nil
-		})
-	}
-	return func() {
-		for _, w := range waits {
-			_ = w()
 		}
 	}
+	return c.rows
 }

@@ -6,11 +6,16 @@ import (
 	"testing"
 
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
+	"github.com/tsstore/tsstore/core/internal/hashing"
 )
 
-// decodeAheadFile writes arrays (one dataset) to a new file and returns its path.
+// decodeAheadFile writes arrays (one dataset) to a new file, each under its content address
+// (the digest a gathered column is checked against), and returns its path.
 func decodeAheadFile(t *testing.T, arrays []*Array) string {
 	t.Helper()
+	for _, a := range arrays {
+		a.Digest = hashing.Array(a.DType.String(), ToU64(a.Shape), a.Data, FloatKind(a.DType))
+	}
 	path := t.TempDir() + "/ahead.nc"
 	f, err := Create(path, DefaultCompression, false)
 	if err != nil {
@@ -34,10 +39,12 @@ func wholeColumns(cols, rows int) []*ColumnRead {
 	return reads
 }
 
-// A dataset decoded ahead reads each stored chunk once, on one or several decoding
-// goroutines: the whole read that follows finds every row decoded and reads no chunk, and
-// gives the bytes written. Where nothing is decoded ahead (one worker, a writable file, a
-// dataset too large to keep) DecodeAhead says so, and the read decodes the rows itself.
+// A dataset decoded ahead reads each stored chunk once, on one or several goroutines, and
+// gathers the columns wanted with their digest, as written; a column wanted with another
+// array's digest is not taken. The whole read that follows finds every row decoded and reads
+// no chunk, and gives the bytes written. Where nothing is decoded ahead (one worker, a
+// writable file, a dataset too large to keep) DecodeAhead says so (a nil Ahead wants and
+// holds nothing), and the read decodes the rows itself.
 func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
 	const cols, rows = 40, 33
 	arrays := batchArrays(F64, cols, rows, nil, false)
@@ -63,12 +70,29 @@ func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
 		slot, _ := f.Column(arrays[0].Digest)
 		ds := slot.Dataset()
 		ds.tooLarge = c.tooLarge
-		wait := f.DecodeAhead(ds)
-		if (wait != nil) != c.decodes {
-			t.Errorf("%+v: DecodeAhead started %v", c, wait != nil)
+		a := f.DecodeAhead(ds)
+		if (a != nil) != c.decodes {
+			t.Errorf("%+v: DecodeAhead started %v", c, a != nil)
 		}
-		if wait != nil {
-			wait()
+		for col := 0; col < cols; col += 3 { // every third column, one of them twice
+			a.Want(col, arrays[col].Digest)
+		}
+		a.Want(3, arrays[3].Digest)
+		a.Want(1, arrays[2].Digest) // wanted with another array's digest: not taken
+		a.Wait()
+		a.Wait()
+		for col := 0; col < cols; col++ {
+			got := a.Column(col, arrays[col].Digest)
+			if ready := c.decodes && col%3 == 0; (got != nil) != ready {
+				t.Errorf("%+v: column %d ready %v", c, col, got != nil)
+			} else if got != nil && !bytes.Equal(got, arrays[col].Data) {
+				t.Errorf("%+v: column %d gathered differs from what was written", c, col)
+			}
+		}
+		if got := a.Column(1, arrays[2].Digest); got != nil {
+			t.Errorf("%+v: a column wanted with the wrong digest was taken", c)
+		}
+		if a != nil {
 			if got := f.Counters(); got.DirectReads != rows || got.ReadAhead != rows {
 				t.Errorf("%+v: %d chunks read, %d decoding ahead, want %d", c, got.DirectReads, got.ReadAhead, rows)
 			}
@@ -92,8 +116,8 @@ func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
 }
 
 // A row chunk that does not inflate stops nothing: DecodeAhead keeps the rows it could
-// decode and reports nothing, and the read that follows reads the bad row again and names
-// it, as a read without decoding ahead does.
+// decode, gathers no column, and reports nothing; the read that follows reads the bad row
+// again and names it, as a read without decoding ahead does.
 func TestDecodeAheadLeavesABadRowToTheRead(t *testing.T) {
 	const cols, rows, bad = 16, 12, 5
 	arrays := batchArrays(F64, cols, rows, nil, false)
@@ -118,11 +142,19 @@ func TestDecodeAheadLeavesABadRowToTheRead(t *testing.T) {
 		}
 		slot, _ := f.Column(arrays[0].Digest)
 		ds := slot.Dataset()
-		wait := f.DecodeAhead(ds)
-		if wait == nil {
+		a := f.DecodeAhead(ds)
+		if a == nil {
 			t.Fatal("nothing decoded ahead")
 		}
-		wait()
+		for col := 0; col < cols; col++ {
+			a.Want(col, arrays[col].Digest)
+		}
+		a.Wait()
+		for col := 0; col < cols; col++ {
+			if a.Column(col, arrays[col].Digest) != nil {
+				t.Fatalf("threads %d: column %d was gathered over a bad row", threads, col)
+			}
+		}
 		if row := decodedOf(ds).get(bad); row != nil {
 			t.Errorf("threads %d: the bad row was kept decoded", threads)
 		}
