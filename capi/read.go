@@ -174,6 +174,7 @@ func tsstore_get_percentiles(p C.uintptr_t, which *C.tsstore_lookup, dst *C.doub
 func tsstore_get_many(p C.uintptr_t, which *C.tsstore_lookup, n C.size_t, dst *unsafe.Pointer, capacity *C.size_t,
 	infos *C.tsstore_series_info) (status C.int32_t) {
 	defer guard(&status)
+	defer roomForBulk(int(n))()
 	return withHandle(p, func(h *storeHandle) error {
 		s := h.s
 		qs, err := lookupsIn(which, n)
