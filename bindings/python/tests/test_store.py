@@ -568,6 +568,8 @@ def test_get_many_gives_each_series_its_own_start_and_resolution(path):
                 want = s.get_time_series(k)
                 assert (g.initial_timestamp, g.resolution) == (want.initial_timestamp, want.resolution)
                 np.testing.assert_array_equal(g.data, want.data)
+                # made as __init__ makes a series: the same fields, nothing more
+                assert vars(g).keys() == vars(want).keys() == vars(hourly("q", np.arange(3.0))).keys()
         got = s.get_many(mixed)
         assert [g.resolution for g in got] == [dt.timedelta(hours=1), dt.timedelta(minutes=30),
                                                tsstore.Period(months=1), dt.timedelta(hours=1), dt.timedelta(days=1)]

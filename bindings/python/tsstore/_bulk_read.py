@@ -57,7 +57,7 @@ def single_series(keys: Sequence[Key], infos: Any, n: int, block: np.ndarray, of
     starts = _converted(cv.from_millis, info_column(infos, n, _INITIAL))
     res = _converted(lambda v, u: cv.period_value(raw.tsstore_period(v, u)),
                      info_column(infos, n, _RES_VALUE), info_column(infos, n, _RES_UNIT))
-    return list(map(SingleTimeSeries._of, names_of(keys), starts, res, rows))
+    return SingleTimeSeries._each_of(names_of(keys), starts, res, rows)
 
 
 def _converted(convert: Any, *columns: np.ndarray) -> Any:
