@@ -78,12 +78,21 @@ func (s *Store) findKeys(op string, keys []Key, seen func(*catalog.Row)) ([]foun
 func (s *Store) readPackedColumns(op string, ds *ncstore.Packed, cols []*bulkColumn, ahead *ncstore.Ahead) error {
 	rest := make([]*bulkColumn, 0, len(cols))
 	var ready []*bulkColumn
+	var handed map[int]bool // the gathered columns given away as new memory
 	for _, c := range cols {
 		whole := c.First == 0 && c.N == c.m.Length
 		if b := ahead.Column(c.Col, hashing.Digest(c.m.DataHash)); whole && b != nil {
-			if c.Data == nil {
-				c.Data = b // the gathered memory is nobody else's
+			if c.Data == nil && !handed[c.Col] {
+				// Nobody else holds the gathered memory: it becomes the series' own (once, so
+				// that a key asked for twice gives two arrays, as a read into new memory does).
+				if handed == nil {
+					handed = map[int]bool{}
+				}
+				c.Data, handed[c.Col] = b, true
 				continue
+			}
+			if c.Data == nil {
+				c.Data = ncstore.AlignedBytes(len(b))
 			}
 			ready = append(ready, c)
 			continue

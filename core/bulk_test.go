@@ -568,3 +568,49 @@ func TestFirstBulkReadsReadEachChunkOnce(t *testing.T) {
 		}
 	}
 }
+
+// A key asked for twice in one GetMany gets two arrays, whether its column was gathered
+// during the catalog pass (two workers or more) or read after it: writing into one leaves
+// the other as read.
+func TestGetManyGivesARepeatedKeyTwoArrays(t *testing.T) {
+	s, path := newStore(t)
+	const n, length = 300, 12
+	var items []BatchItem
+	var keys []Key
+	for i := 0; i < n; i++ {
+		items = append(items, BatchItem{Owner: gen(int64(i)), Series: hourly("p", ramp(length, float64(i)))})
+		keys = append(keys, Key{OwnerID: int64(i), Name: "p", Resolution: Hours(1)})
+	}
+	if _, err := s.AddBatch(items); err != nil {
+		t.Fatal(err)
+	}
+	keys = append(keys, keys[7], keys[7])
+	for _, threads := range []int{1, 2} {
+		prev := chunkpipe.SetThreads(threads)
+		s = reopenReadOnly(t, s, path)
+		got, err := s.GetMany(keys)
+		chunkpipe.SetThreads(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b, c := got[7].(*SingleTimeSeries).Data.Data, got[n].(*SingleTimeSeries).Data.Data, got[n+1].(*SingleTimeSeries).Data.Data
+		clear(a)
+		clear(c)
+		if want := ramp(length, 7); !slices.Equal(mustFloats(t, got[n]), want) {
+			t.Fatalf("%d threads: writing into two reads of a key changed a third: %v", threads, mustFloats(t, got[n]))
+		}
+		if &a[0] == &b[0] || &b[0] == &c[0] {
+			t.Fatalf("%d threads: reads of one key share their memory", threads)
+		}
+	}
+}
+
+// mustFloats is ts's values as float64s.
+func mustFloats(t *testing.T, ts TimeSeries) []float64 {
+	t.Helper()
+	v, err := Values[float64](ts.(*SingleTimeSeries).Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
