@@ -135,6 +135,7 @@ func (s *Store) readPackedColumns(op string, ds *ncstore.Packed, cols []*bulkCol
 // each column wanted gathered and checked against its digest.
 type rowsAhead struct {
 	nc      *ncstore.File
+	slots   ncstore.Slots                      // the read's goroutines that work at once
 	started map[*ncstore.Packed]*ncstore.Ahead // nil: nothing could be started on it
 }
 
@@ -144,7 +145,7 @@ func (s *Store) rowsAhead() *rowsAhead {
 	if !s.readOnly || chunkpipe.Threads() < 2 {
 		return nil
 	}
-	return &rowsAhead{nc: s.nc, started: map[*ncstore.Packed]*ncstore.Ahead{}}
+	return &rowsAhead{nc: s.nc, slots: ncstore.NewSlots(), started: map[*ncstore.Packed]*ncstore.Ahead{}}
 }
 
 // hook is what the catalog pass hands its rows to; nil for a nil a.
@@ -171,19 +172,31 @@ func (a *rowsAhead) seen(r *catalog.Row) {
 	ds := slot.Dataset()
 	w, ok := a.started[ds]
 	if !ok {
-		w = a.nc.DecodeAhead(ds)
+		w = a.nc.DecodeAhead(ds, a.slots)
 		a.started[ds] = w
 	}
 	w.Want(slot.Column(), d)
 }
 
-// wait waits for everything started; the file's HDF5 objects are the caller's again.
+// wait waits for everything started; the file's HDF5 objects are the caller's again. A
+// panic on a goroutine is raised again once every dataset's have ended.
 func (a *rowsAhead) wait() {
 	if a == nil {
 		return
 	}
+	var raised any
 	for _, w := range a.started {
-		w.Wait()
+		func() {
+			defer func() {
+				if p := recover(); p != nil && raised == nil {
+					raised = p
+				}
+			}()
+			w.Wait()
+		}()
+	}
+	if raised != nil {
+		panic(raised)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/tsstore/tsstore/core/internal/chunkpipe"
+	"github.com/tsstore/tsstore/core/internal/h5"
 	"github.com/tsstore/tsstore/core/internal/hashing"
 	"github.com/tsstore/tsstore/core/internal/serial"
 )
@@ -16,13 +17,15 @@ import (
 // file's decoded rows (a whole read of any column decodes all of them anyway), then each
 // column the pass wants gathered whole and checked against its digest, on the goroutines.
 // The read then copies the columns it finds ready. It runs on one goroutine fewer than there
-// are workers, leaving the pass its core: decoding on both slowed the pass by what it saved.
+// are workers in all, whatever the number of datasets (Slots), leaving the pass its core:
+// decoding on both of two slowed the pass by what it saved.
 
 // Ahead is the work started on one dataset while a bulk read's catalog pass runs.
 type Ahead struct {
-	ds   *Packed
-	mu   sync.Mutex
-	more *sync.Cond
+	ds    *Packed
+	slots Slots
+	mu    sync.Mutex
+	more  *sync.Cond
 	// wanted are the columns asked for and not yet taken by a goroutine; closed: no more
 	// will be (Wait).
 	wanted []aheadColumn
@@ -46,29 +49,62 @@ type readyColumn struct {
 
 // aheadBatch is how many wanted columns a goroutine waits for before it gathers them: the
 // gather walks every row once per batch, so a batch of one column would read a cache line
-// per row for 8 bytes.
-const aheadBatch = 256
+// per row for 8 bytes. A goroutine takes at most aheadBatchMax, so that what is left when
+// the pass ends is shared among the goroutines.
+const (
+	aheadBatch    = 256
+	aheadBatchMax = 4 * aheadBatch
+)
 
-// DecodeAhead starts an Ahead on ds, or returns nil when there is nothing to start: a file not
-// read directly, a dataset too large to keep decoded, or a single worker. The caller must
-// Wait before it reads ds or closes the file; the goroutines take the process-wide lock for
-// each stored chunk they read. A row that fails to decode is not kept, and the read that asks
-// for it reads it again and reports the failure; so nothing an Ahead does fails.
-func (f *File) DecodeAhead(ds *Packed) *Ahead {
-	p, ok := f.canReadDirect(ds)
-	kept := decodedOf(ds)
-	workers := chunkpipe.Threads() - 1
-	if !ok || kept == nil || workers < 1 {
+// Slots bounds the goroutines of one bulk read's Aheads that work at once, across all its
+// datasets: one fewer than there are workers (NewSlots), so that the catalog pass keeps a
+// core however many datasets it meets.
+type Slots chan struct{}
+
+// NewSlots is a read's Slots, nil when there are no workers to spare.
+func NewSlots() Slots {
+	if n := chunkpipe.Threads() - 1; n >= 1 {
+		return make(Slots, n)
+	}
+	return nil
+}
+
+// run runs fn while holding a slot.
+func (s Slots) run(fn func()) {
+	s <- struct{}{}
+	defer func() { <-s }()
+	fn()
+}
+
+// DecodeAhead starts an Ahead on ds whose goroutines work within slots (the read's, shared
+// by its datasets), or returns nil when there is nothing to start: a file not read
+// directly, a dataset too large to keep decoded, no slots. The caller must Wait before it
+// reads ds or closes the file; the goroutines take the process-wide lock for each stored
+// chunk they read. A row that fails to decode is not kept, and the read that asks for it
+// reads it again and reports the failure; so nothing an Ahead does fails but a panic, which
+// Wait raises again.
+func (f *File) DecodeAhead(ds *Packed, slots Slots) *Ahead {
+	if cap(slots) < 1 {
 		return nil
 	}
-	a := &Ahead{ds: ds, asked: make([]bool, ds.cols), ready: map[int]readyColumn{}}
+	serial.Lock() // the first use of a dataset reads its filters and chunking from HDF5
+	p, ok := f.canReadDirect(ds)
+	serial.Unlock()
+	kept := decodedOf(ds)
+	if !ok || kept == nil {
+		return nil
+	}
+	a := &Ahead{ds: ds, slots: slots, asked: make([]bool, ds.cols), ready: map[int]readyColumn{}}
 	a.more = sync.NewCond(&a.mu)
+	workers := cap(slots)
 	var decoded sync.WaitGroup
 	decoded.Add(workers)
 	for w := range workers {
 		a.waits = append(a.waits, chunkpipe.Go(func() error {
-			f.decodeRowsAhead(ds, p, kept, w, workers)
-			decoded.Done()
+			func() {
+				defer decoded.Done() // a panic must not leave the others waiting
+				f.decodeRowsAhead(ds, p, kept, w, workers, slots)
+			}()
 			decoded.Wait()
 			a.gather(kept.snapshot())
 			return nil
@@ -77,8 +113,9 @@ func (f *File) DecodeAhead(ds *Packed) *Ahead {
 	return a
 }
 
-// decodeRowsAhead decodes rows w, w+workers, … of ds into kept, up to the first that fails.
-func (f *File) decodeRowsAhead(ds *Packed, p chunkpipe.Pipeline, kept *decodedRows, w, workers int) {
+// decodeRowsAhead decodes rows w, w+workers, … of ds into kept, each within a slot, up to
+// the first that fails.
+func (f *File) decodeRowsAhead(ds *Packed, p chunkpipe.Pipeline, kept *decodedRows, w, workers int, slots Slots) {
 	set := f.h5.sets[ds.varid]
 	offset := make([]uint64, 2+len(ds.eshape))
 	var stored []byte
@@ -87,20 +124,28 @@ func (f *File) decodeRowsAhead(ds *Packed, p chunkpipe.Pipeline, kept *decodedRo
 		if kept.get(t) != nil {
 			continue
 		}
-		serial.Lock()
-		b, mask, err := f.storedRow(ds, set, offset, t, stored)
-		if err == nil {
-			f.readAhead++
-		}
-		serial.Unlock()
+		var err error
+		slots.run(func() {
+			var mask uint32
+			if stored, mask, err = f.storedRowAhead(ds, set, offset, t, stored); err == nil {
+				_, err = decodeRow(p, ds, t, stored, mask, nil, &scratch, kept)
+			}
+		})
 		if err != nil {
 			return
 		}
-		stored = b
-		if _, err := decodeRow(p, ds, t, b, mask, nil, &scratch, kept); err != nil {
-			return
-		}
 	}
+}
+
+// storedRowAhead is storedRow under the process-wide lock, counted in readAhead.
+func (f *File) storedRowAhead(ds *Packed, set h5.Dataset, offset []uint64, t int, buf []byte) ([]byte, uint32, error) {
+	serial.Lock()
+	defer serial.Unlock()
+	b, mask, err := f.storedRow(ds, set, offset, t, buf)
+	if err == nil {
+		f.readAhead++
+	}
+	return b, mask, err
 }
 
 // Want asks for column col, whose array has digest d, to be gathered whole. Called on the
@@ -118,7 +163,8 @@ func (a *Ahead) Want(col int, d hashing.Digest) {
 	a.mu.Unlock()
 }
 
-// Wait says no more columns will be wanted and waits for the goroutines to end.
+// Wait says no more columns will be wanted and waits for the goroutines to end; a panic on
+// one of them is raised again here once all have ended. A second Wait does nothing.
 func (a *Ahead) Wait() {
 	if a == nil || a.waits == nil {
 		return
@@ -127,10 +173,22 @@ func (a *Ahead) Wait() {
 	a.closed = true
 	a.more.Broadcast()
 	a.mu.Unlock()
-	for _, w := range a.waits {
-		_ = w()
-	}
+	waits := a.waits
 	a.waits = nil
+	var raised any
+	for _, w := range waits {
+		func() {
+			defer func() {
+				if p := recover(); p != nil && raised == nil {
+					raised = p
+				}
+			}()
+			_ = w()
+		}()
+	}
+	if raised != nil {
+		panic(raised)
+	}
 }
 
 // Column is column col gathered whole, when it hashed to d; nil otherwise. After Wait.
@@ -144,16 +202,17 @@ func (a *Ahead) Column(col int, d hashing.Digest) []byte {
 	return nil
 }
 
-// take is the next batch of wanted columns, in column order: at least aheadBatch of them, or
-// what is left once Wait was called; nil when none is left.
+// take is the next batch of wanted columns, in column order: aheadBatch to aheadBatchMax of
+// them, or up to aheadBatchMax of what is left once Wait was called; nil when none is left.
 func (a *Ahead) take() []aheadColumn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for len(a.wanted) < aheadBatch && !a.closed {
 		a.more.Wait()
 	}
-	b := a.wanted
-	a.wanted = nil
+	n := min(len(a.wanted), aheadBatchMax)
+	b := slices.Clone(a.wanted[:n])
+	a.wanted = a.wanted[n:]
 	slices.SortFunc(b, func(x, y aheadColumn) int { return x.col - y.col })
 	return b
 }
@@ -161,34 +220,45 @@ func (a *Ahead) take() []aheadColumn {
 // gather gathers the wanted columns from rows (every row of the dataset, nil when one did
 // not decode: then the read does the work) and keeps those that hash to their digest.
 func (a *Ahead) gather(rows [][]byte) {
-	ds := a.ds
-	eb := ds.elementBytes()
-	shape := append([]uint64{uint64(ds.fam.length)}, ToU64(ds.eshape)...)
-	k := min(rowsPerItem(ds.cols*eb), max(ds.fam.length, 1))
+	if gatherHook != nil {
+		gatherHook()
+	}
 	for {
 		batch := a.take()
 		if len(batch) == 0 {
 			return
 		}
-		if rows == nil {
+		if rows != nil {
+			a.slots.run(func() { a.gatherBatch(rows, batch) })
+		}
+	}
+}
+
+// gatherHook, when set (by a test), runs on each goroutine before it gathers.
+var gatherHook func()
+
+// gatherBatch spreads batch's columns out of rows, a group of rows at a time (each row's
+// columns in order), and keeps those that hash to their digest.
+func (a *Ahead) gatherBatch(rows [][]byte, batch []aheadColumn) {
+	ds := a.ds
+	eb := ds.elementBytes()
+	shape := append([]uint64{uint64(ds.fam.length)}, ToU64(ds.eshape)...)
+	k := min(rowsPerItem(ds.cols*eb), max(ds.fam.length, 1))
+	n := ds.fam.length * eb
+	slab := AlignedBytes(len(batch) * n)
+	reads := make([]*ColumnRead, len(batch))
+	for i, c := range batch {
+		reads[i] = &ColumnRead{Col: c.col, N: ds.fam.length, Data: slab[i*n : (i+1)*n : (i+1)*n]}
+	}
+	for r0 := 0; r0 < ds.fam.length; r0 += k {
+		spreadRows(rows[r0:min(r0+k, ds.fam.length)], r0, 0, eb, reads)
+	}
+	for i, c := range batch {
+		if hashing.Array(ds.fam.dtype.String(), shape, reads[i].Data, FloatKind(ds.fam.dtype)) != c.digest {
 			continue
 		}
-		n := ds.fam.length * eb
-		slab := AlignedBytes(len(batch) * n)
-		reads := make([]*ColumnRead, len(batch))
-		for i, c := range batch {
-			reads[i] = &ColumnRead{Col: c.col, N: ds.fam.length, Data: slab[i*n : (i+1)*n : (i+1)*n]}
-		}
-		for r0 := 0; r0 < ds.fam.length; r0 += k {
-			spreadRows(rows[r0:min(r0+k, ds.fam.length)], r0, 0, eb, reads)
-		}
-		for i, c := range batch {
-			if hashing.Array(ds.fam.dtype.String(), shape, reads[i].Data, FloatKind(ds.fam.dtype)) != c.digest {
-				continue
-			}
-			a.mu.Lock()
-			a.ready[c.col] = readyColumn{reads[i].Data, c.digest}
-			a.mu.Unlock()
-		}
+		a.mu.Lock()
+		a.ready[c.col] = readyColumn{reads[i].Data, c.digest}
+		a.mu.Unlock()
 	}
 }

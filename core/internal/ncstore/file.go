@@ -622,7 +622,7 @@ type Counters struct {
 	// DirectChunks counts chunks encoded by chunkpipe and written with H5Dwrite_chunk
 	// (direct.go); DirectReads those read with H5Dread_chunk and decoded by chunkpipe.
 	DirectChunks, DirectReads int64
-	// ReadAhead counts the row chunks DecodeAhead read (rowcache.go), within DirectReads.
+	// ReadAhead counts the row chunks DecodeAhead read (ahead.go), within DirectReads.
 	ReadAhead int64
 	// Listings counts the walks of the group's links that built the array index: one at a
 	// writable open, none at a read-only open until something needs it (lazyindex.go).

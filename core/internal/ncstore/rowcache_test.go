@@ -50,11 +50,10 @@ func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
 	arrays := batchArrays(F64, cols, rows, nil, false)
 	path := decodeAheadFile(t, arrays)
 	for _, c := range []struct {
-		threads   int
-		readOnly  bool
-		tooLarge  bool
-		decodes   bool
-		aheadRows int64
+		threads  int
+		readOnly bool
+		tooLarge bool
+		decodes  bool
 	}{
 		{threads: 2, readOnly: true, decodes: true},
 		{threads: 4, readOnly: true, decodes: true},
@@ -70,7 +69,7 @@ func TestDecodeAheadReadsEachChunkOnce(t *testing.T) {
 		slot, _ := f.Column(arrays[0].Digest)
 		ds := slot.Dataset()
 		ds.tooLarge = c.tooLarge
-		a := f.DecodeAhead(ds)
+		a := f.DecodeAhead(ds, NewSlots())
 		if (a != nil) != c.decodes {
 			t.Errorf("%+v: DecodeAhead started %v", c, a != nil)
 		}
@@ -142,7 +141,7 @@ func TestDecodeAheadLeavesABadRowToTheRead(t *testing.T) {
 		}
 		slot, _ := f.Column(arrays[0].Digest)
 		ds := slot.Dataset()
-		a := f.DecodeAhead(ds)
+		a := f.DecodeAhead(ds, NewSlots())
 		if a == nil {
 			t.Fatal("nothing decoded ahead")
 		}
@@ -162,6 +161,38 @@ func TestDecodeAheadLeavesABadRowToTheRead(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "row 5 of") {
 			t.Errorf("threads %d: a read over the bad row says %v, want an error naming row 5", threads, err)
 		}
+		f.Close()
+		chunkpipe.SetThreads(prev)
+	}
+}
+
+// A panic on an Ahead's goroutine is raised again by Wait once every goroutine has ended, and
+// a second Wait (a read's deferred one, after the panic went through its first) returns at
+// once instead of waiting for a goroutine that is gone.
+func TestAheadRaisesAPanicOnceAndWaitsNoMore(t *testing.T) {
+	const cols, rows = 8, 6
+	arrays := batchArrays(F64, cols, rows, nil, false)
+	path := decodeAheadFile(t, arrays)
+	for _, threads := range []int{2, 4} {
+		prev := chunkpipe.SetThreads(threads)
+		f, err := Open(path, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slot, _ := f.Column(arrays[0].Digest)
+		gatherHook = func() { panic("gather failed") }
+		a := f.DecodeAhead(slot.Dataset(), NewSlots())
+		a.Want(0, arrays[0].Digest)
+		raised := func() (p any) {
+			defer func() { p = recover() }()
+			a.Wait()
+			return nil
+		}()
+		gatherHook = nil
+		if raised != "gather failed" {
+			t.Errorf("threads %d: Wait raised %v", threads, raised)
+		}
+		a.Wait() // returns: nothing is left to wait for
 		f.Close()
 		chunkpipe.SetThreads(prev)
 	}
