@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -18,13 +19,15 @@ const bulkGCPercent = 200
 // bulkCalls counts the bulk calls running: the first raises the target, the last restores it.
 var bulkCalls struct {
 	sync.Mutex
-	n    int
-	prev int
+	n      int
+	prev   int
+	raised bool // the first call set the target; the last restores prev
 }
 
 // roomForBulk raises the collector's target for a bulk call of n items (small calls
 // allocate too little to matter) and returns what restores it. A target the process set
-// higher, or collection switched off (GOGC=off), is left as it is.
+// higher, or collection switched off (GOGC=off), is read and left as it is, never changed
+// for a moment; so is a target changed while the calls ran.
 func roomForBulk(n int) (restore func()) {
 	if n < bulkGCMin {
 		return func() {}
@@ -32,19 +35,31 @@ func roomForBulk(n int) (restore func()) {
 	bulkCalls.Lock()
 	defer bulkCalls.Unlock()
 	if bulkCalls.n == 0 {
-		bulkCalls.prev = debug.SetGCPercent(bulkGCPercent)
-		if bulkCalls.prev < 0 || bulkCalls.prev >= bulkGCPercent {
-			debug.SetGCPercent(bulkCalls.prev)
+		bulkCalls.prev, bulkCalls.raised = gcPercent(), false
+		if bulkCalls.prev > 0 && bulkCalls.prev < bulkGCPercent {
+			debug.SetGCPercent(bulkGCPercent)
+			bulkCalls.raised = true
 		}
 	}
 	bulkCalls.n++
 	return func() {
 		bulkCalls.Lock()
 		defer bulkCalls.Unlock()
-		if bulkCalls.n--; bulkCalls.n == 0 {
+		if bulkCalls.n--; bulkCalls.n == 0 && bulkCalls.raised && gcPercent() == bulkGCPercent {
 			debug.SetGCPercent(bulkCalls.prev)
 		}
 	}
+}
+
+// gcPercent is the collector's target as the runtime reports it (-1: off), read without
+// setting it.
+func gcPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return -1 // not reported: treated as a target not to touch
+	}
+	return int(int64(s[0].Value.Uint64())) // GOGC=off is -1, reported as its two's complement
 }
 
 // bulkGCMin is the smallest bulk call whose collector target is raised.

@@ -5,16 +5,9 @@ import (
 	"testing"
 )
 
-// gcPercent is the collector's target, read by setting it back.
-func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
-}
-
 // A bulk call raises the collector's target while it runs, and the last of overlapping calls
-// to end restores it; a small call, a target set higher and a collector switched off are left
-// as they are.
+// to end restores it; a small call, a target set higher, a collector switched off and a target
+// set during the call are left as they are.
 func TestBulkCallsRaiseTheCollectorTargetWhileTheyRun(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	roomForBulk(bulkGCMin - 1)()
@@ -44,5 +37,13 @@ func TestBulkCallsRaiseTheCollectorTargetWhileTheyRun(t *testing.T) {
 		if got := gcPercent(); got != set {
 			t.Errorf("GOGC %d: after a bulk call the target is %d", set, got)
 		}
+	}
+	// A target changed while a bulk call ran is the process's: the call's end keeps it.
+	debug.SetGCPercent(100)
+	end := roomForBulk(10_000)
+	debug.SetGCPercent(150)
+	end()
+	if got := gcPercent(); got != 150 {
+		t.Errorf("a target set during a bulk call became %d after it", got)
 	}
 }
