@@ -1,6 +1,7 @@
 package core
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -78,6 +79,7 @@ func (s *Store) findKeys(op string, keys []Key, seen func(*catalog.Row)) ([]foun
 func (s *Store) readPackedColumns(op string, ds *ncstore.Packed, cols []*bulkColumn, ahead *ncstore.Ahead) error {
 	rest := make([]*bulkColumn, 0, len(cols))
 	var ready []*bulkColumn
+	var gathered [][]byte   // ready[i]'s column as gathered
 	var handed map[int]bool // the gathered columns given away as new memory
 	for _, c := range cols {
 		whole := c.First == 0 && c.N == c.m.Length
@@ -94,14 +96,14 @@ func (s *Store) readPackedColumns(op string, ds *ncstore.Packed, cols []*bulkCol
 			if c.Data == nil {
 				c.Data = ncstore.AlignedBytes(len(b))
 			}
-			ready = append(ready, c)
+			ready, gathered = append(ready, c), append(gathered, b)
 			continue
 		}
 		rest = append(rest, c)
 	}
 	if _, err := chunkpipe.Split(len(ready), parallelItems, func(lo, hi int) (int, error) {
-		for _, c := range ready[lo:hi] {
-			c.Data = c.Data[:copy(c.Data, ahead.Column(c.Col, hashing.Digest(c.m.DataHash)))]
+		for j := lo; j < hi; j++ {
+			ready[j].Data = ready[j].Data[:copy(ready[j].Data, gathered[j])]
 		}
 		return -1, nil
 	}); err != nil {
@@ -184,20 +186,8 @@ func (a *rowsAhead) wait() {
 	if a == nil {
 		return
 	}
-	var raised any
-	for _, w := range a.started {
-		func() {
-			defer func() {
-				if p := recover(); p != nil && raised == nil {
-					raised = p
-				}
-			}()
-			w.Wait()
-		}()
-	}
-	if raised != nil {
-		panic(raised)
-	}
+	started := slices.Collect(maps.Values(a.started))
+	chunkpipe.Each(len(started), func(i int) { started[i].Wait() })
 }
 
 // of is the work done ahead on ds, nil when none (a nil Ahead has no column ready).

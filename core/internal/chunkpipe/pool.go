@@ -76,6 +76,26 @@ func Go(fn func() error) (wait func() error) {
 	return func() error { return repanic(<-done) }
 }
 
+// Each calls fn(i) for every i in [0, n) on the calling goroutine, the later ones even after
+// one panics, and then raises the first panic again: for waits that must all be waited for
+// (a goroutine not waited for may still be using what the caller is about to free).
+func Each(n int, fn func(i int)) {
+	var raised any
+	for i := range n {
+		func() {
+			defer func() {
+				if p := recover(); p != nil && raised == nil {
+					raised = p
+				}
+			}()
+			fn(i)
+		}()
+	}
+	if raised != nil {
+		panic(raised)
+	}
+}
+
 // repanic raises a worker's panic again on the calling goroutine, and returns other errors.
 func repanic(err error) error {
 	var wp *workerPanic

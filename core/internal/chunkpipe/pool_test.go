@@ -228,3 +228,21 @@ func TestWorkerPanicsReachTheCaller(t *testing.T) {
 		}
 	}
 }
+
+// Each calls every function even after one panics, and then raises the first panic.
+func TestEachCallsAllThenRaisesTheFirstPanic(t *testing.T) {
+	var called []int
+	raised := func() (p any) {
+		defer func() { p = recover() }()
+		Each(4, func(i int) {
+			called = append(called, i)
+			if i == 1 || i == 2 {
+				panic(i)
+			}
+		})
+		return nil
+	}()
+	if raised != 1 || len(called) != 4 {
+		t.Fatalf("raised %v after calling %v; want 1 after all four", raised, called)
+	}
+}

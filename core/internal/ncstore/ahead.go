@@ -175,20 +175,7 @@ func (a *Ahead) Wait() {
 	a.mu.Unlock()
 	waits := a.waits
 	a.waits = nil
-	var raised any
-	for _, w := range waits {
-		func() {
-			defer func() {
-				if p := recover(); p != nil && raised == nil {
-					raised = p
-				}
-			}()
-			_ = w()
-		}()
-	}
-	if raised != nil {
-		panic(raised)
-	}
+	chunkpipe.Each(len(waits), func(i int) { _ = waits[i]() }) // the goroutines report no error
 }
 
 // Column is column col gathered whole, when it hashed to d; nil otherwise. After Wait.
